@@ -1,0 +1,50 @@
+"""Rijplan: the planning portal and driver API of a road-transport carrier."""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask
+
+from portal import config as config_module
+from portal.config import ROOT
+
+logger = logging.getLogger(__name__)
+
+
+def create_app(overrides: dict | None = None) -> Flask:
+    """Build the application: config, extensions, blueprints, CLI."""
+    cfg = config_module.load(overrides)
+    app = Flask(
+        __name__,
+        instance_path=cfg["INSTANCE_PATH"],
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+    )
+    app.config.update(cfg)
+
+    from portal import models  # noqa: F401  (every model registered on the metadata)
+    from portal import web
+    from portal.extensions import babel, compress, csrf, db, login_manager, migrate
+
+    db.init_app(app)
+    migrate.init_app(app, db, directory=str(ROOT / "migrations"))
+    csrf.init_app(app)
+    compress.init_app(app)
+    login_manager.init_app(app)
+    babel.init_app(app, locale_selector=web.select_locale, timezone_selector=web.select_timezone)
+
+    from portal.accounts.views import bp as accounts_bp
+    from portal.api import bp as api_bp
+    from portal.shell.views import bp as shell_bp
+    from portal.tasks.views import bp as tasks_bp
+
+    for blueprint in (accounts_bp, tasks_bp, shell_bp, api_bp):
+        app.register_blueprint(blueprint)
+
+    web.init_app(app)
+
+    from portal.cli import register as register_cli
+
+    register_cli(app)
+    return app

@@ -1,0 +1,259 @@
+"""Carriers, portal users, sign-in with throttling, and API keys."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import uuid
+from datetime import timedelta
+
+from argon2 import PasswordHasher, profiles
+from argon2.exceptions import InvalidHashError, VerificationError
+from flask import current_app
+from sqlalchemy import delete, func, select
+
+from portal.accounts.models import ROLES, ApiKey, Carrier, LoginAttempt, User
+from portal.errors import DomainError, NotFound, ValidationFailed
+from portal.extensions import db
+from portal.tenancy import auth_lookup, carrier_scope
+from portal.types import utcnow
+
+logger = logging.getLogger(__name__)
+
+API_KEY_PREFIX = "rpk_"
+MIN_PASSWORD_LENGTH = 10
+
+
+class TooManyAttempts(DomainError):
+    status = 429
+    title = "Too many attempts"
+
+
+class InvalidCredentials(DomainError):
+    status = 401
+    title = "Invalid credentials"
+
+
+# --- passwords -------------------------------------------------------------------------
+
+
+def _hasher() -> PasswordHasher:
+    profile = current_app.config.get("PASSWORD_HASH_PROFILE", "RFC_9106_LOW_MEMORY")
+    return PasswordHasher.from_parameters(getattr(profiles, profile))
+
+
+def hash_password(password: str) -> str:
+    """An argon2id hash of password."""
+    return _hasher().hash(password)
+
+
+def verify_password(password_hash: str | None, password: str) -> bool:
+    """True when password matches; spends the same work when there is no hash."""
+    hasher = _hasher()
+    try:
+        return hasher.verify(password_hash or _dummy_hash(), password) and bool(password_hash)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+_DUMMY: dict[str, str] = {}
+
+
+def _dummy_hash() -> str:
+    profile = current_app.config.get("PASSWORD_HASH_PROFILE", "RFC_9106_LOW_MEMORY")
+    if profile not in _DUMMY:
+        _DUMMY[profile] = _hasher().hash(secrets.token_urlsafe(16))
+    return _DUMMY[profile]
+
+
+def check_password_rules(password: str, field: str = "password") -> None:
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise ValidationFailed(
+            [{"field": field, "message": f"at least {MIN_PASSWORD_LENGTH} characters"}]
+        )
+
+
+def sha256(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+# --- throttling ------------------------------------------------------------------------
+
+
+def _attempt_keys(scope: str, identity: str, ip: str | None) -> list[tuple[str, tuple]]:
+    keys = [(sha256(f"{scope}:id:{identity.strip().lower()}"), current_app.config["LOGIN_THROTTLE"])]
+    if ip:
+        keys.append((sha256(f"ip:{ip}"), current_app.config["LOGIN_THROTTLE_IP"]))
+    return keys
+
+
+def check_throttle(*, scope: str, identity: str, ip: str | None) -> None:
+    """Refuse when too many recent failures came for this identity or address."""
+    now = utcnow()
+    for key_hash, (limit, window) in _attempt_keys(scope, identity, ip):
+        since = now - window
+        stmt = select(func.count(), func.min(LoginAttempt.at)).where(
+            LoginAttempt.key_hash == key_hash, LoginAttempt.at > since
+        )
+        count, oldest = db.session.execute(stmt).one()
+        if count >= limit:
+            wait = max(1, int(((oldest + window) - now).total_seconds() // 60) + 1)
+            raise TooManyAttempts(
+                f"Too many failed sign-in attempts. Try again in {wait} minutes.",
+                retry_after_minutes=wait,
+            )
+
+
+def record_failure(*, scope: str, identity: str, ip: str | None) -> None:
+    """Count a failed sign-in; old records are cleaned up as we go."""
+    now = utcnow()
+    for key_hash, _ in _attempt_keys(scope, identity, ip):
+        db.session.add(LoginAttempt(key_hash=key_hash, at=now))
+    db.session.execute(delete(LoginAttempt).where(LoginAttempt.at < now - timedelta(days=1)))
+
+
+def clear_failures(*, scope: str, identity: str) -> None:
+    key_hash = sha256(f"{scope}:id:{identity.strip().lower()}")
+    db.session.execute(delete(LoginAttempt).where(LoginAttempt.key_hash == key_hash))
+
+
+# --- carriers and users ----------------------------------------------------------------
+
+
+def create_carrier(*, naam: str, tijdzone: str = "Europe/Amsterdam") -> Carrier:
+    """A new carrier (tenant)."""
+    naam = naam.strip()
+    if not naam:
+        raise ValidationFailed([{"field": "naam", "message": "required"}])
+    carrier = Carrier(id=uuid.uuid4(), naam=naam, tijdzone=tijdzone)
+    # The row's own policy admits it only inside its own scope.
+    with carrier_scope(db.session, carrier.id):
+        db.session.add(carrier)
+        db.session.flush()
+    return carrier
+
+
+def get_carrier(*, carrier_id: uuid.UUID) -> Carrier:
+    carrier = db.session.scalar(select(Carrier).where(Carrier.id == carrier_id))
+    if carrier is None:
+        raise NotFound("carrier not found")
+    return carrier
+
+
+def _normalise_email(email: str) -> str:
+    return email.strip().lower()
+
+
+def create_user(
+    *, carrier_id: uuid.UUID, email: str, password: str, rol: str, naam: str = ""
+) -> User:
+    """A portal user of carrier_id; the email is unique within the carrier."""
+    email = _normalise_email(email)
+    errors = []
+    if "@" not in email:
+        errors.append({"field": "email", "message": "not an email address"})
+    if rol not in ROLES:
+        errors.append({"field": "rol", "message": f"one of {', '.join(ROLES)}"})
+    if len(password) < MIN_PASSWORD_LENGTH:
+        errors.append({"field": "password", "message": f"at least {MIN_PASSWORD_LENGTH} characters"})
+    if not errors and db.session.scalar(
+        select(User.id).where(User.transporteur_id == carrier_id, User.email == email)
+    ):
+        errors.append({"field": "email", "message": "already in use"})
+    if errors:
+        raise ValidationFailed(errors)
+    user = User(
+        transporteur_id=carrier_id,
+        email=email,
+        naam=naam.strip() or email,
+        password_hash=hash_password(password),
+        rol=rol,
+    )
+    db.session.add(user)
+    db.session.flush()
+    return user
+
+
+def authenticate_user(*, email: str, password: str, ip: str | None) -> User:
+    """The portal user with this email and password; the same error for every failure."""
+    email = _normalise_email(email)
+    check_throttle(scope="portal", identity=email, ip=ip)
+    with auth_lookup(db.session):
+        candidates = list(
+            db.session.scalars(select(User).where(User.email == email, User.actief).limit(5))
+        )
+    match = None
+    for user in candidates or [None]:
+        if verify_password(user.password_hash if user else None, password) and user:
+            match = user
+            break
+    if match is None:
+        record_failure(scope="portal", identity=email, ip=ip)
+        raise InvalidCredentials("Email address or password is incorrect.")
+    clear_failures(scope="portal", identity=email)
+    match.laatst_ingelogd_op = utcnow()
+    return match
+
+
+def load_user(login_id: str) -> User | None:
+    """The user of a session's login id, or None when it is stale (logged out, changed)."""
+    try:
+        carrier_part, user_part, version_part = login_id.split(":")
+        carrier_id, user_id, version = uuid.UUID(carrier_part), uuid.UUID(user_part), int(version_part)
+    except ValueError:
+        return None
+    with carrier_scope(db.session, carrier_id):
+        user = db.session.scalar(
+            select(User).where(User.transporteur_id == carrier_id, User.id == user_id)
+        )
+    if user is None or not user.actief or user.session_version != version:
+        return None
+    return user
+
+
+def end_sessions(*, carrier_id: uuid.UUID, user_id: uuid.UUID) -> None:
+    """End every session of the user: a copied cookie no longer works."""
+    user = _get_user(carrier_id=carrier_id, user_id=user_id)
+    user.session_version += 1
+
+
+def set_language(*, carrier_id: uuid.UUID, user_id: uuid.UUID, taal: str) -> None:
+    if taal not in current_app.config["LANGUAGES"]:
+        raise ValidationFailed([{"field": "taal", "message": "unsupported language"}])
+    _get_user(carrier_id=carrier_id, user_id=user_id).taal = taal
+
+
+def _get_user(*, carrier_id: uuid.UUID, user_id: uuid.UUID) -> User:
+    user = db.session.scalar(
+        select(User).where(User.transporteur_id == carrier_id, User.id == user_id)
+    )
+    if user is None:
+        raise NotFound("user not found")
+    return user
+
+
+# --- API keys --------------------------------------------------------------------------
+
+
+def create_api_key(*, carrier_id: uuid.UUID, naam: str) -> tuple[ApiKey, str]:
+    """A new key for an integration; the plain key is returned this once only."""
+    naam = naam.strip()
+    if not naam:
+        raise ValidationFailed([{"field": "naam", "message": "required"}])
+    key = API_KEY_PREFIX + secrets.token_urlsafe(32)
+    api_key = ApiKey(
+        transporteur_id=carrier_id, naam=naam, prefix=key[:10], key_hash=sha256(key)
+    )
+    db.session.add(api_key)
+    db.session.flush()
+    return api_key, key
+
+
+def authenticate_api_key(key: str) -> ApiKey | None:
+    """The active key matching this bearer value, or None."""
+    with auth_lookup(db.session):
+        api_key = db.session.scalar(select(ApiKey).where(ApiKey.key_hash == sha256(key)))
+    if api_key is None or api_key.ingetrokken_op is not None:
+        return None
+    return api_key

@@ -1,0 +1,296 @@
+"""Driver credentials for the API: access tokens (JWT), rotating refresh tokens, and
+one-time activation codes that pair a phone.
+
+A separate module from service.py because it is the token machinery of one client, the
+driver app, with its own rules (rotation with a grace window, reuse detection).
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+import jwt
+from flask import current_app
+from sqlalchemy import select, update
+
+from portal.accounts.models import ActivationCode, RefreshToken
+from portal.accounts.service import (
+    InvalidCredentials,
+    check_throttle,
+    clear_failures,
+    record_failure,
+    sha256,
+    verify_password,
+)
+from portal.drivers.models import Driver
+from portal.drivers.service import get_driver, get_driver_by_token
+from portal.errors import DomainError, ValidationFailed
+from portal.extensions import db
+from portal.tenancy import activate, auth_lookup
+from portal.types import utcnow
+
+JWT_ALGORITHM = "HS256"
+JWT_ISSUER = "rijplan"
+REFRESH_PREFIX = "rrt_"
+# Unambiguous characters only: a code may be typed from a screen.
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 10
+
+
+class InvalidGrant(DomainError):
+    """RFC 6749 invalid_grant: the code, token or password is not (or no longer) valid."""
+
+    status = 400
+    title = "Invalid grant"
+
+
+@dataclass(frozen=True)
+class AccessClaims:
+    carrier_id: uuid.UUID
+    driver_id: uuid.UUID
+    token_version: int
+
+
+@dataclass(frozen=True)
+class TokenPair:
+    access_token: str
+    expires_in: int
+    refresh_token: str
+    user_token: str
+
+
+# --- access tokens ---------------------------------------------------------------------
+
+
+def _jwt_key() -> str:
+    return current_app.config.get("JWT_SECRET_KEY") or current_app.config["SECRET_KEY"]
+
+
+def issue_access_token(driver: Driver) -> tuple[str, int]:
+    ttl = current_app.config["ACCESS_TOKEN_TTL"]
+    now = utcnow()
+    claims = {
+        "iss": JWT_ISSUER,
+        "sub": str(driver.id),
+        "tid": str(driver.transporteur_id),
+        "ver": driver.token_version,
+        "iat": int(now.timestamp()),
+        "exp": int((now + ttl).timestamp()),
+        "typ": "access",
+    }
+    return jwt.encode(claims, _jwt_key(), algorithm=JWT_ALGORITHM), int(ttl.total_seconds())
+
+
+def decode_access_token(token: str) -> AccessClaims | None:
+    """The claims of a valid, unexpired access token; None for anything else."""
+    try:
+        claims = jwt.decode(
+            token,
+            _jwt_key(),
+            algorithms=[JWT_ALGORITHM],
+            issuer=JWT_ISSUER,
+            options={"require": ["exp", "iat", "sub", "tid", "iss"]},
+        )
+        if claims.get("typ") != "access":
+            return None
+        return AccessClaims(
+            carrier_id=uuid.UUID(claims["tid"]),
+            driver_id=uuid.UUID(claims["sub"]),
+            token_version=int(claims.get("ver", 0)),
+        )
+    except (jwt.PyJWTError, ValueError, TypeError, KeyError):
+        return None
+
+
+def driver_for_claims(claims: AccessClaims) -> Driver | None:
+    """The active driver an access token speaks for (None if deactivated or signed out)."""
+    activate(db.session, claims.carrier_id)
+    driver = db.session.scalar(
+        select(Driver).where(
+            Driver.transporteur_id == claims.carrier_id, Driver.id == claims.driver_id
+        )
+    )
+    if driver is None or not driver.actief or driver.token_version != claims.token_version:
+        return None
+    return driver
+
+
+# --- grants ----------------------------------------------------------------------------
+
+
+def _new_refresh_token(driver: Driver, family_id: uuid.UUID) -> str:
+    token = REFRESH_PREFIX + secrets.token_urlsafe(32)
+    db.session.add(
+        RefreshToken(
+            transporteur_id=driver.transporteur_id,
+            chauffeur_id=driver.id,
+            family_id=family_id,
+            token_hash=sha256(token),
+            expires_at=utcnow() + current_app.config["REFRESH_TOKEN_TTL"],
+        )
+    )
+    return token
+
+
+def _pair(driver: Driver, family_id: uuid.UUID | None = None) -> TokenPair:
+    access, expires_in = issue_access_token(driver)
+    refresh = _new_refresh_token(driver, family_id or uuid.uuid4())
+    db.session.flush()
+    return TokenPair(access, expires_in, refresh, driver.user_token)
+
+
+def password_grant(*, username: str, password: str, ip: str | None) -> TokenPair:
+    """Sign a driver in with email and password."""
+    email = username.strip().lower()
+    check_throttle(scope="driver", identity=email, ip=ip)
+    with auth_lookup(db.session):
+        candidates = list(
+            db.session.scalars(
+                select(Driver).where(Driver.email == email, Driver.actief).limit(5)
+            )
+        )
+    match = None
+    for driver in candidates or [None]:
+        if verify_password(driver.password_hash if driver else None, password) and driver:
+            match = driver
+            break
+    if match is None:
+        record_failure(scope="driver", identity=email, ip=ip)
+        raise InvalidGrant("Email address or password is incorrect.")
+    clear_failures(scope="driver", identity=email)
+    activate(db.session, match.transporteur_id)
+    return _pair(match)
+
+
+def create_activation_code(
+    *, carrier_id: uuid.UUID, user_token: str
+) -> tuple[str, datetime]:
+    """A one-time code that pairs a phone with the driver; earlier unused codes lapse."""
+    driver = get_driver_by_token(carrier_id=carrier_id, user_token=user_token)
+    if not driver.actief:
+        raise ValidationFailed([{"field": "user_token", "message": "driver is deactivated"}])
+    now = utcnow()
+    db.session.execute(
+        update(ActivationCode)
+        .where(
+            ActivationCode.transporteur_id == carrier_id,
+            ActivationCode.chauffeur_id == driver.id,
+            ActivationCode.used_at.is_(None),
+        )
+        .values(expires_at=now)
+    )
+    code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+    expires_at = now + current_app.config["ACTIVATION_CODE_TTL"]
+    db.session.add(
+        ActivationCode(
+            transporteur_id=carrier_id,
+            chauffeur_id=driver.id,
+            code_hash=sha256(code),
+            expires_at=expires_at,
+        )
+    )
+    db.session.flush()
+    return code, expires_at
+
+
+def normalise_code(code: str) -> str:
+    return "".join(ch for ch in code.upper() if ch.isalnum())
+
+
+def activation_grant(*, code: str, ip: str | None) -> TokenPair:
+    """Pair a phone: exchange a one-time activation code for tokens."""
+    code = normalise_code(code)
+    check_throttle(scope="activation", identity="code", ip=ip)
+    with auth_lookup(db.session):
+        row = db.session.scalar(
+            select(ActivationCode).where(ActivationCode.code_hash == sha256(code))
+        )
+    now = utcnow()
+    if row is None or row.used_at is not None or row.expires_at <= now:
+        record_failure(scope="activation", identity=f"ip:{ip}", ip=ip)
+        raise InvalidGrant("This activation code is unknown, used or expired.")
+    activate(db.session, row.transporteur_id)
+    driver = get_driver(carrier_id=row.transporteur_id, driver_id=row.chauffeur_id)
+    if not driver.actief:
+        raise InvalidGrant("This activation code is unknown, used or expired.")
+    row.used_at = now
+    return _pair(driver)
+
+
+def refresh_grant(*, refresh_token: str) -> TokenPair:
+    """Rotate a refresh token. A token reused within the grace window still works (its
+    answer may have been lost on a bad network); reused later, it revokes its family."""
+    with auth_lookup(db.session):
+        row = db.session.scalar(
+            select(RefreshToken).where(RefreshToken.token_hash == sha256(refresh_token))
+        )
+    now = utcnow()
+    if row is None or row.revoked_at is not None or row.expires_at <= now:
+        raise InvalidGrant("This refresh token is unknown, revoked or expired.")
+    activate(db.session, row.transporteur_id)
+    if row.rotated_at is not None and now - row.rotated_at > current_app.config["REFRESH_TOKEN_GRACE"]:
+        _revoke_family(row, now)
+        raise InvalidGrant("This refresh token was already used; sign in again.")
+    driver = get_driver(carrier_id=row.transporteur_id, driver_id=row.chauffeur_id)
+    if not driver.actief:
+        raise InvalidGrant("This driver is deactivated.")
+    if row.rotated_at is None:
+        row.rotated_at = now
+    return _pair(driver, row.family_id)
+
+
+def _revoke_family(row: RefreshToken, now: datetime) -> None:
+    db.session.execute(
+        update(RefreshToken)
+        .where(
+            RefreshToken.transporteur_id == row.transporteur_id,
+            RefreshToken.family_id == row.family_id,
+            RefreshToken.revoked_at.is_(None),
+        )
+        .values(revoked_at=now)
+    )
+
+
+def revoke(*, token: str) -> None:
+    """RFC 7009: revoke a refresh token (and its family); unknown tokens are ignored."""
+    with auth_lookup(db.session):
+        row = db.session.scalar(
+            select(RefreshToken).where(RefreshToken.token_hash == sha256(token))
+        )
+    if row is None:
+        return
+    activate(db.session, row.transporteur_id)
+    _revoke_family(row, utcnow())
+
+
+def sign_out_everywhere(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> None:
+    """Refuse every token of the driver: for a lost phone."""
+    driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
+    driver.token_version += 1
+    db.session.execute(
+        update(RefreshToken)
+        .where(
+            RefreshToken.transporteur_id == carrier_id,
+            RefreshToken.chauffeur_id == driver_id,
+            RefreshToken.revoked_at.is_(None),
+        )
+        .values(revoked_at=utcnow())
+    )
+
+
+__all__ = [
+    "InvalidCredentials",
+    "InvalidGrant",
+    "TokenPair",
+    "activation_grant",
+    "create_activation_code",
+    "decode_access_token",
+    "driver_for_claims",
+    "password_grant",
+    "refresh_grant",
+    "revoke",
+    "sign_out_everywhere",
+]

@@ -1,0 +1,288 @@
+"""The JSON API's plumbing: the blueprint, bearer authentication, problem+json errors,
+request parsing with pydantic, JSON responses, and the operation registry from which the
+OpenAPI document is built."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, TypeVar
+
+import orjson
+from flask import Blueprint, Response, current_app, g, request
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from portal.accounts.service import authenticate_api_key
+from portal.accounts.tokens import decode_access_token, driver_for_claims
+from portal.audit.service import Actor
+from portal.drivers.models import Driver
+from portal.errors import DomainError, Forbidden, Unauthorized
+from portal.extensions import csrf, db
+from portal.tenancy import activate
+
+M = TypeVar("M", bound=BaseModel)
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+csrf.exempt(bp)
+
+JSON_BODY_LIMIT = 1024 * 1024
+PROBLEM_TYPE_BASE = "https://rijplan.nl/problems/"
+
+
+# --- problems --------------------------------------------------------------------------
+
+
+def problem(status: int, title: str, detail: str | None = None, *, type_: str | None = None,
+            headers: dict | None = None, **extra: Any) -> Response:
+    """An RFC 9457 application/problem+json response."""
+    body = {"type": PROBLEM_TYPE_BASE + type_ if type_ else "about:blank", "title": title,
+            "status": status}
+    if detail:
+        body["detail"] = detail
+    body.update({k: v for k, v in extra.items() if v is not None})
+    response = Response(orjson.dumps(body), status=status, mimetype="application/problem+json")
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def problem_from_domain(error: DomainError) -> Response:
+    extra = dict(error.extra)
+    errors = getattr(error, "errors", None)
+    headers = {}
+    if error.status == 401:
+        headers["WWW-Authenticate"] = 'Bearer realm="rijplan"'
+    if error.status == 429 and "retry_after_minutes" in extra:
+        headers["Retry-After"] = str(extra["retry_after_minutes"] * 60)
+    type_ = type(error).__name__
+    return problem(error.status, error.title, error.detail, type_=_kebab(type_), errors=errors,
+                   headers=headers, **extra)
+
+
+def _kebab(name: str) -> str:
+    return "".join("-" + c.lower() if c.isupper() else c for c in name).lstrip("-")
+
+
+TYPE_TAGS = {"date", "datetime", "int", "float", "str", "bool", "uuid", "none", "list", "dict"}
+
+
+def validation_problem(exc: ValidationError, where: str = "body", skip: int = 0) -> Response:
+    """422 with one {field, message} per field; union member tags are left out of the path."""
+    errors: dict[str, str] = {}
+    for err in exc.errors(include_url=False, include_input=False):
+        parts = [
+            str(part) for part in err["loc"][skip:]
+            if not (isinstance(part, str) and (part in TYPE_TAGS or "[" in part))
+        ]
+        errors.setdefault(".".join(parts) or where, err["msg"])
+    items = [{"field": field, "message": message} for field, message in errors.items()]
+    return problem(422, "Validation failed", f"The {where} has {len(items)} problem(s).",
+                   type_="validation-failed", errors=items)
+
+
+class ProblemResponse(Exception):
+    """Abort the request with a ready problem response."""
+
+    def __init__(self, response: Response):
+        super().__init__(response.status)
+        self.response = response
+
+
+@bp.errorhandler(DomainError)
+def _domain_error(error: DomainError):
+    db.session.rollback()
+    return problem_from_domain(error)
+
+
+@bp.errorhandler(ProblemResponse)
+def _problem_response(error: ProblemResponse):
+    db.session.rollback()
+    return error.response
+
+
+# --- parsing ---------------------------------------------------------------------------
+
+
+def json_body() -> Any:
+    """The request's JSON document; a problem for a wrong type or broken JSON."""
+    mimetype = request.mimetype or ""
+    if mimetype != "application/json" and not mimetype.endswith("+json"):
+        raise ProblemResponse(problem(415, "Unsupported media type",
+                                      "Send the body as application/json.",
+                                      type_="unsupported-media-type"))
+    raw = request.get_data(cache=True)
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ProblemResponse(problem(400, "Invalid JSON", f"The body is not valid JSON: {exc}.",
+                                      type_="invalid-json")) from None
+
+
+@lru_cache(maxsize=None)
+def adapter(tp: Any) -> TypeAdapter:
+    return TypeAdapter(tp)
+
+
+def parse_body(model: type[M] | Any, doc: Any = None, *, tagged_union: bool = False) -> M:
+    """The request body (or doc) validated by model; 422 listing every field's problem.
+    For a tagged union the tag is left out of the error paths."""
+    if doc is None:
+        doc = json_body()
+    try:
+        return adapter(model).validate_python(doc)
+    except ValidationError as exc:
+        raise ProblemResponse(validation_problem(exc, skip=1 if tagged_union else 0)) from None
+
+
+def parse_query(model: type[M]) -> M:
+    """The query string validated by model; 422 listing every parameter's problem."""
+    args: dict[str, str] = {}
+    for key in request.args:
+        values = request.args.getlist(key)
+        args[key] = values[-1]
+    try:
+        return model.model_validate(args)
+    except ValidationError as exc:
+        raise ProblemResponse(validation_problem(exc, where="query")) from None
+
+
+# --- responses -------------------------------------------------------------------------
+
+
+def json_response(data: Any, status: int = 200, headers: dict | None = None) -> Response:
+    response = Response(orjson.dumps(data), status=status, mimetype="application/json")
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def list_response(items: list, total: int, headers: dict | None = None) -> Response:
+    return json_response(items, headers={"X-Total-Count": str(total), **(headers or {})})
+
+
+# --- authentication --------------------------------------------------------------------
+
+
+@dataclass
+class Principal:
+    """Who calls: a driver (access token) or an integration (API key)."""
+
+    carrier_id: uuid.UUID
+    kind: str  # "driver" or "api_key"
+    id: uuid.UUID
+    label: str
+    driver: Driver | None = None
+    scopes: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def actor(self) -> Actor:
+        return Actor(self.kind, self.id, self.label)
+
+    @property
+    def caller(self) -> str:
+        return f"{self.kind}:{self.id}"
+
+
+PUBLIC_ENDPOINTS = {"api.token", "api.revoke", "api.openapi_document"}
+
+
+def authenticate() -> Principal:
+    """The caller of this request from its bearer token; 401 problem otherwise."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        raise Unauthorized("Send 'Authorization: Bearer <access token or API key>'.")
+    if token.startswith("rpk_"):
+        api_key = authenticate_api_key(token)
+        if api_key is None:
+            raise Unauthorized("The API key is unknown or revoked.")
+        activate(db.session, api_key.transporteur_id)
+        return Principal(api_key.transporteur_id, "api_key", api_key.id, f"API key {api_key.naam}",
+                         scopes=frozenset(api_key.scopes.split()))
+    claims = decode_access_token(token)
+    driver = driver_for_claims(claims) if claims else None
+    if driver is None:
+        raise Unauthorized("The access token is invalid or expired; refresh it or sign in.")
+    return Principal(driver.transporteur_id, "driver", driver.id, driver.naam, driver=driver)
+
+
+@bp.before_request
+def _before():
+    if not request.mimetype.startswith("multipart/"):
+        request.max_content_length = min(
+            JSON_BODY_LIMIT, current_app.config.get("MAX_CONTENT_LENGTH") or JSON_BODY_LIMIT
+        )
+    if request.endpoint in PUBLIC_ENDPOINTS:
+        return None
+    try:
+        g.principal = authenticate()
+    except DomainError as error:
+        db.session.rollback()
+        return problem_from_domain(error)
+    return None
+
+
+def principal() -> Principal:
+    return g.principal
+
+
+def driver_access(user_token: str) -> Driver:
+    """The driver of user_token, when the caller may act for them: a driver for itself only,
+    an API key for every driver of its carrier."""
+    from portal.drivers.service import get_driver_by_token
+
+    who = principal()
+    if who.kind == "driver":
+        if who.driver.user_token == user_token:
+            return who.driver
+        # Same carrier but someone else: existence within the carrier is no secret.
+        driver = get_driver_by_token(carrier_id=who.carrier_id, user_token=user_token)
+        raise Forbidden("A driver may only act on its own user_token.", user_token=driver.user_token)
+    return get_driver_by_token(carrier_id=who.carrier_id, user_token=user_token)
+
+
+def require_scope(scope: str) -> None:
+    who = principal()
+    if who.kind != "api_key":
+        raise Forbidden("This operation is for integrations (API keys).")
+    if scope not in who.scopes:
+        raise Forbidden(f"The API key lacks the scope {scope!r}.")
+
+
+# --- operation registry for the OpenAPI document ---------------------------------------
+
+
+@dataclass
+class Operation:
+    path: str
+    method: str
+    endpoint: str
+    summary: str
+    tag: str
+    description: str = ""
+    body: type[BaseModel] | None = None
+    body_example: dict | None = None
+    query: type[BaseModel] | None = None
+    response: type[BaseModel] | None = None
+    many: bool = False
+    status: int = 200
+    errors: tuple[int, ...] = ()
+    public: bool = False
+    form_body: type[BaseModel] | None = None
+    path_params: dict[str, dict] = field(default_factory=dict)
+
+
+OPERATIONS: list[Operation] = []
+
+
+def operation(rule: str, method: str, **spec: Any):
+    """Register a route and describe it for the OpenAPI document, from the same models."""
+
+    def decorate(fn):
+        bp.add_url_rule(rule, fn.__name__, fn, methods=[method])
+        OPERATIONS.append(Operation(path=rule, method=method.lower(), endpoint=fn.__name__, **spec))
+        return fn
+
+    return decorate

@@ -1,0 +1,139 @@
+"""The OpenAPI 3.1 document, built from the registered operations and their pydantic models."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import current_app
+from pydantic import BaseModel, TypeAdapter
+
+from portal.api.core import OPERATIONS, Operation, json_response, operation
+from portal.schemas import Problem
+
+REF = "#/components/schemas/{model}"
+ERROR_TITLES = {
+    400: "Bad request (invalid JSON, invalid grant)",
+    401: "No, an invalid or an expired bearer token",
+    403: "The caller may not do this",
+    404: "Not found, or another carrier's",
+    409: "Conflict with the current state",
+    412: "The If-Match ETag is stale",
+    413: "The body is too large",
+    415: "The body is not JSON",
+    422: "Validation failed; `errors` lists each field",
+    429: "Too many attempts",
+}
+
+
+class _Builder:
+    def __init__(self):
+        self.components: dict[str, Any] = {}
+
+    def schema(self, tp: Any, mode: str) -> dict:
+        schema = TypeAdapter(tp).json_schema(ref_template=REF, mode=mode)
+        self.components.update(schema.pop("$defs", {}))
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            name = tp.model_config.get("title") or tp.__name__
+            self.components[name] = schema
+            return {"$ref": REF.format(model=name)}
+        return schema
+
+    def operation(self, op: Operation) -> dict:
+        doc: dict[str, Any] = {
+            "operationId": op.endpoint,
+            "summary": op.summary,
+            "tags": [op.tag],
+            "parameters": [],
+            "responses": {},
+        }
+        if op.description:
+            doc["description"] = op.description
+        for name, spec in op.path_params.items():
+            doc["parameters"].append({
+                "name": name, "in": "path", "required": True,
+                "description": spec.get("description", ""),
+                "schema": {"type": "string", "format": "uuid"} if spec.get("uuid")
+                else {"type": "string", "minLength": 1, "maxLength": spec.get("max_length", 64),
+                      "pattern": "^[A-Za-z0-9_-]+$"},
+            })
+        if op.query is not None:
+            query_schema = TypeAdapter(op.query).json_schema(ref_template=REF, mode="validation")
+            required = set(query_schema.get("required", []))
+            for name, prop in query_schema["properties"].items():
+                doc["parameters"].append({
+                    "name": name, "in": "query", "required": name in required,
+                    "description": prop.pop("description", ""), "schema": prop,
+                })
+        if op.body is not None:
+            doc["requestBody"] = {
+                "required": True,
+                "content": {"application/json": {"schema": self.schema(op.body, "validation")}},
+            }
+        success: dict[str, Any] = {"description": "OK"}
+        if op.response is not None:
+            ref = self.schema(op.response, "serialization")
+            schema = {"type": "array", "items": ref} if op.many else ref
+            success["content"] = {"application/json": {"schema": schema}}
+            if op.many:
+                success["headers"] = {
+                    "X-Total-Count": {"description": "rows in the whole selection",
+                                      "schema": {"type": "integer"}}
+                }
+        doc["responses"][str(op.status)] = success
+        if op.endpoint == "driver_tasks":
+            doc["responses"]["304"] = {"description": "Not modified since the ETag sent"}
+        errors = set(op.errors) | ({401} if not op.public else set()) | {405}
+        for status in sorted(errors):
+            doc["responses"][str(status)] = {
+                "description": ERROR_TITLES.get(status, "Error"),
+                "content": {"application/problem+json": {"schema": {"$ref": REF.format(model="Problem")}}},
+            }
+        if not op.public:
+            doc["security"] = [{"bearer": []}]
+        else:
+            doc["security"] = []
+        return doc
+
+    def document(self) -> dict:
+        self.components["Problem"] = TypeAdapter(Problem).json_schema(ref_template=REF)
+        self.components.update(self.components["Problem"].pop("$defs", {}))
+        paths: dict[str, dict] = {}
+        for op in OPERATIONS:
+            path = re.sub(r"<(?:[a-z]+:)?([a-z_]+)>", r"{\1}", op.path)
+            paths.setdefault(path, {})[op.method] = self.operation(op)
+        return {
+            "openapi": "3.1.0",
+            "info": {
+                "title": "Rijplan API",
+                "version": "1.0.0",
+                "description": "Tasks, questionnaires and sign-in for the Rijplan driver app and "
+                "carriers' own systems. Timestamps are UTC with milliseconds and Z; lists take "
+                "limit and offset and send X-Total-Count; errors are application/problem+json.",
+            },
+            "servers": [{"url": "/api/v1"}],
+            "paths": paths,
+            "components": {
+                "schemas": self.components,
+                "securitySchemes": {
+                    "bearer": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "A driver's access token (POST /auth/token) or an "
+                        "integration's API key (rpk_...).",
+                    }
+                },
+            },
+        }
+
+
+def build_document() -> dict:
+    """The whole OpenAPI 3.1 document of /api/v1."""
+    return _Builder().document()
+
+
+@operation("/openapi.json", "GET", summary="This API's OpenAPI 3.1 document", tag="meta",
+           public=True)
+def openapi_document():
+    cache = current_app.extensions.setdefault("rijplan_openapi", build_document())
+    return json_response(cache)

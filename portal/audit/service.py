@@ -1,0 +1,57 @@
+"""Writing and reading the audit trail."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+import orjson
+from sqlalchemy import select
+
+from portal.audit.models import AuditEntry
+from portal.extensions import db
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who acts: a portal user, a driver, an API key or the system."""
+
+    type: str
+    id: uuid.UUID | None
+    label: str
+
+
+SYSTEM = Actor("system", None, "system")
+
+
+def record(
+    *, carrier_id: uuid.UUID, actor: Actor, entity: str, entity_id: uuid.UUID, action: str,
+    changes: dict | None = None,
+) -> AuditEntry:
+    """Append one entry to the carrier's audit trail."""
+    entry = AuditEntry(
+        transporteur_id=carrier_id,
+        actor_type=actor.type,
+        actor_id=actor.id,
+        actor_label=actor.label,
+        entity=entity,
+        entity_id=entity_id,
+        action=action,
+        changes=orjson.dumps(changes or {}, default=str).decode(),
+    )
+    db.session.add(entry)
+    return entry
+
+
+def entries_for(*, carrier_id: uuid.UUID, entity: str, entity_id: uuid.UUID) -> list[AuditEntry]:
+    """The trail of one object, oldest first."""
+    stmt = (
+        select(AuditEntry)
+        .where(
+            AuditEntry.transporteur_id == carrier_id,
+            AuditEntry.entity == entity,
+            AuditEntry.entity_id == entity_id,
+        )
+        .order_by(AuditEntry.at, AuditEntry.id)
+    )
+    return list(db.session.scalars(stmt))

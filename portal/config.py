@@ -1,0 +1,87 @@
+"""Configuration: the only module that reads the environment."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from datetime import timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class ConfigError(RuntimeError):
+    """The environment does not describe a runnable configuration."""
+
+
+def instance_path() -> Path:
+    """Folder for the SQLite file, the generated secret key and local file storage."""
+    return Path(os.environ.get("RIJPLAN_INSTANCE") or ROOT / "instance").resolve()
+
+
+def _secret_key(folder: Path, production: bool) -> str:
+    key = os.environ.get("SECRET_KEY")
+    if key:
+        return key
+    if production:
+        raise ConfigError("SECRET_KEY is required when RIJPLAN_ENV=production")
+    # Development: generate once and keep it, so sessions survive a restart.
+    path = folder / "secret_key"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(48))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def _normalise_db_url(url: str) -> str:
+    # psycopg 3 is the driver; accept the plain scheme people copy from elsewhere.
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def load(overrides: dict | None = None) -> dict:
+    """Build the Flask config mapping from the environment (and test overrides)."""
+    folder = instance_path()
+    production = os.environ.get("RIJPLAN_ENV", "development") == "production"
+    database_url = _normalise_db_url(
+        os.environ.get("DATABASE_URL") or f"sqlite:///{folder / 'rijplan.sqlite'}"
+    )
+    admin_url = os.environ.get("DATABASE_ADMIN_URL")
+    cfg = {
+        "RIJPLAN_ENV": "production" if production else "development",
+        "INSTANCE_PATH": str(folder),
+        "SECRET_KEY": None,
+        "SQLALCHEMY_DATABASE_URI": database_url,
+        "DATABASE_ADMIN_URL": _normalise_db_url(admin_url) if admin_url else None,
+        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+        "MAX_CONTENT_LENGTH": int(os.environ.get("RIJPLAN_MAX_UPLOAD_MB", "25")) * 1024 * 1024,
+        "SESSION_COOKIE_SECURE": production,
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Lax",
+        "REMEMBER_COOKIE_SECURE": production,
+        "REMEMBER_COOKIE_HTTPONLY": True,
+        "PERMANENT_SESSION_LIFETIME": timedelta(hours=12),
+        "WTF_CSRF_TIME_LIMIT": None,  # bound to the session, which expires by itself
+        "BABEL_DEFAULT_LOCALE": "nl",
+        "BABEL_DEFAULT_TIMEZONE": "Europe/Amsterdam",
+        "BABEL_TRANSLATION_DIRECTORIES": str(ROOT / "translations"),
+        "LANGUAGES": ("nl", "en"),
+        "ACCESS_TOKEN_TTL": timedelta(minutes=15),
+        "REFRESH_TOKEN_TTL": timedelta(days=60),
+        "REFRESH_TOKEN_GRACE": timedelta(seconds=120),
+        "ACTIVATION_CODE_TTL": timedelta(minutes=30),
+        "LOGIN_THROTTLE": (5, timedelta(minutes=15)),  # failures per identity per window
+        "LOGIN_THROTTLE_IP": (30, timedelta(minutes=15)),
+        "COMPRESS_MIMETYPES": ["application/json", "application/problem+json", "text/html"],
+        "COMPRESS_LEVEL": 1,
+        "COMPRESS_MIN_SIZE": 1024,
+        "COMPRESS_ALGORITHM": ["gzip"],
+    }
+    if overrides:
+        cfg.update(overrides)
+    if cfg["SECRET_KEY"] is None:
+        cfg["SECRET_KEY"] = _secret_key(Path(cfg["INSTANCE_PATH"]), production)
+    return cfg

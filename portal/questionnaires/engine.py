@@ -1,0 +1,1400 @@
+"""Questionnaire engine: checks definitions, evaluates visibility and formulas, validates answers.
+
+Pure functions over JSON values (no Flask, no database, no I/O), so the server's answer check
+and the builder's live preview run the same rules and cannot disagree.
+
+Problem codes are stable: duplicate_id, field_type, required_field, unknown_field,
+invalid_value, field_not_allowed, type_unknown, schema_version, too_large, options_missing,
+duplicate_option, min_gt_max, regex_invalid, unknown_reference, forward_reference,
+enclosing_reference, reference_type, operator_unknown, operator_type, value_type,
+not_an_option, out_of_range, pattern_mismatch, readonly_without_default, formula_syntax,
+formula_unknown_id, formula_type, formula_cycle, required, unknown_question.
+"""
+
+from __future__ import annotations
+
+import copy
+import decimal
+import functools
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time
+
+import re2
+
+SCHEMA_VERSIONS = {1}
+QUESTION_TYPES = (
+    "text", "textarea", "number", "integer", "boolean", "select", "multiselect", "date", "time",
+    "datetime", "photo", "signature", "document_scan", "barcode", "location", "group",
+    "calculated", "info",
+)  # fmt: skip
+OPERATORS = (
+    "eq", "neq", "gt", "gte", "lt", "lte", "in", "not_in", "contains", "empty", "not_empty",
+)  # fmt: skip
+QUESTION_FIELDS = (
+    "id", "type", "label", "required", "default_value", "readonly", "unit", "max_files",
+    "options", "validation", "visible_if", "questions", "formula",
+)  # fmt: skip
+
+MAX_QUESTIONS = 500
+MAX_GROUP_DEPTH = 5
+MAX_FORMULA_LENGTH = 2000
+MAX_FORMULA_DEPTH = 50
+MAX_ID_LENGTH = 100
+MAX_TITLE_LENGTH = 200
+MAX_LABEL_LENGTH = 2000
+MAX_UNIT_LENGTH = 50
+MAX_OPTIONS = 200
+MAX_OPTION_LENGTH = 200
+MAX_REGEX_LENGTH = 1000
+MAX_FILES = 50
+MAX_TEXT_LENGTH = 10_000
+MAX_CONDITION_VALUES = 200
+# Integers beyond 2^53 lose precision in the builder's JavaScript and overflow orjson.
+MAX_SAFE_INTEGER = 2**53 - 1
+
+_TOP_FIELDS = ("schema_version", "questionnaire_id", "title", "activity_type", "questions")
+_VALIDATION_FIELDS = ("min", "max", "minlength", "maxlength", "regex")
+_CONDITION_FIELDS = ("question_id", "operator", "value")
+
+_TEXT_TYPES = ("text", "textarea", "barcode")
+_CHOICE_TYPES = ("select", "multiselect")
+_FILE_TYPES = ("photo", "signature", "document_scan")
+_NUMERIC_TYPES = ("number", "integer")
+_TEMPORAL_TYPES = ("date", "time", "datetime")
+_NO_ANSWER_TYPES = ("group", "info")
+_RANGE_TYPES = ("number", "integer", "multiselect")
+_FORMULA_OPERAND_TYPES = ("number", "integer", "calculated", "boolean")
+_NO_DEFAULT_TYPES = ("group", "info", "calculated", *_FILE_TYPES)
+_ORDERED_TYPES = (*_NUMERIC_TYPES, *_TEMPORAL_TYPES, "calculated")
+_BASIC_OPERATORS = ("eq", "neq", "empty", "not_empty")
+_OPERATORS_BY_TYPE = {
+    **{t: (*_BASIC_OPERATORS, "in", "not_in", "gt", "gte", "lt", "lte") for t in _ORDERED_TYPES},
+    **{t: (*_BASIC_OPERATORS, "in", "not_in", "contains") for t in (*_TEXT_TYPES, "multiselect")},
+    "select": (*_BASIC_OPERATORS, "in", "not_in"),
+    "boolean": (*_BASIC_OPERATORS, "in", "not_in"),
+    **{t: _BASIC_OPERATORS for t in (*_FILE_TYPES, "location")},
+}
+
+_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+_SLUG_RE = re.compile(r"[a-z0-9_-]{1,64}")
+_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_TIME_RE = re.compile(r"[0-9]{2}:[0-9]{2}(:[0-9]{2})?")
+_DATETIME_RE = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?"
+    r"(Z|[+-][0-9]{2}:[0-9]{2})?"
+)
+_UUID_RE = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found in a definition or in answers, located for the builder and the API."""
+
+    path: str
+    question_id: str | None
+    message: str
+    code: str
+
+
+class FormulaError(ValueError):
+    """A formula that does not parse, or is too long or too deeply nested."""
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _json_type(value: object) -> str:
+    """The JSON name of a value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
+def _show(value: object) -> str:
+    """A short rendering of a value for messages (never the whole of a huge or nested one)."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= 40 else value[:37] + "...")
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else str(value).lower()
+    if isinstance(value, int):
+        # str() of a huge int raises ValueError (int_max_str_digits), so do not try.
+        return str(value) if abs(value) < 10**15 else "a very large number"
+    if isinstance(value, float):
+        return repr(value)
+    return _json_type(value)
+
+
+def _join(path: str, key: object) -> str:
+    """The path of a key inside an object."""
+    name = key[:MAX_ID_LENGTH] if isinstance(key, str) else _show(key)
+    return f"{path}.{name}" if path else name
+
+
+def _is_int(value: object) -> bool:
+    """A JSON integer (bool is not one)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number_error(value: object, *, integer: bool = False) -> str | None:
+    """Why a value is not a usable JSON number (or integer), or None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"must be {'an integer' if integer else 'a number'}, not {_json_type(value)}"
+    if integer and not isinstance(value, int):
+        return "must be a whole number"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "must be a finite number"
+    if isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
+        return "is too large (the limit is 2^53 - 1)"
+    return None
+
+
+def _is_empty(value: object) -> bool:
+    """No answer: null, a blank string, an empty list or object."""
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    return isinstance(value, (list, dict)) and not value
+
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # a builder typing a regex must not spam the server log
+
+
+@functools.lru_cache(maxsize=256)
+def _compile_regex(pattern: str) -> tuple[object | None, str | None]:
+    """The compiled RE2 pattern, or None and the reason it does not compile."""
+    try:
+        return re2.compile(pattern, _RE2_OPTIONS), None
+    except (re2.error, UnicodeError, ValueError, TypeError) as exc:
+        reason = exc.args[0] if exc.args else "invalid pattern"
+        if isinstance(reason, bytes):
+            reason = reason.decode("utf-8", "replace")
+        return None, str(reason)[:200]
+
+
+def _regex_fullmatch(pattern: str, text: str) -> bool:
+    """Whether the whole text matches; a pattern that does not compile matches nothing."""
+    compiled, _ = _compile_regex(pattern)
+    if compiled is None:
+        return False
+    try:
+        return compiled.fullmatch(text) is not None
+    except (UnicodeError, ValueError, TypeError):  # e.g. lone surrogates cannot be UTF-8
+        return False
+
+
+def _temporal(qtype: str, value: object) -> object | None:
+    """A date, time or (UTC-aware) datetime parsed from an ISO 8601 string, or None."""
+    if not isinstance(value, str) or len(value) > 40:
+        return None
+    pattern = {"date": _DATE_RE, "time": _TIME_RE, "datetime": _DATETIME_RE}[qtype]
+    if not pattern.fullmatch(value):
+        return None
+    try:
+        if qtype == "date":
+            return date.fromisoformat(value)
+        if qtype == "time":
+            return time.fromisoformat(value)
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    # Naive and aware datetimes cannot be compared; a naive one is taken as UTC.
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+# --------------------------------------------------------------------------- formulas
+
+_TOKEN_RE = re.compile(
+    r"(?P<num>[0-9]+(?:\.[0-9]+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_.]*)|\{(?P<braced>[^{}]*)\}"
+    r"|(?P<op>==|!=|<=|>=|[<>+\-*/%(),])"
+)
+_KEYWORDS = ("and", "or", "not", "true", "false")
+# Name -> (fewest, most) arguments; None means no upper bound.
+_FUNCTIONS = {"round": (1, 2), "min": (1, None), "max": (1, None), "abs": (1, 1), "if": (3, 3)}
+_BINARY_PRECEDENCE = {
+    "or": 1, "and": 2, "==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3,
+    "+": 4, "-": 4, "*": 5, "/": 5, "%": 5,
+}  # fmt: skip
+_COMPARISON = 3
+_NOT_PRECEDENCE = 3  # `not a == b` is `not (a == b)`, as in Python
+_UNARY_PRECEDENCE = 6
+
+
+def _tokenize(formula: str) -> list[tuple[str, object, int]]:
+    """(kind, value, position) tokens; kind is num, name (bare), id (braced), kw, op or end."""
+    tokens: list[tuple[str, object, int]] = []
+    pos = 0
+    while True:
+        while pos < len(formula) and formula[pos] in " \t\r\n":
+            pos += 1
+        if pos == len(formula):
+            tokens.append(("end", None, pos))
+            return tokens
+        match = _TOKEN_RE.match(formula, pos)
+        if match is None:
+            if formula[pos] == "{":
+                raise FormulaError(f"unclosed '{{' at position {pos}")
+            hint = " (use '==')" if formula[pos] == "=" else ""
+            raise FormulaError(f"unexpected character {formula[pos]!r} at position {pos}{hint}")
+        if match["num"] is not None:
+            text = match["num"]
+            tokens.append(("num", float(text) if "." in text else int(text), pos))
+        elif match["name"] is not None:
+            name = match["name"]
+            tokens.append(("kw" if name in _KEYWORDS else "name", name, pos))
+        elif match["braced"] is not None:
+            # Braces quote ids a bare name cannot spell, such as "weight-kg" or "2nd".
+            if not _ID_RE.fullmatch(match["braced"]):
+                raise FormulaError(f"invalid question id in braces at position {pos}")
+            tokens.append(("id", match["braced"], pos))
+        else:
+            tokens.append(("op", match["op"], pos))
+        pos = match.end()
+
+
+class _Parser:
+    """A Pratt parser producing tuples; same-precedence chains become one n-ary node, so a
+    long sum stays shallow and evaluation never recurses deeply."""
+
+    def __init__(self, tokens: list[tuple[str, object, int]]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.depth = 0
+
+    def peek(self) -> tuple[str, object, int]:
+        return self.tokens[self.pos]
+
+    def take(self) -> tuple[str, object, int]:
+        token = self.tokens[self.pos]
+        if token[0] != "end":
+            self.pos += 1
+        return token
+
+    def expect(self, text: str) -> None:
+        kind, value, pos = self.take()
+        if kind != "op" or value != text:
+            raise FormulaError(
+                f"expected '{text}' at position {pos}, found {_describe(kind, value)}"
+            )
+
+    def expression(self, min_precedence: int = 0) -> tuple:
+        self.depth += 1
+        if self.depth > MAX_FORMULA_DEPTH:
+            raise FormulaError(
+                f"formula is nested too deeply (more than {MAX_FORMULA_DEPTH} levels)"
+            )
+        left = self.prefix()
+        chain_precedence, items = None, []
+        while True:
+            kind, value, _ = self.peek()
+            precedence = _BINARY_PRECEDENCE.get(value) if kind in ("op", "kw") else None
+            if precedence is None or precedence < min_precedence:
+                break
+            self.take()
+            right = self.expression(precedence + 1)
+            if precedence == chain_precedence:
+                if precedence == _COMPARISON:
+                    raise FormulaError("comparisons cannot be chained; combine them with 'and'")
+                items.append((value, right))
+            else:
+                # The loop sees non-increasing precedence, so a new chain wraps the old one.
+                left = _finish_chain(chain_precedence, left, items)
+                chain_precedence, items = precedence, [(value, right)]
+        self.depth -= 1
+        return _finish_chain(chain_precedence, left, items)
+
+    def prefix(self) -> tuple:
+        kind, value, pos = self.take()
+        if kind == "num":
+            return ("num", value)
+        if kind == "op" and value == "-":
+            operand = self.expression(_UNARY_PRECEDENCE)
+            if operand[0] == "num" and not isinstance(operand[1], bool):
+                return ("num", -operand[1])
+            return ("neg", operand)
+        if kind == "op" and value == "(":
+            inner = self.expression()
+            self.expect(")")
+            return inner
+        if kind == "kw" and value == "not":
+            return ("not", self.expression(_NOT_PRECEDENCE))
+        if kind == "kw" and value in ("true", "false"):
+            return ("num", value == "true")
+        if kind == "name" and self.peek()[:2] == ("op", "("):
+            return self.call(value, pos)
+        if kind in ("name", "id"):
+            return ("id", value)
+        raise FormulaError(f"unexpected {_describe(kind, value)} at position {pos}")
+
+    def call(self, name: str, pos: int) -> tuple:
+        if name not in _FUNCTIONS:
+            raise FormulaError(f"unknown function {name!r} at position {pos}")
+        self.expect("(")
+        args = []
+        if self.peek()[:2] != ("op", ")"):
+            args.append(self.expression())
+            while self.peek()[:2] == ("op", ","):
+                self.take()
+                args.append(self.expression())
+        self.expect(")")
+        fewest, most = _FUNCTIONS[name]
+        if len(args) < fewest or (most is not None and len(args) > most):
+            wanted = f"{fewest}" if fewest == most else f"{fewest} or more"
+            if name == "round":
+                wanted = "1 or 2"
+            raise FormulaError(f"{name}() takes {wanted} argument(s), got {len(args)}")
+        return ("call", name, tuple(args))
+
+
+def _describe(kind: str, value: object) -> str:
+    """A token, for messages."""
+    if kind == "end":
+        return "end of formula"
+    if kind == "num":
+        return f"number {_show(value)}"
+    return repr(value)
+
+
+def _finish_chain(precedence: int | None, first: tuple, items: list) -> tuple:
+    """The node for `first op x op y ...` at one precedence level."""
+    if precedence is None:
+        return first
+    if precedence in (1, 2):
+        return (items[0][0], (first, *(node for _, node in items)))
+    if precedence == _COMPARISON:
+        return ("cmp", items[0][0], first, items[0][1])
+    return ("arith", first, tuple(items))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_cached(formula: str) -> tuple:
+    """The syntax tree of a formula; immutable tuples, so safe to share from the cache."""
+    parser = _Parser(_tokenize(formula))
+    tree = parser.expression()
+    kind, value, pos = parser.peek()
+    if kind != "end":
+        raise FormulaError(f"unexpected {_describe(kind, value)} at position {pos}")
+    return tree
+
+
+def parse_formula(formula: str) -> object:
+    """The syntax tree of a formula; raises FormulaError when it does not parse."""
+    if not isinstance(formula, str):
+        raise FormulaError(f"a formula must be a string, not {_json_type(formula)}")
+    if len(formula) > MAX_FORMULA_LENGTH:
+        raise FormulaError(f"formula is longer than {MAX_FORMULA_LENGTH} characters")
+    if not formula.strip():
+        raise FormulaError("formula is empty")
+    return _parse_cached(formula)
+
+
+def formula_references(formula: str) -> set[str]:
+    """The question ids a formula refers to; raises FormulaError when it does not parse."""
+    found: set[str] = set()
+    pending = [parse_formula(formula)]
+    while pending:
+        node = pending.pop()
+        kind = node[0]
+        if kind == "id":
+            found.add(node[1])
+        elif kind in ("neg", "not"):
+            pending.append(node[1])
+        elif kind in ("and", "or", "call"):
+            pending.extend(node[-1])
+        elif kind == "cmp":
+            pending.extend(node[2:])
+        elif kind == "arith":
+            pending.append(node[1])
+            pending.extend(operand for _, operand in node[2])
+    return found
+
+
+def _operand(value: object) -> float | int | bool | None:
+    """A question's value as a formula operand; anything but a finite number or bool is missing."""
+    if isinstance(value, bool) or (_is_int(value)):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    return None
+
+
+def _tame(value: float | int) -> float | int | None:
+    """Keep results JSON-safe: huge ints become floats, inf and nan become missing."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if not isinstance(value, bool) and abs(value) > MAX_SAFE_INTEGER:
+        return _tame(float(value))
+    return value
+
+
+def _arith(op: str, left: float | int, right: float | int) -> float | int | None:
+    """One arithmetic step; division or remainder by zero is missing, not an error."""
+    left, right = +left, +right  # unary plus turns bools into ints
+    if op == "+":
+        return _tame(left + right)
+    if op == "-":
+        return _tame(left - right)
+    if op == "*":
+        return _tame(left * right)
+    if right == 0:
+        return None
+    return _tame(left / right if op == "/" else left % right)
+
+
+def _round(value: float | int, digits: float | int) -> float | int | None:
+    """Round half away from zero (what people expect; Python's round() is banker's)."""
+    if isinstance(digits, float):
+        if not digits.is_integer():
+            return None
+        digits = int(digits)
+    digits = int(digits)
+    if abs(digits) > 100:
+        return None
+    if _is_int(value) and digits >= 0:
+        return value
+    exact = decimal.Decimal(repr(value) if isinstance(value, float) else int(value))
+    with decimal.localcontext() as context:
+        context.prec = 1000
+        rounded = exact.quantize(decimal.Decimal(1).scaleb(-digits), decimal.ROUND_HALF_UP)
+    return _tame(int(rounded) if digits <= 0 else float(rounded))
+
+
+def _truthy(value: float | int | bool) -> bool:
+    return bool(value)
+
+
+def _evaluate_node(node: tuple, values: dict) -> float | int | bool | None:
+    """The value of a syntax tree; None as soon as a needed operand is missing."""
+    kind = node[0]
+    if kind == "num":
+        return node[1]
+    if kind == "id":
+        return _operand(values.get(node[1]))
+    if kind in ("neg", "not"):
+        operand = _evaluate_node(node[1], values)
+        if operand is None:
+            return None
+        return _tame(-operand) if kind == "neg" else not _truthy(operand)
+    if kind == "arith":
+        result = _evaluate_node(node[1], values)
+        for op, operand_node in node[2]:
+            if result is None:
+                return None
+            operand = _evaluate_node(operand_node, values)
+            if operand is None:
+                return None
+            result = _arith(op, result, operand)
+        return result
+    if kind == "cmp":
+        left, right = _evaluate_node(node[2], values), _evaluate_node(node[3], values)
+        if left is None or right is None:
+            return None
+        op = node[1]
+        if op in ("==", "!="):
+            return (left == right) == (op == "==")
+        return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
+    if kind in ("and", "or"):
+        # Three-valued logic: `false and missing` is false, `true or missing` is true.
+        decisive = kind == "or"
+        missing = False
+        for operand_node in node[1]:
+            operand = _evaluate_node(operand_node, values)
+            if operand is None:
+                missing = True
+            elif _truthy(operand) == decisive:
+                return decisive
+        return None if missing else not decisive
+    name, arg_nodes = node[1], node[2]
+    if name == "if":
+        condition = _evaluate_node(arg_nodes[0], values)
+        if condition is None:
+            return None
+        return _evaluate_node(arg_nodes[1] if _truthy(condition) else arg_nodes[2], values)
+    args = [_evaluate_node(arg, values) for arg in arg_nodes]
+    if any(arg is None for arg in args):
+        return None
+    if name == "abs":
+        return _tame(abs(args[0]))
+    if name == "round":
+        return _round(args[0], args[1] if len(args) > 1 else 0)
+    return min(args) if name == "min" else max(args)
+
+
+def evaluate_formula(formula: str, values: dict) -> float | int | bool | None:
+    """Evaluate a formula over other questions' values; None if an operand is missing/None.
+
+    Raises FormulaError when the formula does not parse.
+    """
+    tree = parse_formula(formula)
+    try:
+        result = _evaluate_node(tree, values if isinstance(values, dict) else {})
+        # Literals are not tamed while parsing, so "1e999"-sized ones are caught here.
+        return result if result is None or isinstance(result, bool) else _tame(result)
+    except ArithmeticError:  # overflow in float conversion or Decimal: no usable result
+        return None
+
+
+# --------------------------------------------------------------------------- values
+
+
+def _check_value(question: dict, value: object, *, rules: bool = True) -> tuple[object, list]:
+    """(normalised value, [(code, message)]) for one answer to a question. With rules False only
+    the shape is checked (used for visible_if values), not validation bounds or max_files."""
+    qtype = question.get("type")
+    rule = question.get("validation") if rules else None
+    rule = rule if isinstance(rule, dict) else {}
+    options = question.get("options")
+    options = options if isinstance(options, list) else None
+
+    if qtype in _NUMERIC_TYPES or qtype == "calculated":
+        if qtype == "calculated" and isinstance(value, bool):
+            return value, []
+        error = _number_error(value, integer=qtype == "integer")
+        if error:
+            return None, [("value_type", error)]
+        return value, _range_problems(value, rule, "")
+    if qtype == "boolean":
+        if not isinstance(value, bool):
+            return None, [("value_type", f"must be true or false, not {_json_type(value)}")]
+        return value, []
+    if qtype in _TEXT_TYPES or qtype == "select":
+        if not isinstance(value, str):
+            return None, [("value_type", f"must be a string, not {_json_type(value)}")]
+        if len(value) > MAX_TEXT_LENGTH:
+            return None, [("too_large", f"must be at most {MAX_TEXT_LENGTH} characters")]
+        if qtype == "select":
+            if options is not None and value not in options:
+                return None, [("not_an_option", f"{_show(value)} is not one of the options")]
+            return value, []
+        return value, _text_problems(value, rule)
+    if qtype == "multiselect":
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            return None, [("value_type", "must be a list of options")]
+        if len(set(value)) != len(value):
+            return None, [("value_type", "must not choose the same option twice")]
+        unknown = [item for item in value if options is not None and item not in options]
+        if unknown:
+            return None, [("not_an_option", f"{_show(unknown[0])} is not one of the options")]
+        return list(value), _range_problems(len(value), rule, " options chosen")
+    if qtype in _TEMPORAL_TYPES:
+        if _temporal(qtype, value) is None:
+            shape = {"date": "YYYY-MM-DD", "time": "HH:MM or HH:MM:SS"}.get(
+                qtype, "an ISO 8601 date and time (YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM])"
+            )
+            return None, [("value_type", f"must be a valid {qtype} as {shape}")]
+        return value, []
+    if qtype in _FILE_TYPES:
+        if not isinstance(value, list) or not all(
+            isinstance(item, str) and _UUID_RE.fullmatch(item) for item in value
+        ):
+            return None, [("value_type", "must be a list of file ids (UUIDs)")]
+        files = [item.lower() for item in value]
+        if len(set(files)) != len(files):
+            return None, [("value_type", "must not list the same file twice")]
+        limit = question.get("max_files") if rules else None
+        limit = min(limit, MAX_FILES) if _is_int(limit) else MAX_FILES
+        if rules and len(files) > limit:
+            return None, [("out_of_range", f"must hold at most {limit} file(s)")]
+        return files, []
+    if qtype == "location":
+        if not isinstance(value, dict) or set(value) != {"lat", "lng"}:
+            return None, [("value_type", 'must be an object {"lat": number, "lng": number}')]
+        lat, lng = value["lat"], value["lng"]
+        if _number_error(lat) or _number_error(lng):
+            return None, [("value_type", "lat and lng must be numbers")]
+        if not (-90 <= lat <= 90 and -180 <= lng <= 180):
+            return None, [("out_of_range", "lat must be within -90..90 and lng within -180..180")]
+        return {"lat": lat, "lng": lng}, []
+    return None, [("value_type", "this question takes no answer")]
+
+
+def _range_problems(amount: float | int, rule: dict, what: str) -> list:
+    """min/max problems for a number (or a multiselect's count)."""
+    low, high = rule.get("min"), rule.get("max")
+    if _number_error(low) is None and amount < low:
+        return [("out_of_range", f"must be at least {_show(low)}{what}")]
+    if _number_error(high) is None and amount > high:
+        return [("out_of_range", f"must be at most {_show(high)}{what}")]
+    return []
+
+
+def _text_problems(text: str, rule: dict) -> list:
+    """minlength/maxlength/regex problems for a string."""
+    problems = []
+    low, high, pattern = rule.get("minlength"), rule.get("maxlength"), rule.get("regex")
+    if _is_int(low) and len(text) < low:
+        problems.append(("out_of_range", f"must be at least {_show(low)} characters"))
+    if _is_int(high) and len(text) > high:
+        problems.append(("out_of_range", f"must be at most {_show(high)} characters"))
+    if isinstance(pattern, str) and not _regex_fullmatch(pattern, text):
+        problems.append(("pattern_mismatch", "does not match the required pattern"))
+    return problems
+
+
+def _condition_value_problem(ref: dict, operator: str, value: object) -> tuple | None:
+    """(code, message) when a visible_if value does not fit its operator and question."""
+    rtype = ref.get("type")
+    if operator in ("empty", "not_empty"):
+        return None if value is None else ("value_type", f"operator '{operator}' takes no value")
+    if value is None:
+        return ("value_type", f"operator '{operator}' needs a value; use 'empty' to test for none")
+    if operator in ("in", "not_in"):
+        if not isinstance(value, list) or not value:
+            return ("value_type", f"operator '{operator}' needs a non-empty list of values")
+        if len(value) > MAX_CONDITION_VALUES:
+            return ("too_large", f"at most {MAX_CONDITION_VALUES} values")
+        return next(filter(None, (_scalar_problem(ref, item) for item in value)), None)
+    if operator == "contains" and rtype != "multiselect":
+        return None if isinstance(value, str) else ("value_type", "must be a string")
+    if operator in ("gt", "gte", "lt", "lte") and rtype == "calculated":
+        error = _number_error(value)
+        return ("value_type", error) if error else None
+    return _scalar_problem(ref, value) if operator == "contains" else _shape_problem(ref, value)
+
+
+def _scalar_problem(ref: dict, item: object) -> tuple | None:
+    """(code, message) when one compared item does not fit the question (a multiselect's item
+    is one of its options)."""
+    if ref.get("type") == "multiselect":
+        ref = {**ref, "type": "select"}
+    return _shape_problem(ref, item)
+
+
+def _shape_problem(ref: dict, value: object) -> tuple | None:
+    """(code, message) when a compared value is not shaped like an answer to the question; an
+    integer question may be compared with any number."""
+    if ref.get("type") == "integer":
+        ref = {**ref, "type": "number"}
+    problems = _check_value(ref, value, rules=False)[1]
+    return problems[0] if problems else None
+
+
+def _ordered_key(qtype: str, value: object) -> object | None:
+    """A comparable form of a value for gt/gte/lt/lte, or None."""
+    if qtype in _TEMPORAL_TYPES:
+        return _temporal(qtype, value)
+    return value if _number_error(value) is None else None
+
+
+def _same(qtype: str, left: object, right: object) -> bool:
+    """eq semantics: dates and times by their moment, choices as sets, bool never equals 1."""
+    if qtype in _TEMPORAL_TYPES:
+        left_key, right_key = _temporal(qtype, left), _temporal(qtype, right)
+        if left_key is not None and right_key is not None:
+            return left_key == right_key
+    if isinstance(left, bool) or isinstance(right, bool):
+        return left is right
+    if (
+        isinstance(left, list)
+        and isinstance(right, list)
+        and all(isinstance(item, str) for item in (*left, *right))
+    ):
+        return len(left) == len(right) and set(left) == set(right)
+    return left == right
+
+
+def _condition_holds(condition: dict, ref_type: str, answer: object) -> bool:
+    """Whether a visible_if condition holds for the referenced question's (cleaned) answer.
+    Any comparison with a missing answer is false; only `empty` is true then."""
+    operator, target = condition.get("operator"), condition.get("value")
+    if operator in ("empty", "not_empty"):
+        return _is_empty(answer) == (operator == "empty")
+    if _is_empty(answer):
+        return False
+    if operator in ("eq", "neq"):
+        return _same(ref_type, answer, target) == (operator == "eq")
+    if operator in ("in", "not_in"):
+        if not isinstance(target, list):
+            return False
+        chosen = answer if isinstance(answer, list) else [answer]  # multiselect: any chosen
+        hit = any(_same(ref_type, item, candidate) for item in chosen for candidate in target)
+        return hit == (operator == "in")
+    if operator == "contains":
+        return isinstance(target, str) and isinstance(answer, (str, list)) and target in answer
+    left, right = _ordered_key(ref_type, answer), _ordered_key(ref_type, target)
+    if left is None or right is None:
+        return False
+    return {"gt": left > right, "gte": left >= right, "lt": left < right, "lte": left <= right}.get(
+        operator, False
+    )
+
+
+# --------------------------------------------------------------------------- dependency graph
+
+
+def _components(edges: list[list[int]]) -> list[list[int]]:
+    """Strongly connected components (Tarjan, iterative), each after those it depends on."""
+    count = len(edges)
+    index: list[int | None] = [None] * count
+    low = [0] * count
+    on_stack = [False] * count
+    stack: list[int] = []
+    components: list[list[int]] = []
+    counter = 0
+    for root in range(count):
+        if index[root] is not None:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, next_edge = work.pop()
+            if next_edge == 0:
+                index[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack[node] = True
+            for position in range(next_edge, len(edges[node])):
+                target = edges[node][position]
+                if index[target] is None:
+                    work.extend(((node, position + 1), (target, 0)))
+                    break
+                if on_stack[target]:
+                    low[node] = min(low[node], index[target])
+            else:
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack[member] = False
+                        component.append(member)
+                        if member == node:
+                            break
+                    components.append(component)
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+    return components
+
+
+# --------------------------------------------------------------------------- definitions
+
+
+@dataclass
+class _Entry:
+    """One question met while checking a definition, in document order."""
+
+    index: int
+    path: str
+    qid: str | None
+    qtype: str | None
+    canonical: dict
+    parent: int | None
+    ancestors: tuple[int, ...]
+    condition: dict | None = None
+    formula_refs: set[str] | None = None
+    edges: list[int] = field(default_factory=list)
+
+
+class _DefinitionChecker:
+    """Collects every problem of one definition while building its canonical form."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+        self.entries: list[_Entry] = []
+        self.first_by_id: dict[str, int] = {}
+        self.count = 0
+        self.overflowed = False
+
+    def add(self, path: str, qid: str | None, code: str, message: str) -> None:
+        self.problems.append(Problem(path, qid, message, code))
+
+    def run(self, doc: object) -> dict | None:
+        if not isinstance(doc, dict):
+            self.add(
+                "", None, "field_type", f"a definition must be an object, not {_json_type(doc)}"
+            )
+            return None
+        self.unknown_keys(doc, _TOP_FIELDS, "", None)
+        version = doc.get("schema_version")
+        if version is None:
+            self.add("schema_version", None, "required_field", "schema_version is required")
+        elif not _is_int(version) or version not in SCHEMA_VERSIONS:
+            known = ", ".join(str(v) for v in sorted(SCHEMA_VERSIONS))
+            self.add(
+                "schema_version",
+                None,
+                "schema_version",
+                f"schema_version {_show(version)} is not supported (known: {known})",
+            )
+        canonical = {
+            "schema_version": version,
+            "questionnaire_id": self.string(doc, "questionnaire_id", "", None, MAX_ID_LENGTH),
+            "title": self.string(doc, "title", "", None, MAX_TITLE_LENGTH),
+            "activity_type": self.string(
+                doc, "activity_type", "", None, 64, _SLUG_RE, "must be a slug of a-z, 0-9, _ and -"
+            ),
+            "questions": None,
+        }
+        questions = doc.get("questions")
+        if questions is None:
+            self.add("questions", None, "required_field", "questions is required")
+        elif not isinstance(questions, list):
+            self.add("questions", None, "field_type", "questions must be a list")
+        else:
+            canonical["questions"] = self.questions(questions, "questions", None, ())
+        self.check_references()
+        self.check_cycles()
+        return canonical
+
+    def unknown_keys(self, obj: dict, allowed: tuple, path: str, qid: str | None) -> None:
+        for key in obj:
+            if key not in allowed:
+                self.add(_join(path, key), qid, "unknown_field", f"unknown field {_show(key)}")
+
+    def string(
+        self,
+        obj: dict,
+        key: str,
+        path: str,
+        qid: str | None,
+        max_length: int,
+        pattern: re.Pattern | None = None,
+        hint: str = "",
+        *,
+        required: bool = True,
+    ) -> str | None:
+        value, where = obj.get(key), _join(path, key)
+        if value is None:
+            if required:
+                self.add(where, qid, "required_field", f"{key} is required")
+        elif not isinstance(value, str):
+            self.add(where, qid, "field_type", f"{key} must be a string, not {_json_type(value)}")
+        elif required and not value.strip():
+            self.add(where, qid, "required_field", f"{key} must not be empty")
+        elif len(value) > max_length:
+            self.add(where, qid, "too_large", f"{key} is longer than {max_length} characters")
+        elif pattern is not None and not pattern.fullmatch(value):
+            self.add(where, qid, "invalid_value", f"{key} {hint}")
+        else:
+            return value
+        return None
+
+    def boolean(self, obj: dict, key: str, path: str, qid: str | None) -> bool:
+        value = obj.get(key)
+        if value is None or isinstance(value, bool):
+            return bool(value)
+        self.add(_join(path, key), qid, "field_type", f"{key} must be true or false")
+        return False
+
+    def questions(self, items: list, path: str, parent: int | None, ancestors: tuple) -> list:
+        result = []
+        for position, raw in enumerate(items):
+            if self.count >= MAX_QUESTIONS:
+                # Stop here: the rest is not examined, which also bounds the work on huge input.
+                if not self.overflowed:
+                    self.add(path, None, "too_large", f"at most {MAX_QUESTIONS} questions in all")
+                self.overflowed = True
+                break
+            self.count += 1
+            question = self.question(raw, f"{path}[{position}]", parent, ancestors)
+            if question is not None:
+                result.append(question)
+        return result
+
+    def question(self, raw: object, path: str, parent: int | None, ancestors: tuple) -> dict | None:
+        if not isinstance(raw, dict):
+            self.add(
+                path, None, "field_type", f"a question must be an object, not {_json_type(raw)}"
+            )
+            return None
+        qid = raw["id"][:MAX_ID_LENGTH] if isinstance(raw.get("id"), str) else None
+        self.unknown_keys(raw, QUESTION_FIELDS, path, qid)
+        hint = "may only hold letters, digits, '_', '.' and '-'"
+        valid_id = self.string(raw, "id", path, qid, MAX_ID_LENGTH, _ID_RE, hint)
+        qtype = raw.get("type")
+        if qtype is None:
+            self.add(_join(path, "type"), qid, "required_field", "type is required")
+        elif not isinstance(qtype, str):
+            self.add(_join(path, "type"), qid, "field_type", "type must be a string")
+        elif qtype not in QUESTION_TYPES:
+            self.add(_join(path, "type"), qid, "type_unknown", f"unknown type {_show(qtype)}")
+        qtype = qtype if qtype in QUESTION_TYPES else None
+        canonical = dict.fromkeys(QUESTION_FIELDS)
+        canonical.update(
+            id=valid_id,
+            type=qtype,
+            label=self.string(raw, "label", path, qid, MAX_LABEL_LENGTH),
+            required=self.boolean(raw, "required", path, qid),
+            readonly=self.boolean(raw, "readonly", path, qid),
+            unit=self.string(raw, "unit", path, qid, MAX_UNIT_LENGTH, required=False),
+        )
+        entry = _Entry(len(self.entries), path, qid, qtype, canonical, parent, ancestors)
+        self.entries.append(entry)
+        if valid_id is not None:
+            if valid_id in self.first_by_id:
+                first = self.entries[self.first_by_id[valid_id]].path
+                self.add(
+                    _join(path, "id"),
+                    qid,
+                    "duplicate_id",
+                    f"id {_show(valid_id)} is already used at {first}",
+                )
+            else:
+                self.first_by_id[valid_id] = entry.index
+        for flag in ("required", "readonly"):
+            if canonical[flag] and qtype in _NO_ANSWER_TYPES:
+                self.add(
+                    _join(path, flag),
+                    qid,
+                    "field_not_allowed",
+                    f"a {qtype} takes no answer, so it cannot be {flag}",
+                )
+        canonical["max_files"] = self.max_files(raw, path, qid, qtype)
+        canonical["options"] = self.options(raw, path, qid, qtype)
+        canonical["validation"] = self.validation(raw, path, qid, qtype)
+        canonical["visible_if"] = entry.condition = self.condition(raw, path, qid)
+        canonical["formula"] = self.formula(raw, path, qid, qtype, entry)
+        canonical["default_value"] = self.default_value(raw, path, qid, qtype, canonical)
+        canonical["questions"] = self.children(raw, path, qid, qtype, entry)
+        return canonical
+
+    def not_allowed(self, path: str, key: str, qid: str | None, qtype: str, allowed: str) -> None:
+        self.add(
+            _join(path, key),
+            qid,
+            "field_not_allowed",
+            f"{key} is only allowed for {allowed} questions, not {qtype}",
+        )
+
+    def max_files(self, raw: dict, path: str, qid: str | None, qtype: str | None) -> int | None:
+        value, where = raw.get("max_files"), _join(path, "max_files")
+        if value is None:
+            return None
+        if qtype is not None and qtype not in _FILE_TYPES:
+            self.not_allowed(path, "max_files", qid, qtype, "photo, signature and document_scan")
+        elif not _is_int(value):
+            self.add(where, qid, "field_type", "max_files must be an integer")
+        elif value < 1:
+            self.add(where, qid, "invalid_value", "max_files must be at least 1")
+        elif value > MAX_FILES:
+            self.add(where, qid, "too_large", f"max_files may be at most {MAX_FILES}")
+        else:
+            return value
+        return None
+
+    def options(self, raw: dict, path: str, qid: str | None, qtype: str | None) -> list | None:
+        value, where = raw.get("options"), _join(path, "options")
+        if value is None:
+            if qtype in _CHOICE_TYPES:
+                self.add(where, qid, "options_missing", f"a {qtype} question needs options")
+            return None
+        if qtype is not None and qtype not in _CHOICE_TYPES:
+            self.not_allowed(path, "options", qid, qtype, "select and multiselect")
+            return None
+        if not isinstance(value, list):
+            self.add(where, qid, "field_type", "options must be a list of strings")
+            return None
+        if not value:
+            self.add(where, qid, "options_missing", "options must not be empty")
+        if len(value) > MAX_OPTIONS:
+            self.add(where, qid, "too_large", f"at most {MAX_OPTIONS} options")
+            return None
+        seen: set[str] = set()
+        for position, option in enumerate(value):
+            at = f"{where}[{position}]"
+            if not isinstance(option, str):
+                self.add(
+                    at, qid, "field_type", f"an option must be a string, not {_json_type(option)}"
+                )
+            elif not option.strip():
+                self.add(at, qid, "invalid_value", "an option must not be empty")
+            elif len(option) > MAX_OPTION_LENGTH:
+                self.add(
+                    at, qid, "too_large", f"an option is at most {MAX_OPTION_LENGTH} characters"
+                )
+            elif option in seen:
+                self.add(at, qid, "duplicate_option", f"option {_show(option)} appears twice")
+            if isinstance(option, str):
+                seen.add(option)
+        return [option for option in value if isinstance(option, str)]
+
+    def validation(self, raw: dict, path: str, qid: str | None, qtype: str | None) -> dict | None:
+        value, where = raw.get("validation"), _join(path, "validation")
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            self.add(where, qid, "field_type", "validation must be an object")
+            return None
+        self.unknown_keys(value, _VALIDATION_FIELDS, where, qid)
+        rule = dict.fromkeys(_VALIDATION_FIELDS)
+        for key in _VALIDATION_FIELDS:
+            item, at = value.get(key), _join(where, key)
+            is_length = key in ("minlength", "maxlength")
+            fits = _TEXT_TYPES if is_length or key == "regex" else _RANGE_TYPES
+            error = _number_error(item, integer=is_length or qtype == "multiselect")
+            if item is None:
+                continue
+            if key == "regex" and not isinstance(item, str):
+                self.add(at, qid, "field_type", "regex must be a string")
+            elif key != "regex" and error:
+                code = "too_large" if "too large" in error else "field_type"
+                self.add(at, qid, code, f"{key} {error}")
+            elif qtype is not None and qtype not in fits:
+                self.not_allowed(where, key, qid, qtype, ", ".join(fits))
+            elif key != "regex" and item < 0 and (is_length or qtype == "multiselect"):
+                self.add(at, qid, "invalid_value", f"{key} must not be negative")
+            elif key == "regex" and len(item) > MAX_REGEX_LENGTH:
+                self.add(
+                    at, qid, "too_large", f"regex is longer than {MAX_REGEX_LENGTH} characters"
+                )
+            elif key == "regex" and _compile_regex(item)[0] is None:
+                self.add(
+                    at, qid, "regex_invalid", f"regex does not compile: {_compile_regex(item)[1]}"
+                )
+            else:
+                rule[key] = item
+        for low, high in (("min", "max"), ("minlength", "maxlength")):
+            if rule[low] is not None and rule[high] is not None and rule[low] > rule[high]:
+                self.add(
+                    _join(where, low),
+                    qid,
+                    "min_gt_max",
+                    f"{low} ({_show(rule[low])}) is greater than {high} ({_show(rule[high])})",
+                )
+        # An all-null rule means no rule: one canonical spelling keeps check_definition idempotent.
+        return rule if any(item is not None for item in rule.values()) else None
+
+    def condition(self, raw: dict, path: str, qid: str | None) -> dict | None:
+        value, where = raw.get("visible_if"), _join(path, "visible_if")
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            self.add(where, qid, "field_type", "visible_if must be an object")
+            return None
+        self.unknown_keys(value, _CONDITION_FIELDS, where, qid)
+        operator = value.get("operator")
+        if operator is None:
+            self.add(_join(where, "operator"), qid, "required_field", "operator is required")
+        elif not isinstance(operator, str) or operator not in OPERATORS:
+            self.add(
+                _join(where, "operator"),
+                qid,
+                "operator_unknown",
+                f"unknown operator {_show(operator)} (known: {', '.join(OPERATORS)})",
+            )
+            operator = None
+        return {
+            "question_id": self.string(value, "question_id", where, qid, MAX_ID_LENGTH),
+            "operator": operator,
+            "value": value.get("value"),  # copied once it is known to fit (check_references)
+        }
+
+    def formula(
+        self, raw: dict, path: str, qid: str | None, qtype: str | None, entry: _Entry
+    ) -> str | None:
+        value, where = raw.get("formula"), _join(path, "formula")
+        if value is None:
+            if qtype == "calculated":
+                self.add(where, qid, "required_field", "a calculated question needs a formula")
+            return None
+        if qtype is not None and qtype != "calculated":
+            self.not_allowed(path, "formula", qid, qtype, "calculated")
+            return None
+        if not isinstance(value, str):
+            self.add(where, qid, "field_type", "formula must be a string")
+            return None
+        try:
+            entry.formula_refs = formula_references(value)
+        except FormulaError as exc:
+            self.add(where, qid, "formula_syntax", str(exc))
+            return None
+        return value
+
+    def default_value(
+        self, raw: dict, path: str, qid: str | None, qtype: str | None, canonical: dict
+    ) -> object:
+        value, where = raw.get("default_value"), _join(path, "default_value")
+        if value is None:
+            answerable = qtype not in (*_NO_ANSWER_TYPES, "calculated")
+            if canonical["readonly"] and canonical["required"] and answerable:
+                self.add(
+                    where,
+                    qid,
+                    "readonly_without_default",
+                    "a required readonly question needs a default_value",
+                )
+            return None
+        if qtype is None:
+            return None
+        if qtype in _NO_DEFAULT_TYPES:
+            self.add(where, qid, "field_not_allowed", f"a {qtype} question has no default_value")
+            return None
+        cleaned, problems = _check_value(canonical, value)
+        for code, message in problems:
+            self.add(where, qid, code, f"default_value {message}")
+        return None if problems else copy.deepcopy(cleaned)
+
+    def children(
+        self, raw: dict, path: str, qid: str | None, qtype: str | None, entry: _Entry
+    ) -> list | None:
+        value, where = raw.get("questions"), _join(path, "questions")
+        if qtype != "group":
+            if value is not None and qtype is not None:
+                self.not_allowed(path, "questions", qid, qtype, "group")
+            return None
+        if value is None or (isinstance(value, list) and not value):
+            self.add(where, qid, "required_field", "a group needs at least one question")
+        elif not isinstance(value, list):
+            self.add(where, qid, "field_type", "questions must be a list")
+        elif len(entry.ancestors) >= MAX_GROUP_DEPTH:
+            self.add(
+                where, qid, "too_large", f"groups may be nested at most {MAX_GROUP_DEPTH} deep"
+            )
+        else:
+            return self.questions(value, where, entry.index, (*entry.ancestors, entry.index))
+        return []
+
+    def check_references(self) -> None:
+        for entry in self.entries:
+            if entry.parent is not None:
+                entry.edges.append(entry.parent)
+            if entry.condition is not None:
+                self.check_condition(entry)
+            for ref in sorted(entry.formula_refs or ()):
+                self.check_formula_ref(entry, ref)
+
+    def check_condition(self, entry: _Entry) -> None:
+        condition, where = entry.condition, _join(entry.path, "visible_if")
+        ref_id, operator = condition["question_id"], condition["operator"]
+        if ref_id is None:
+            return
+        target, at = self.first_by_id.get(ref_id), _join(where, "question_id")
+        if target is None:
+            self.add(at, entry.qid, "unknown_reference", f"no question has id {_show(ref_id)}")
+            return
+        if target == entry.index:
+            self.add(at, entry.qid, "forward_reference", "a question cannot depend on itself")
+            return
+        if target in entry.ancestors:
+            self.add(
+                at,
+                entry.qid,
+                "enclosing_reference",
+                "a question cannot depend on the group that holds it",
+            )
+            return
+        if target > entry.index:
+            message = f"visible_if may only refer to an earlier question; {_show(ref_id)} is later"
+            self.add(at, entry.qid, "forward_reference", message)
+            return
+        entry.edges.append(target)
+        ref = self.entries[target]
+        if ref.qtype is None or operator is None:
+            return
+        if ref.qtype in _NO_ANSWER_TYPES:
+            self.add(
+                at,
+                entry.qid,
+                "reference_type",
+                f"{_show(ref_id)} is a {ref.qtype} question and has no answer",
+            )
+            return
+        if operator not in _OPERATORS_BY_TYPE[ref.qtype]:
+            self.add(
+                _join(where, "operator"),
+                entry.qid,
+                "operator_type",
+                f"operator '{operator}' does not fit a {ref.qtype} question (use one of "
+                f"{', '.join(_OPERATORS_BY_TYPE[ref.qtype])})",
+            )
+            return
+        problem = _condition_value_problem(ref.canonical, operator, condition["value"])
+        if problem is not None:
+            self.add(_join(where, "value"), entry.qid, problem[0], f"value {problem[1]}")
+        else:
+            condition["value"] = copy.deepcopy(condition["value"])  # validated: small and flat
+
+    def check_formula_ref(self, entry: _Entry, ref_id: str) -> None:
+        where = _join(entry.path, "formula")
+        target = self.first_by_id.get(ref_id)
+        if target is None:
+            self.add(where, entry.qid, "formula_unknown_id", f"no question has id {_show(ref_id)}")
+        elif self.entries[target].qtype not in (*_FORMULA_OPERAND_TYPES, None):
+            self.add(
+                where,
+                entry.qid,
+                "formula_type",
+                f"{_show(ref_id)} is a {self.entries[target].qtype} question; a formula "
+                "may only use number, integer, calculated and boolean questions",
+            )
+        else:
+            entry.edges.append(target)
+
+    def check_cycles(self) -> None:
+        for component in _components([entry.edges for entry in self.entries]):
+            looped = len(component) > 1 or component[0] in self.entries[component[0]].edges
+            if not looped:
+                continue
+            members = sorted(component)
+            names = ", ".join(_show(self.entries[i].qid) for i in members)
+            for index in members:
+                entry = self.entries[index]
+                # Only formulas can point forward, so every cycle passes through one.
+                if entry.qtype == "calculated" or entry.formula_refs:
+                    self.add(
+                        _join(entry.path, "formula"),
+                        entry.qid,
+                        "formula_cycle",
+                        f"formula depends on its own result through {names}",
+                    )
+
+
+def check_definition(doc: object) -> tuple[dict | None, list[Problem]]:
+    """Check a QuestionnaireDefinition (any JSON value); (canonical, []) or (None, problems)."""
+    checker = _DefinitionChecker()
+    canonical = checker.run(doc)
+    if checker.problems:
+        return None, checker.problems
+    return canonical, []
+
+
+# --------------------------------------------------------------------------- answers
+
+
+@dataclass
+class _State:
+    """The outcome of running a definition over answers."""
+
+    nodes: list[tuple[dict, int | None]]
+    by_id: dict[str, int]
+    visible: list[bool]
+    values: dict[str, object]
+    problems: dict[int, list]
+
+
+def _flatten(definition: dict) -> list[tuple[dict, int | None]]:
+    """(question, index of its group) in document order."""
+    nodes: list[tuple[dict, int | None]] = []
+    questions = definition.get("questions") if isinstance(definition, dict) else None
+    pending = [(question, None) for question in reversed(questions or [])]
+    while pending:
+        question, parent = pending.pop()
+        if not isinstance(question, dict):
+            continue
+        nodes.append((question, parent))
+        children = question.get("questions")
+        if question.get("type") == "group" and isinstance(children, list):
+            pending.extend((child, len(nodes) - 1) for child in reversed(children))
+    return nodes
+
+
+def _run(definition: dict, answers: dict) -> _State:
+    """Visibility, values and per-question problems, evaluated so that every question comes
+    after what it depends on (its group, its visible_if question, its formula's operands)."""
+    nodes = _flatten(definition)
+    by_id: dict[str, int] = {}
+    for index, (question, _) in enumerate(nodes):
+        if isinstance(question.get("id"), str):
+            by_id.setdefault(question["id"], index)
+    edges: list[list[int]] = [[] for _ in nodes]
+    for index, (question, parent) in enumerate(nodes):
+        if parent is not None:
+            edges[index].append(parent)
+        condition = question.get("visible_if")
+        if isinstance(condition, dict) and condition.get("question_id") in by_id:
+            edges[index].append(by_id[condition["question_id"]])
+        if question.get("type") == "calculated":
+            try:
+                refs = formula_references(question.get("formula"))
+            except FormulaError:
+                refs = set()
+            edges[index].extend(by_id[ref] for ref in sorted(refs) if ref in by_id)
+    state = _State(nodes, by_id, [False] * len(nodes), {}, {})
+    for component in _components(edges):
+        for index in component:
+            _settle(state, index, answers)
+    return state
+
+
+def _settle(state: _State, index: int, answers: dict) -> None:
+    """Decide one question's visibility and value."""
+    question, parent = state.nodes[index]
+    qid, qtype = question.get("id"), question.get("type")
+    if not isinstance(qid, str) or (parent is not None and not state.visible[parent]):
+        return
+    condition = question.get("visible_if")
+    if isinstance(condition, dict):
+        ref = state.by_id.get(condition.get("question_id"))
+        if ref is None or not _condition_holds(
+            condition, state.nodes[ref][0].get("type"), state.values.get(condition["question_id"])
+        ):
+            return
+    state.visible[index] = True
+    if qtype in _NO_ANSWER_TYPES:
+        return
+    if qtype == "calculated":
+        try:
+            value = evaluate_formula(question.get("formula"), state.values)
+        except FormulaError:
+            value = None
+    elif question.get("readonly"):
+        value = copy.deepcopy(question.get("default_value"))
+    else:
+        raw = answers.get(qid)
+        value, problems = (None, []) if _is_empty(raw) else _check_value(question, raw)
+        if problems:
+            state.problems[index] = problems
+            value = None
+    if value is not None:
+        state.values[qid] = value
+
+
+def visible_questions(definition: dict, answers: dict) -> set[str]:
+    """Ids of questions visible given answers (by question id); a question inside a hidden group
+    is hidden."""
+    state = _run(definition, answers if isinstance(answers, dict) else {})
+    return {state.nodes[i][0]["id"] for i, shown in enumerate(state.visible) if shown}
+
+
+def validate_answers(definition: dict, answers: dict, *, final: bool) -> tuple[dict, list[Problem]]:
+    """Validate answers against a canonical definition; (cleaned visible answers, problems)."""
+    problems: list[Problem] = []
+    if not isinstance(answers, dict):
+        problems.append(Problem("answers", None, "answers must be an object", "value_type"))
+        answers = {}
+    state = _run(definition, answers)
+    cleaned: dict[str, object] = {}
+    for index, (question, _) in enumerate(state.nodes):
+        if not state.visible[index]:
+            continue
+        qid, where = question["id"], f"answers.{question['id']}"
+        for code, message in state.problems.get(index, ()):
+            problems.append(Problem(where, qid, message, code))
+        if qid in state.values:
+            cleaned[qid] = state.values[qid]
+        elif (
+            final
+            and question.get("required")
+            and question.get("type") not in _NO_ANSWER_TYPES
+            and index not in state.problems
+        ):
+            why = (
+                "could not be calculated" if question.get("type") == "calculated" else "is required"
+            )
+            problems.append(Problem(where, qid, why, "required"))
+    for key in answers:
+        if key not in state.by_id:
+            name = key[:MAX_ID_LENGTH] if isinstance(key, str) else _show(key)
+            problems.append(
+                Problem(
+                    f"answers.{name}",
+                    name if isinstance(key, str) else None,
+                    f"unknown question {_show(key)}",
+                    "unknown_question",
+                )
+            )
+    return cleaned, problems

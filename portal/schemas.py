@@ -1,0 +1,55 @@
+"""Pydantic building blocks shared by every domain's JSON schemas."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainSerializer
+
+from portal.types import iso
+
+
+def _aware_utc(value: datetime) -> datetime:
+    if value.tzinfo is None:
+        raise ValueError("timestamp needs a time zone, e.g. 2026-11-21T08:30:00.000Z")
+    return value.astimezone(UTC)
+
+
+Timestamp = Annotated[
+    datetime,
+    AfterValidator(_aware_utc),
+    PlainSerializer(iso, return_type=str),
+    Field(json_schema_extra={"format": "date-time", "examples": ["2026-11-21T08:30:00.000Z"]}),
+]
+
+
+class InModel(BaseModel):
+    """A request body: unknown fields are refused, so a typo never goes unnoticed."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class OutModel(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+
+class FieldError(BaseModel):
+    field: str
+    message: str
+
+
+class Problem(BaseModel):
+    """An RFC 9457 problem document."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str | None = None
+    errors: list[FieldError] | None = None
+    allowed: list[str] | None = None
+
+    model_config = ConfigDict(extra="allow")
+
+
+JSONValue = Any

@@ -1,0 +1,96 @@
+"""Transport tasks (taken): every field of the seed's Task, plus chauffeur and revision."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from sqlalchemy import (
+    CheckConstraint,
+    Float,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    String,
+    Text,
+    Uuid,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from portal.extensions import db
+from portal.tenancy import CarrierScoped
+from portal.types import UTCDateTime, utcnow
+
+STATUSES = ("gepland", "ontvangen", "gestart", "afgerond", "geannuleerd")
+OPEN_STATUSES = ("gepland", "ontvangen", "gestart")
+
+
+class Task(CarrierScoped, db.Model):
+    __tablename__ = "taken"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["transporteur_id", "chauffeur_id"], ["chauffeurs.transporteur_id", "chauffeurs.id"]
+        ),
+        ForeignKeyConstraint(
+            ["transporteur_id", "vehicle_id"], ["voertuigen.transporteur_id", "voertuigen.id"]
+        ),
+        ForeignKeyConstraint(
+            ["transporteur_id", "activity_questionnaire_id"],
+            ["activity_questionnaires.transporteur_id", "activity_questionnaires.id"],
+        ),
+        CheckConstraint(
+            "status IN ('gepland', 'ontvangen', 'gestart', 'afgerond', 'geannuleerd')",
+            name="status",
+        ),
+        CheckConstraint("min_fotos IS NULL OR min_fotos >= 0", name="min_fotos"),
+        CheckConstraint(
+            "max_fotos IS NULL OR min_fotos IS NULL OR max_fotos >= min_fotos", name="max_fotos"
+        ),
+        # The driver's list: one driver, ordered by gepland_op.
+        Index("ix_taken_chauffeur_gepland", "transporteur_id", "chauffeur_id", "gepland_op"),
+        # The carrier's board.
+        Index("ix_taken_gepland", "transporteur_id", "gepland_op"),
+    )
+
+    chauffeur_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    vehicle_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    activity_questionnaire_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    type: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16), default="gepland")
+    naam: Mapped[str] = mapped_column(String(200))
+    omschrijving: Mapped[str | None] = mapped_column(Text)
+    artikel: Mapped[str | None] = mapped_column(String(200))
+    hoeveelheid: Mapped[float | None] = mapped_column(Float)
+    eenheid: Mapped[str | None] = mapped_column(String(20))
+    adres: Mapped[str | None] = mapped_column(String(200))
+    postcode: Mapped[str | None] = mapped_column(String(16))
+    stad: Mapped[str | None] = mapped_column(String(100))
+    land: Mapped[str | None] = mapped_column(String(2))
+    contactpersoon: Mapped[str | None] = mapped_column(String(200))
+    telefoon: Mapped[str | None] = mapped_column(String(40))
+    telefoon_mobiel: Mapped[str | None] = mapped_column(String(40))
+    gepland_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    ontvangen_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    gestart_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    afgerond_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    require_photos: Mapped[bool] = mapped_column(default=False)
+    min_fotos: Mapped[int | None] = mapped_column(Integer)
+    max_fotos: Mapped[int | None] = mapped_column(Integer)
+    require_signature: Mapped[bool] = mapped_column(default=False)
+    require_document_scan: Mapped[bool] = mapped_column(default=False)
+    require_location: Mapped[bool] = mapped_column(default=False)
+    photo_label: Mapped[str | None] = mapped_column(String(200))
+    opmerkingen: Mapped[str | None] = mapped_column(Text)
+    vdm_nummer: Mapped[str | None] = mapped_column(String(40))
+    agr_verplicht: Mapped[bool] = mapped_column(default=False)
+    required_desinfectie: Mapped[bool] = mapped_column(default=False)
+    required_temperatuur: Mapped[float | None] = mapped_column(Float)
+    kooiaap: Mapped[bool] = mapped_column(default=False)
+    locatie_lat: Mapped[float | None] = mapped_column(Float)
+    locatie_lng: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    # Bumped on every change: the ETag of the task.
+    versie: Mapped[int] = mapped_column(Integer, default=1)
+
+    __mapper_args__ = {"version_id_col": versie}

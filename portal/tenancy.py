@@ -1,0 +1,90 @@
+"""The carrier scope: the current carrier, the CarrierScoped mixin and the RLS session hook.
+
+Every tenant row carries `transporteur_id`. Services take the carrier explicitly and filter
+on it; on PostgreSQL, row-level security backs that up. The policy reads the transaction
+setting `app.transporteur_id`, which the `after_begin` hook below sets at the start of every
+transaction (transaction-local, so nothing leaks through a connection pool).
+"""
+
+from __future__ import annotations
+
+import uuid
+from contextlib import contextmanager
+
+from flask import g, has_app_context
+from sqlalchemy import ForeignKey, Uuid, event, text
+from sqlalchemy.orm import Mapped, Session, mapped_column, scoped_session
+
+from portal.types import new_id
+
+SET_CARRIER_SQL = text("SELECT set_config('app.transporteur_id', :carrier, true)")
+
+
+class CarrierScoped:
+    """Mixin: primary key (transporteur_id, id), the carrier column leading every key."""
+
+    transporteur_id: Mapped[uuid.UUID] = mapped_column(
+        Uuid, ForeignKey("transporteurs.id"), primary_key=True, sort_order=-20
+    )
+    id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=new_id, sort_order=-19)
+
+
+def current_carrier() -> uuid.UUID | None:
+    """The carrier of the running request or command, if one is set."""
+    if not has_app_context():
+        return None
+    return g.get("carrier_id")
+
+
+def _real(session) -> Session:
+    return session() if isinstance(session, scoped_session) else session
+
+
+def _apply(connection, carrier_id: uuid.UUID | None) -> None:
+    if connection.dialect.name == "postgresql":
+        connection.execute(SET_CARRIER_SQL, {"carrier": str(carrier_id) if carrier_id else ""})
+
+
+def activate(session: Session, carrier_id: uuid.UUID | None) -> None:
+    """Make carrier_id the scope of this app context, including an already open transaction."""
+    g.carrier_id = carrier_id
+    session = _real(session)
+    if session.in_transaction():
+        _apply(session.connection(), carrier_id)
+
+
+@contextmanager
+def carrier_scope(session: Session, carrier_id: uuid.UUID | None):
+    """Run a block (CLI command, job, test) as carrier_id; restores the previous scope."""
+    previous = current_carrier()
+    activate(session, carrier_id)
+    try:
+        yield
+    finally:
+        activate(session, previous)
+
+
+@event.listens_for(Session, "after_begin")
+def _set_carrier_on_begin(session, transaction, connection):
+    _apply(connection, current_carrier())
+
+
+AUTH_LOOKUP_SQL = text("SELECT set_config('app.auth_lookup', :on, true)")
+
+
+@contextmanager
+def auth_lookup(session: Session):
+    """Let one credential lookup see its row before the carrier is known.
+
+    Signing in finds a user by email, a key by its hash: the carrier follows from the row.
+    On PostgreSQL the credential tables carry a second, SELECT-only policy that admits rows
+    while `app.auth_lookup` is on; it is on for this block only.
+    """
+    postgres = session.get_bind().dialect.name == "postgresql"
+    if postgres:
+        session.execute(AUTH_LOOKUP_SQL, {"on": "on"})
+    try:
+        yield
+    finally:
+        if postgres and _real(session).in_transaction():
+            session.execute(AUTH_LOOKUP_SQL, {"on": ""})

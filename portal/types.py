@@ -1,0 +1,51 @@
+"""Column types and small value helpers shared by every domain."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+from sqlalchemy import DateTime
+from sqlalchemy.types import TypeDecorator
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware in UTC, at millisecond precision."""
+    now = datetime.now(UTC)
+    return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+
+def new_id() -> uuid.UUID:
+    return uuid.uuid4()
+
+
+class UTCDateTime(TypeDecorator):
+    """A timestamp stored in UTC that always reads back timezone-aware (SQLite included)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given; use timezone-aware UTC values")
+        value = value.astimezone(UTC)
+        if dialect.name == "sqlite":
+            return value.replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value, dialect):
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+def iso(value: datetime | None) -> str | None:
+    """ISO 8601 in UTC with milliseconds and Z, the API's one timestamp format."""
+    if value is None:
+        return None
+    value = value.astimezone(UTC)
+    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"

@@ -1,0 +1,142 @@
+"""Portal plumbing: locale, security headers, htmx fragments, error pages, startup checks."""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, Request, g, render_template, request, session
+from flask_login import current_user
+from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
+from werkzeug.exceptions import HTTPException
+
+from portal.accounts import service as accounts
+from portal.extensions import db, login_manager
+from portal.tenancy import activate
+
+logger = logging.getLogger(__name__)
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+
+# The portal's sections, in navigation order: (endpoint, label key).
+SECTIONS = [
+    ("tasks.index", "Taken"),
+    ("shell.questionnaires", "Vragenlijsten"),
+    ("shell.drivers", "Chauffeurs"),
+    ("shell.vehicles", "Voertuigen"),
+    ("shell.hours", "Uren"),
+    ("shell.tacho", "Tachograaf"),
+    ("shell.messages", "Berichten"),
+    ("shell.admin", "Beheer"),
+]
+
+
+def select_locale() -> str:
+    """The user's chosen language, else the browser's preference, else Dutch."""
+    languages = ("nl", "en")
+    chosen = session.get("taal")
+    if chosen in languages:
+        return chosen
+    if current_user and getattr(current_user, "is_authenticated", False) and current_user.taal:
+        return current_user.taal
+    return request.accept_languages.best_match(languages) or "nl"
+
+
+def select_timezone() -> str:
+    return "Europe/Amsterdam"
+
+
+def is_fragment(req: Request | None = None) -> bool:
+    """htmx asks for a fragment: HX-Request set and not a boosted navigation."""
+    req = req or request
+    return req.headers.get("HX-Request") == "true" and req.headers.get("HX-Boosted") != "true"
+
+
+def _wants_problem() -> bool:
+    return request.path.startswith("/api/")
+
+
+def init_app(app: Flask) -> None:
+    login_manager.login_view = "accounts.login"
+    login_manager.login_message = None
+    login_manager.session_protection = "basic"
+
+    @login_manager.user_loader
+    def _load_user(login_id: str):
+        user = accounts.load_user(login_id)
+        if user is not None:
+            activate(db.session, user.transporteur_id)
+        return user
+
+    @app.after_request
+    def _headers(response):
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        if not request.path.startswith(("/api/", "/static/")):
+            response.vary.add("HX-Request")
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    @app.errorhandler(HTTPException)
+    def _http_error(error: HTTPException):
+        if _wants_problem():
+            from portal.api.core import problem
+
+            headers = {}
+            if error.code == 405 and error.valid_methods:
+                headers["Allow"] = ", ".join(error.valid_methods)
+            return problem(error.code or 500, error.name, error.description, headers=headers)
+        return render_template("error.html", error=error), error.code
+
+    @app.errorhandler(Exception)
+    def _unexpected(error: Exception):
+        logger.exception("unhandled error on %s %s", request.method, request.path)
+        db.session.rollback()
+        if _wants_problem():
+            from portal.api.core import problem
+
+            return problem(500, "Internal server error", "Something went wrong on our side.")
+        return render_template("error.html", error=None), 500
+
+    @app.context_processor
+    def _globals():
+        return {"sections": SECTIONS, "is_fragment": is_fragment, "current_locale": select_locale()}
+
+    @app.teardown_appcontext
+    def _forget_scope(_exc):
+        g.pop("carrier_id", None)
+
+    warn_if_role_bypasses_rls(app)
+
+
+def warn_if_role_bypasses_rls(app: Flask) -> None:
+    """Warn at start when the app's PostgreSQL role would not be held by row-level security."""
+    if not app.config["SQLALCHEMY_DATABASE_URI"].startswith("postgresql"):
+        return
+    with app.app_context():
+        try:
+            row = db.session.execute(
+                text(
+                    "SELECT r.rolsuper, r.rolbypassrls, "
+                    "EXISTS (SELECT 1 FROM pg_tables t WHERE t.schemaname = 'public' "
+                    "AND t.tableowner = current_user AND t.tablename = 'taken') AS owner "
+                    "FROM pg_roles r WHERE r.rolname = current_user"
+                )
+            ).one()
+        except SQLAlchemyError as exc:
+            logger.warning("could not check the database role: %s", exc.__class__.__name__)
+            return
+        finally:
+            db.session.remove()
+    if row.rolsuper or row.rolbypassrls or row.owner:
+        logger.warning(
+            "DATABASE_URL connects as a role that bypasses row-level security "
+            "(superuser, BYPASSRLS or table owner). Use an app role: see "
+            "'flask --app wsgi grant-app-role'."
+        )

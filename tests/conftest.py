@@ -1,0 +1,347 @@
+"""Test fixtures: the app on SQLite and on PostgreSQL, clients, and factories.
+
+Every test that takes `app` (or a fixture built on it) runs once per backend: SQLite, and
+PostgreSQL when a server answers at RIJPLAN_TEST_PG (default 127.0.0.1:5432, user
+postgres). On PostgreSQL the app connects as a role that is neither superuser nor owner,
+so row-level security holds in every test; setup and cleanup use the owner.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+import pytest
+from sqlalchemy import create_engine, event, text
+
+from portal import create_app
+from portal.extensions import db
+from portal.tenancy import carrier_scope
+
+PG_ADMIN = os.environ.get("RIJPLAN_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
+APP_ROLE = "rijplan_app_test"
+PASSWORD = "correct-horse-battery"
+
+
+def _pg_available() -> bool:
+    try:
+        with psycopg.connect(PG_ADMIN, connect_timeout=3):
+            return True
+    except psycopg.Error:
+        return False
+
+
+PG_AVAILABLE = _pg_available()
+BACKENDS = ["sqlite", "postgresql"]
+
+
+def base_config(tmp_path: Path) -> dict:
+    return {
+        "TESTING": True,
+        "SECRET_KEY": "test-secret-key-not-for-production",
+        "INSTANCE_PATH": str(tmp_path),
+        "PASSWORD_HASH_PROFILE": "CHEAPEST",
+        "DATABASE_ADMIN_URL": None,
+    }
+
+
+def migrate(url: str, tmp_path: Path) -> None:
+    """Run every Alembic migration on url, as the app's `flask db upgrade` does."""
+    from flask_migrate import upgrade
+
+    app = create_app({**base_config(tmp_path), "SQLALCHEMY_DATABASE_URI": url})
+    with app.app_context():
+        upgrade()
+        db.engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("sqlite-template")
+    path = folder / "template.sqlite"
+    migrate(f"sqlite:///{path}", folder)
+    return path
+
+
+def _url(dbname: str, user: str = "postgres") -> str:
+    base = psycopg.conninfo.conninfo_to_dict(PG_ADMIN)
+    host, port = base.get("host", "127.0.0.1"), base.get("port", "5432")
+    return f"postgresql+psycopg://{user}@{host}:{port}/{dbname}"
+
+
+@pytest.fixture(scope="session")
+def pg_database(tmp_path_factory):
+    """A fresh database, migrated by the owner, with the app role granted by grant-app-role."""
+    if not PG_AVAILABLE:
+        pytest.skip("PostgreSQL does not answer")
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    name = f"rijplan_test_{worker}_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+        exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (APP_ROLE,)).fetchone()
+        if not exists:
+            try:
+                conn.execute(f"CREATE ROLE {APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS")
+            except psycopg.errors.DuplicateObject:
+                pass  # created meanwhile by a parallel worker
+    folder = tmp_path_factory.mktemp("pg")
+    admin_url = _url(name)
+    migrate(admin_url, folder)
+    app = create_app({**base_config(folder), "SQLALCHEMY_DATABASE_URI": admin_url})
+    with app.app_context():
+        from portal.cli import grant
+
+        grant(APP_ROLE)
+        db.session.commit()
+        tables = [
+            row[0]
+            for row in db.session.execute(
+                text("SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
+                     "AND tablename <> 'alembic_version'")
+            )
+        ]
+        db.session.remove()
+        db.engine.dispose()
+    admin_engine = create_engine(admin_url)
+    yield {"admin_url": admin_url, "app_url": _url(name, APP_ROLE), "engine": admin_engine,
+           "tables": tables}
+    admin_engine.dispose()
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def app(backend, request, tmp_path):
+    config = base_config(tmp_path)
+    if backend == "sqlite":
+        path = tmp_path / "rijplan.sqlite"
+        shutil.copy(request.getfixturevalue("sqlite_template"), path)
+        config["SQLALCHEMY_DATABASE_URI"] = f"sqlite:///{path}"
+    else:
+        pg = request.getfixturevalue("pg_database")
+        with pg["engine"].begin() as conn:
+            conn.execute(text(f"TRUNCATE {', '.join(pg['tables'])} CASCADE"))
+        config["SQLALCHEMY_DATABASE_URI"] = pg["app_url"]
+        config["DATABASE_ADMIN_URL"] = pg["admin_url"]
+    app = create_app(config)
+    yield app
+    with app.app_context():
+        db.engine.dispose()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+# --- factories -------------------------------------------------------------------------
+
+
+@dataclass
+class Ref:
+    """A created object as plain values: tests hold no ORM objects across requests."""
+
+    id: uuid.UUID
+    carrier_id: uuid.UUID | None = None
+    email: str | None = None
+    user_token: str | None = None
+    key: str | None = None
+    naam: str | None = None
+
+
+def in_carrier(app, carrier_id, fn, convert=lambda obj: obj):
+    """Run fn() in an app context scoped to carrier_id, commit, and convert its result while
+    still in scope (tests hold plain values, not ORM objects)."""
+    with app.app_context():
+        with carrier_scope(db.session, carrier_id):
+            result = fn()
+            db.session.commit()
+            return convert(result)
+
+
+def create_carrier(app, naam: str = "Transport BV") -> Ref:
+    from portal.accounts.service import create_carrier as create
+
+    with app.app_context():
+        carrier_id = create(naam=naam).id
+        db.session.commit()
+        return Ref(carrier_id, carrier_id, naam=naam)
+
+
+def create_user(app, carrier: Ref, rol: str = "planner", email: str | None = None) -> Ref:
+    from portal.accounts.service import create_user as create
+
+    email = email or f"{rol}-{uuid.uuid4().hex[:6]}@example.nl"
+    return in_carrier(app, carrier.id, lambda: create(
+        carrier_id=carrier.id, email=email, password=PASSWORD, rol=rol, naam=f"{rol} {email[:4]}"),
+        lambda user: Ref(user.id, carrier.id, email=email))
+
+
+def create_driver(app, carrier: Ref, naam: str = "Jan Chauffeur", email: str | None = None,
+                  password: str | None = PASSWORD) -> Ref:
+    from portal.drivers.service import create_driver as create
+
+    email = email if email is not None else f"driver-{uuid.uuid4().hex[:6]}@example.nl"
+    return in_carrier(app, carrier.id, lambda: create(
+        carrier_id=carrier.id, naam=naam, email=email or None, password=password),
+        lambda d: Ref(d.id, carrier.id, email=email, user_token=d.user_token, naam=naam))
+
+
+def create_vehicle(app, carrier: Ref, kenteken: str | None = None) -> Ref:
+    from portal.fleet.service import create_vehicle as create
+
+    plate = kenteken or f"BX-{uuid.uuid4().hex[:2]}-{uuid.uuid4().hex[:2]}"
+    return in_carrier(app, carrier.id, lambda: create(carrier_id=carrier.id, kenteken=plate),
+                      lambda v: Ref(v.id, carrier.id))
+
+
+def create_api_key(app, carrier: Ref, naam: str = "TMS") -> Ref:
+    from portal.accounts.service import create_api_key as create
+
+    return in_carrier(app, carrier.id, lambda: create(carrier_id=carrier.id, naam=naam),
+                      lambda pair: Ref(pair[0].id, carrier.id, key=pair[1]))
+
+
+def questionnaire_doc(activity_type: str = "mest_laden", questionnaire_id: str | None = None,
+                      title: str = "Mest laden") -> dict:
+    return {
+        "schema_version": 1,
+        "questionnaire_id": questionnaire_id or activity_type.replace("_", "-"),
+        "title": title,
+        "activity_type": activity_type,
+        "questions": [
+            {"id": "gewicht", "type": "number", "label": "Gewicht", "unit": "kg", "required": True,
+             "validation": {"min": 0, "max": 60000}},
+            {"id": "foto", "type": "photo", "label": "Foto", "max_files": 2},
+        ],
+    }
+
+
+def publish_questionnaire(app, carrier: Ref, doc: dict | None = None, activate: bool = True) -> Ref:
+    from portal.questionnaires.service import publish
+
+    return in_carrier(app, carrier.id, lambda: publish(
+        carrier_id=carrier.id, doc=doc or questionnaire_doc(), activate=activate),
+        lambda row: Ref(row.id, carrier.id))
+
+
+def create_task(app, carrier: Ref, driver: Ref | None, **fields) -> Ref:
+    """A task through the service, then any status or timestamps set directly."""
+    from portal.audit.service import SYSTEM
+    from portal.tasks import service
+
+    state = {k: fields.pop(k) for k in ("status", "ontvangen_op", "gestart_op", "afgerond_op")
+             if k in fields}
+    data = {"type": "mest_laden", "naam": "Mest laden Enter", **fields}
+
+    def make():
+        task = service.create_task(carrier_id=carrier.id,
+                                   chauffeur_id=driver.id if driver else None,
+                                   data=data, actor=SYSTEM)
+        for name, value in state.items():
+            setattr(task, name, value)
+        return task
+
+    return in_carrier(app, carrier.id, make, lambda t: Ref(t.id, carrier.id, naam=data["naam"]))
+
+
+@pytest.fixture
+def carrier(app) -> Ref:
+    return create_carrier(app, "Van der Berg Agrotransport")
+
+
+@pytest.fixture
+def other_carrier(app) -> Ref:
+    return create_carrier(app, "Kuipers Veevervoer")
+
+
+@pytest.fixture
+def planner(app, carrier) -> Ref:
+    return create_user(app, carrier, "planner")
+
+
+@pytest.fixture
+def driver(app, carrier) -> Ref:
+    return create_driver(app, carrier)
+
+
+@pytest.fixture
+def api_key(app, carrier) -> Ref:
+    return create_api_key(app, carrier)
+
+
+# --- clients ---------------------------------------------------------------------------
+
+
+def login(client, user: Ref, password: str = PASSWORD):
+    """Sign in through the login form, as a browser does."""
+    page = client.get("/login")
+    token = _csrf_from(page.get_data(as_text=True))
+    return client.post("/login", data={"email": user.email, "password": password,
+                                       "csrf_token": token})
+
+
+def _csrf_from(html: str) -> str:
+    import re
+
+    match = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html) or re.search(
+        r'name="csrf_token" value="([^"]+)"', html)
+    assert match, "no CSRF token on the page"
+    return match.group(1)
+
+
+csrf_from = _csrf_from
+
+
+def driver_token(client, driver: Ref, password: str = PASSWORD) -> str:
+    response = client.post("/api/v1/auth/token", json={
+        "grant_type": "password", "username": driver.email, "password": password})
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()["access_token"]
+
+
+def bearer(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+class QueryCounter:
+    """Counts the SQL statements the app's engine runs."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.statements: list[str] = []
+
+    def _count(self, conn, cursor, statement, *args):
+        if not statement.lstrip().upper().startswith(("SELECT SET_CONFIG", "SAVEPOINT", "RELEASE")):
+            self.statements.append(statement)
+
+    def __enter__(self):
+        event.listen(self.engine, "before_cursor_execute", self._count)
+        return self
+
+    def __exit__(self, *exc):
+        event.remove(self.engine, "before_cursor_execute", self._count)
+
+    @property
+    def count(self) -> int:
+        return len(self.statements)
+
+
+@pytest.fixture
+def count_queries(app):
+    """with count_queries() as q: ...; q.count is the number of statements run."""
+
+    def make():
+        with app.app_context():
+            return QueryCounter(db.engine)
+
+    return make
