@@ -19,7 +19,7 @@ def _aware_utc(value: datetime) -> datetime:
 Timestamp = Annotated[
     datetime,
     AfterValidator(_aware_utc),
-    PlainSerializer(iso, return_type=str),
+    PlainSerializer(iso, return_type=str, when_used="json"),
     Field(json_schema_extra={"format": "date-time", "examples": ["2026-11-21T08:30:00.000Z"]}),
 ]
 

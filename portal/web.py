@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from flask import Flask, Request, g, render_template, request, session
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
@@ -24,14 +25,14 @@ CSP = (
 
 # The portal's sections, in navigation order: (endpoint, label key).
 SECTIONS = [
-    ("tasks.index", "Taken"),
-    ("shell.questionnaires", "Vragenlijsten"),
-    ("shell.drivers", "Chauffeurs"),
-    ("shell.vehicles", "Voertuigen"),
-    ("shell.hours", "Uren"),
-    ("shell.tacho", "Tachograaf"),
-    ("shell.messages", "Berichten"),
-    ("shell.admin", "Beheer"),
+    ("tasks.index", _l("Taken")),
+    ("shell.questionnaires", _l("Vragenlijsten")),
+    ("shell.drivers", _l("Chauffeurs")),
+    ("shell.vehicles", _l("Voertuigen")),
+    ("shell.hours", _l("Uren")),
+    ("shell.tacho", _l("Tachograaf")),
+    ("shell.messages", _l("Berichten")),
+    ("shell.admin", _l("Beheer")),
 ]
 
 

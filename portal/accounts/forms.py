@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import EmailField, HiddenField, PasswordField, SelectField
+from wtforms import EmailField, HiddenField, PasswordField, SelectChoice, SelectField
 from wtforms.validators import DataRequired, Length
 
 
@@ -15,7 +15,7 @@ class LoginForm(FlaskForm):
 
 
 class LanguageForm(FlaskForm):
-    taal = SelectField(choices=[("nl", "Nederlands"), ("en", "English")])
+    taal = SelectField(choices=[SelectChoice("nl", "Nederlands"), SelectChoice("en", "English")])
     next = HiddenField()
 
 

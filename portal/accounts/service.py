@@ -16,7 +16,7 @@ from sqlalchemy import delete, func, select
 from portal.accounts.models import ROLES, ApiKey, Carrier, LoginAttempt, User
 from portal.errors import DomainError, NotFound, ValidationFailed
 from portal.extensions import db
-from portal.tenancy import auth_lookup, carrier_scope
+from portal.tenancy import activate, auth_lookup, carrier_scope
 from portal.types import utcnow
 
 logger = logging.getLogger(__name__)
@@ -192,6 +192,7 @@ def authenticate_user(*, email: str, password: str, ip: str | None) -> User:
         record_failure(scope="portal", identity=email, ip=ip)
         raise InvalidCredentials("Email address or password is incorrect.")
     clear_failures(scope="portal", identity=email)
+    activate(db.session, match.transporteur_id)
     match.laatst_ingelogd_op = utcnow()
     return match
 

@@ -71,6 +71,11 @@ def validation_problem(exc: ValidationError, where: str = "body", skip: int = 0)
     """422 with one {field, message} per field; union member tags are left out of the path."""
     errors: dict[str, str] = {}
     for err in exc.errors(include_url=False, include_input=False):
+        if err["type"].startswith("union_tag"):
+            # The discriminator itself is missing or unknown: name it.
+            field = err.get("ctx", {}).get("discriminator", "").strip("'") or where
+            errors.setdefault(field, err["msg"])
+            continue
         parts = [
             str(part) for part in err["loc"][skip:]
             if not (isinstance(part, str) and (part in TYPE_TAGS or "[" in part))

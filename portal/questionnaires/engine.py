@@ -104,7 +104,7 @@ class FormulaError(ValueError):
     """A formula that does not parse, or is too long or too deeply nested."""
 
 
-# --------------------------------------------------------------------------- helpers
+# ---------------------------------------------------------------------------------------- helpers
 
 
 def _json_type(value: object) -> str:
@@ -180,7 +180,9 @@ def _compile_regex(pattern: str) -> tuple[object | None, str | None]:
     """The compiled RE2 pattern, or None and the reason it does not compile."""
     try:
         return re2.compile(pattern, _RE2_OPTIONS), None
-    except (re2.error, UnicodeError, ValueError, TypeError) as exc:
+    except UnicodeError:  # lone surrogates cannot be encoded as UTF-8 for RE2
+        return None, "the pattern holds characters that are not valid Unicode"
+    except (re2.error, ValueError, TypeError) as exc:
         reason = exc.args[0] if exc.args else "invalid pattern"
         if isinstance(reason, bytes):
             reason = reason.decode("utf-8", "replace")
@@ -217,7 +219,7 @@ def _temporal(qtype: str, value: object) -> object | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-# --------------------------------------------------------------------------- formulas
+# --------------------------------------------------------------------------------------- formulas
 
 _TOKEN_RE = re.compile(
     r"(?P<num>[0-9]+(?:\.[0-9]+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_.]*)|\{(?P<braced>[^{}]*)\}"
@@ -268,8 +270,10 @@ def _tokenize(formula: str) -> list[tuple[str, object, int]]:
 
 
 class _Parser:
-    """A Pratt parser producing tuples; same-precedence chains become one n-ary node, so a
-    long sum stays shallow and evaluation never recurses deeply."""
+    """A Pratt parser producing a tree of tuples."""
+
+    # Same-precedence chains become one n-ary node, so a long sum stays a shallow tree and
+    # evaluating it never recurses deeply.
 
     def __init__(self, tokens: list[tuple[str, object, int]]) -> None:
         self.tokens = tokens
@@ -474,10 +478,6 @@ def _round(value: float | int, digits: float | int) -> float | int | None:
     return _tame(int(rounded) if digits <= 0 else float(rounded))
 
 
-def _truthy(value: float | int | bool) -> bool:
-    return bool(value)
-
-
 def _evaluate_node(node: tuple, values: dict) -> float | int | bool | None:
     """The value of a syntax tree; None as soon as a needed operand is missing."""
     kind = node[0]
@@ -489,7 +489,7 @@ def _evaluate_node(node: tuple, values: dict) -> float | int | bool | None:
         operand = _evaluate_node(node[1], values)
         if operand is None:
             return None
-        return _tame(-operand) if kind == "neg" else not _truthy(operand)
+        return _tame(-operand) if kind == "neg" else not bool(operand)
     if kind == "arith":
         result = _evaluate_node(node[1], values)
         for op, operand_node in node[2]:
@@ -516,7 +516,7 @@ def _evaluate_node(node: tuple, values: dict) -> float | int | bool | None:
             operand = _evaluate_node(operand_node, values)
             if operand is None:
                 missing = True
-            elif _truthy(operand) == decisive:
+            elif bool(operand) == decisive:
                 return decisive
         return None if missing else not decisive
     name, arg_nodes = node[1], node[2]
@@ -524,7 +524,7 @@ def _evaluate_node(node: tuple, values: dict) -> float | int | bool | None:
         condition = _evaluate_node(arg_nodes[0], values)
         if condition is None:
             return None
-        return _evaluate_node(arg_nodes[1] if _truthy(condition) else arg_nodes[2], values)
+        return _evaluate_node(arg_nodes[1] if bool(condition) else arg_nodes[2], values)
     args = [_evaluate_node(arg, values) for arg in arg_nodes]
     if any(arg is None for arg in args):
         return None
@@ -536,10 +536,8 @@ def _evaluate_node(node: tuple, values: dict) -> float | int | bool | None:
 
 
 def evaluate_formula(formula: str, values: dict) -> float | int | bool | None:
-    """Evaluate a formula over other questions' values; None if an operand is missing/None.
-
-    Raises FormulaError when the formula does not parse.
-    """
+    """Evaluate a formula over other questions' values; None if an operand is missing/None."""
+    # A formula that does not parse raises FormulaError from parse_formula.
     tree = parse_formula(formula)
     try:
         result = _evaluate_node(tree, values if isinstance(values, dict) else {})
@@ -549,12 +547,12 @@ def evaluate_formula(formula: str, values: dict) -> float | int | bool | None:
         return None
 
 
-# --------------------------------------------------------------------------- values
+# ----------------------------------------------------------------------------------------- values
 
 
 def _check_value(question: dict, value: object, *, rules: bool = True) -> tuple[object, list]:
-    """(normalised value, [(code, message)]) for one answer to a question. With rules False only
-    the shape is checked (used for visible_if values), not validation bounds or max_files."""
+    """(normalised value, [(code, message)]) for one answer to a question."""
+    # With rules False only the shape counts (for visible_if values), not validation or max_files.
     qtype = question.get("type")
     rule = question.get("validation") if rules else None
     rule = rule if isinstance(rule, dict) else {}
@@ -646,42 +644,38 @@ def _text_problems(text: str, rule: dict) -> list:
     return problems
 
 
-def _condition_value_problem(ref: dict, operator: str, value: object) -> tuple | None:
-    """(code, message) when a visible_if value does not fit its operator and question."""
+def _condition_value(ref: dict, operator: str, value: object) -> tuple[object, tuple | None]:
+    """(fresh normalised value, None) when a visible_if value fits, else (None, (code, message))."""
     rtype = ref.get("type")
     if operator in ("empty", "not_empty"):
-        return None if value is None else ("value_type", f"operator '{operator}' takes no value")
+        return None, None if value is None else ("value_type", f"must be null for '{operator}'")
     if value is None:
-        return ("value_type", f"operator '{operator}' needs a value; use 'empty' to test for none")
+        return None, ("value_type", f"is needed for '{operator}' (use 'empty' to test for none)")
     if operator in ("in", "not_in"):
         if not isinstance(value, list) or not value:
-            return ("value_type", f"operator '{operator}' needs a non-empty list of values")
+            return None, ("value_type", f"must be a non-empty list for '{operator}'")
         if len(value) > MAX_CONDITION_VALUES:
-            return ("too_large", f"at most {MAX_CONDITION_VALUES} values")
-        return next(filter(None, (_scalar_problem(ref, item) for item in value)), None)
+            return None, ("too_large", f"may hold at most {MAX_CONDITION_VALUES} values")
+        items = [_compared(ref, item, scalar=True) for item in value]
+        return [item for item, _ in items], next((p for _, p in items if p), None)
     if operator == "contains" and rtype != "multiselect":
-        return None if isinstance(value, str) else ("value_type", "must be a string")
+        return (
+            (value, None) if isinstance(value, str) else (None, ("value_type", "must be a string"))
+        )
     if operator in ("gt", "gte", "lt", "lte") and rtype == "calculated":
         error = _number_error(value)
-        return ("value_type", error) if error else None
-    return _scalar_problem(ref, value) if operator == "contains" else _shape_problem(ref, value)
+        return (None, ("value_type", error)) if error else (value, None)
+    return _compared(ref, value, scalar=operator == "contains")
 
 
-def _scalar_problem(ref: dict, item: object) -> tuple | None:
-    """(code, message) when one compared item does not fit the question (a multiselect's item
-    is one of its options)."""
-    if ref.get("type") == "multiselect":
-        ref = {**ref, "type": "select"}
-    return _shape_problem(ref, item)
-
-
-def _shape_problem(ref: dict, value: object) -> tuple | None:
-    """(code, message) when a compared value is not shaped like an answer to the question; an
-    integer question may be compared with any number."""
-    if ref.get("type") == "integer":
-        ref = {**ref, "type": "number"}
-    problems = _check_value(ref, value, rules=False)[1]
-    return problems[0] if problems else None
+def _compared(ref: dict, value: object, *, scalar: bool = False) -> tuple[object, tuple | None]:
+    """A compared value normalised like an answer to the question, or its problem."""
+    # A scalar compared with a multiselect is one option; an integer compares with any number.
+    rtype = ref.get("type")
+    if rtype == "integer" or (scalar and rtype == "multiselect"):
+        ref = {**ref, "type": "number" if rtype == "integer" else "select"}
+    normalised, problems = _check_value(ref, value, rules=False)
+    return (None, problems[0]) if problems else (normalised, None)
 
 
 def _ordered_key(qtype: str, value: object) -> object | None:
@@ -709,8 +703,8 @@ def _same(qtype: str, left: object, right: object) -> bool:
 
 
 def _condition_holds(condition: dict, ref_type: str, answer: object) -> bool:
-    """Whether a visible_if condition holds for the referenced question's (cleaned) answer.
-    Any comparison with a missing answer is false; only `empty` is true then."""
+    """Whether a visible_if condition holds for the referenced question's (cleaned) answer."""
+    # A missing answer makes every comparison false (neq and not_in too); only `empty` holds.
     operator, target = condition.get("operator"), condition.get("value")
     if operator in ("empty", "not_empty"):
         return _is_empty(answer) == (operator == "empty")
@@ -734,7 +728,7 @@ def _condition_holds(condition: dict, ref_type: str, answer: object) -> bool:
     )
 
 
-# --------------------------------------------------------------------------- dependency graph
+# ------------------------------------------------------------------------------- dependency graph
 
 
 def _components(edges: list[list[int]]) -> list[list[int]]:
@@ -780,21 +774,21 @@ def _components(edges: list[list[int]]) -> list[list[int]]:
     return components
 
 
-# --------------------------------------------------------------------------- definitions
+# ------------------------------------------------------------------------------------ definitions
 
 
 @dataclass
 class _Entry:
-    """One question met while checking a definition, in document order."""
+    """One question met while checking a definition (or, with index -1, the definition itself)."""
 
     index: int
     path: str
     qid: str | None
-    qtype: str | None
-    canonical: dict
-    parent: int | None
-    ancestors: tuple[int, ...]
-    condition: dict | None = None
+    raw: dict
+    parent: int | None = None
+    ancestors: tuple[int, ...] = ()
+    qtype: str | None = None
+    canonical: dict = field(default_factory=lambda: dict.fromkeys(QUESTION_FIELDS))
     formula_refs: set[str] | None = None
     edges: list[int] = field(default_factory=list)
 
@@ -806,451 +800,370 @@ class _DefinitionChecker:
         self.problems: list[Problem] = []
         self.entries: list[_Entry] = []
         self.first_by_id: dict[str, int] = {}
-        self.count = 0
-        self.overflowed = False
+        self.seen = 0
 
-    def add(self, path: str, qid: str | None, code: str, message: str) -> None:
-        self.problems.append(Problem(path, qid, message, code))
+    def flag(self, at: _Entry, key: str, code: str, message: str) -> None:
+        path = _join(at.path, key) if key else at.path
+        self.problems.append(Problem(path, at.qid, message, code))
 
     def run(self, doc: object) -> dict | None:
+        top = _Entry(-1, "", None, doc if isinstance(doc, dict) else {})
         if not isinstance(doc, dict):
-            self.add(
-                "", None, "field_type", f"a definition must be an object, not {_json_type(doc)}"
+            self.flag(
+                top, "", "field_type", f"a definition must be an object, not {_json_type(doc)}"
             )
             return None
-        self.unknown_keys(doc, _TOP_FIELDS, "", None)
+        self.unknown_keys(top, "", doc, _TOP_FIELDS)
         version = doc.get("schema_version")
         if version is None:
-            self.add("schema_version", None, "required_field", "schema_version is required")
+            self.flag(top, "schema_version", "required_field", "schema_version is required")
         elif not _is_int(version) or version not in SCHEMA_VERSIONS:
-            known = ", ".join(str(v) for v in sorted(SCHEMA_VERSIONS))
-            self.add(
-                "schema_version",
-                None,
-                "schema_version",
-                f"schema_version {_show(version)} is not supported (known: {known})",
-            )
+            known = ", ".join(map(str, sorted(SCHEMA_VERSIONS)))
+            message = f"schema_version {_show(version)} is not supported (known: {known})"
+            self.flag(top, "schema_version", "schema_version", message)
+        slug = "must be a slug of a-z, 0-9, _ and -"
         canonical = {
             "schema_version": version,
-            "questionnaire_id": self.string(doc, "questionnaire_id", "", None, MAX_ID_LENGTH),
-            "title": self.string(doc, "title", "", None, MAX_TITLE_LENGTH),
-            "activity_type": self.string(
-                doc, "activity_type", "", None, 64, _SLUG_RE, "must be a slug of a-z, 0-9, _ and -"
-            ),
-            "questions": None,
+            "questionnaire_id": self.string(top, "questionnaire_id", MAX_ID_LENGTH),
+            "title": self.string(top, "title", MAX_TITLE_LENGTH),
+            "activity_type": self.string(top, "activity_type", 64, _SLUG_RE, slug),
+            "questions": self.question_list(top),
         }
-        questions = doc.get("questions")
-        if questions is None:
-            self.add("questions", None, "required_field", "questions is required")
-        elif not isinstance(questions, list):
-            self.add("questions", None, "field_type", "questions must be a list")
-        else:
-            canonical["questions"] = self.questions(questions, "questions", None, ())
         self.check_references()
         self.check_cycles()
         return canonical
 
-    def unknown_keys(self, obj: dict, allowed: tuple, path: str, qid: str | None) -> None:
+    def unknown_keys(self, at: _Entry, prefix: str, obj: dict, allowed: tuple) -> None:
         for key in obj:
             if key not in allowed:
-                self.add(_join(path, key), qid, "unknown_field", f"unknown field {_show(key)}")
+                self.flag(at, _join(prefix, key), "unknown_field", f"unknown field {_show(key)}")
 
     def string(
-        self,
-        obj: dict,
-        key: str,
-        path: str,
-        qid: str | None,
-        max_length: int,
-        pattern: re.Pattern | None = None,
-        hint: str = "",
-        *,
-        required: bool = True,
-    ) -> str | None:
-        value, where = obj.get(key), _join(path, key)
+        self, at: _Entry, key: str, max_length: int, pattern: re.Pattern | None = None,
+        hint: str = "", *, required: bool = True, obj: dict | None = None,
+    ) -> str | None:  # fmt: skip
+        name = key.rsplit(".", 1)[-1]
+        value = (at.raw if obj is None else obj).get(name)
         if value is None:
             if required:
-                self.add(where, qid, "required_field", f"{key} is required")
+                self.flag(at, key, "required_field", f"{name} is required")
         elif not isinstance(value, str):
-            self.add(where, qid, "field_type", f"{key} must be a string, not {_json_type(value)}")
+            self.flag(at, key, "field_type", f"{name} must be a string, not {_json_type(value)}")
         elif required and not value.strip():
-            self.add(where, qid, "required_field", f"{key} must not be empty")
+            self.flag(at, key, "required_field", f"{name} must not be empty")
         elif len(value) > max_length:
-            self.add(where, qid, "too_large", f"{key} is longer than {max_length} characters")
+            self.flag(at, key, "too_large", f"{name} is longer than {max_length} characters")
         elif pattern is not None and not pattern.fullmatch(value):
-            self.add(where, qid, "invalid_value", f"{key} {hint}")
+            self.flag(at, key, "invalid_value", f"{name} {hint}")
         else:
             return value
         return None
 
-    def boolean(self, obj: dict, key: str, path: str, qid: str | None) -> bool:
-        value = obj.get(key)
+    def boolean(self, at: _Entry, key: str) -> bool:
+        value = at.raw.get(key)
         if value is None or isinstance(value, bool):
             return bool(value)
-        self.add(_join(path, key), qid, "field_type", f"{key} must be true or false")
+        self.flag(at, key, "field_type", f"{key} must be true or false")
         return False
 
-    def questions(self, items: list, path: str, parent: int | None, ancestors: tuple) -> list:
-        result = []
-        for position, raw in enumerate(items):
-            if self.count >= MAX_QUESTIONS:
-                # Stop here: the rest is not examined, which also bounds the work on huge input.
-                if not self.overflowed:
-                    self.add(path, None, "too_large", f"at most {MAX_QUESTIONS} questions in all")
-                self.overflowed = True
-                break
-            self.count += 1
-            question = self.question(raw, f"{path}[{position}]", parent, ancestors)
-            if question is not None:
-                result.append(question)
-        return result
+    def only_for(self, at: _Entry, key: str, types: tuple, names: str) -> bool:
+        """Flag a field set on a question type it does not apply to; True when flagged."""
+        if at.raw.get(key) is None or at.qtype is None or at.qtype in types:
+            return False
+        message = f"{key} is only allowed for {names} questions, not {at.qtype}"
+        self.flag(at, key, "field_not_allowed", message)
+        return True
+
+    def question_list(self, at: _Entry) -> list | None:
+        """The questions of the definition (at.index -1) or of a group."""
+        value, in_group = at.raw.get("questions"), at.index >= 0
+        if value is None or (in_group and isinstance(value, list) and not value):
+            why = "a group needs at least one question" if in_group else "questions is required"
+            self.flag(at, "questions", "required_field", why)
+        elif not isinstance(value, list):
+            self.flag(at, "questions", "field_type", "questions must be a list")
+        elif len(at.ancestors) >= MAX_GROUP_DEPTH:
+            message = f"groups may be nested at most {MAX_GROUP_DEPTH} deep"
+            self.flag(at, "questions", "too_large", message)
+        else:
+            ancestors = (*at.ancestors, at.index) if in_group else ()
+            result = []
+            for position, raw in enumerate(value):
+                if self.seen >= MAX_QUESTIONS:
+                    # Stop: the rest is not examined, which also bounds the work on huge input.
+                    if self.seen == MAX_QUESTIONS:
+                        message = f"at most {MAX_QUESTIONS} questions in all"
+                        self.flag(at, "questions", "too_large", message)
+                    self.seen += 1
+                    break
+                self.seen += 1
+                path = f"{_join(at.path, 'questions')}[{position}]"
+                question = self.question(raw, path, at.index if in_group else None, ancestors)
+                if question is not None:
+                    result.append(question)
+            return result
+        return [] if in_group else None
 
     def question(self, raw: object, path: str, parent: int | None, ancestors: tuple) -> dict | None:
         if not isinstance(raw, dict):
-            self.add(
-                path, None, "field_type", f"a question must be an object, not {_json_type(raw)}"
-            )
+            message = f"a question must be an object, not {_json_type(raw)}"
+            self.flag(_Entry(-1, path, None, {}), "", "field_type", message)
             return None
         qid = raw["id"][:MAX_ID_LENGTH] if isinstance(raw.get("id"), str) else None
-        self.unknown_keys(raw, QUESTION_FIELDS, path, qid)
-        hint = "may only hold letters, digits, '_', '.' and '-'"
-        valid_id = self.string(raw, "id", path, qid, MAX_ID_LENGTH, _ID_RE, hint)
+        entry = _Entry(len(self.entries), path, qid, raw, parent, ancestors)
+        self.entries.append(entry)
+        self.unknown_keys(entry, "", raw, QUESTION_FIELDS)
         qtype = raw.get("type")
         if qtype is None:
-            self.add(_join(path, "type"), qid, "required_field", "type is required")
+            self.flag(entry, "type", "required_field", "type is required")
         elif not isinstance(qtype, str):
-            self.add(_join(path, "type"), qid, "field_type", "type must be a string")
+            self.flag(entry, "type", "field_type", "type must be a string")
         elif qtype not in QUESTION_TYPES:
-            self.add(_join(path, "type"), qid, "type_unknown", f"unknown type {_show(qtype)}")
-        qtype = qtype if qtype in QUESTION_TYPES else None
-        canonical = dict.fromkeys(QUESTION_FIELDS)
-        canonical.update(
-            id=valid_id,
-            type=qtype,
-            label=self.string(raw, "label", path, qid, MAX_LABEL_LENGTH),
-            required=self.boolean(raw, "required", path, qid),
-            readonly=self.boolean(raw, "readonly", path, qid),
-            unit=self.string(raw, "unit", path, qid, MAX_UNIT_LENGTH, required=False),
-        )
-        entry = _Entry(len(self.entries), path, qid, qtype, canonical, parent, ancestors)
-        self.entries.append(entry)
-        if valid_id is not None:
-            if valid_id in self.first_by_id:
-                first = self.entries[self.first_by_id[valid_id]].path
-                self.add(
-                    _join(path, "id"),
-                    qid,
-                    "duplicate_id",
-                    f"id {_show(valid_id)} is already used at {first}",
-                )
-            else:
-                self.first_by_id[valid_id] = entry.index
+            self.flag(entry, "type", "type_unknown", f"unknown type {_show(qtype)}")
+        entry.qtype = qtype if isinstance(qtype, str) and qtype in QUESTION_TYPES else None
+        canonical = entry.canonical
+        hint = "may only hold letters, digits, '_', '.' and '-'"
+        canonical["id"] = self.string(entry, "id", MAX_ID_LENGTH, _ID_RE, hint)
+        canonical["type"] = entry.qtype
+        canonical["label"] = self.string(entry, "label", MAX_LABEL_LENGTH)
+        canonical["required"] = self.boolean(entry, "required")
+        canonical["readonly"] = self.boolean(entry, "readonly")
+        canonical["unit"] = self.string(entry, "unit", MAX_UNIT_LENGTH, required=False)
+        if canonical["id"] in self.first_by_id:
+            first = self.entries[self.first_by_id[canonical["id"]]].path
+            message = f"id {_show(qid)} is already used at {first}"
+            self.flag(entry, "id", "duplicate_id", message)
+        elif canonical["id"] is not None:
+            self.first_by_id[canonical["id"]] = entry.index
         for flag in ("required", "readonly"):
-            if canonical[flag] and qtype in _NO_ANSWER_TYPES:
-                self.add(
-                    _join(path, flag),
-                    qid,
-                    "field_not_allowed",
-                    f"a {qtype} takes no answer, so it cannot be {flag}",
-                )
-        canonical["max_files"] = self.max_files(raw, path, qid, qtype)
-        canonical["options"] = self.options(raw, path, qid, qtype)
-        canonical["validation"] = self.validation(raw, path, qid, qtype)
-        canonical["visible_if"] = entry.condition = self.condition(raw, path, qid)
-        canonical["formula"] = self.formula(raw, path, qid, qtype, entry)
-        canonical["default_value"] = self.default_value(raw, path, qid, qtype, canonical)
-        canonical["questions"] = self.children(raw, path, qid, qtype, entry)
+            if canonical[flag] and entry.qtype in _NO_ANSWER_TYPES:
+                message = f"a {entry.qtype} takes no answer, so it cannot be {flag}"
+                self.flag(entry, flag, "field_not_allowed", message)
+        canonical["max_files"] = self.max_files(entry)
+        canonical["options"] = self.options(entry)
+        canonical["validation"] = self.validation(entry)
+        canonical["visible_if"] = self.condition(entry)
+        canonical["formula"] = self.formula(entry)
+        canonical["default_value"] = self.default_value(entry)
+        if entry.qtype == "group":
+            canonical["questions"] = self.question_list(entry)
+        else:
+            self.only_for(entry, "questions", ("group",), "group")
         return canonical
 
-    def not_allowed(self, path: str, key: str, qid: str | None, qtype: str, allowed: str) -> None:
-        self.add(
-            _join(path, key),
-            qid,
-            "field_not_allowed",
-            f"{key} is only allowed for {allowed} questions, not {qtype}",
-        )
-
-    def max_files(self, raw: dict, path: str, qid: str | None, qtype: str | None) -> int | None:
-        value, where = raw.get("max_files"), _join(path, "max_files")
-        if value is None:
+    def max_files(self, entry: _Entry) -> int | None:
+        value = entry.raw.get("max_files")
+        if value is None or self.only_for(entry, "max_files", _FILE_TYPES, ", ".join(_FILE_TYPES)):
             return None
-        if qtype is not None and qtype not in _FILE_TYPES:
-            self.not_allowed(path, "max_files", qid, qtype, "photo, signature and document_scan")
-        elif not _is_int(value):
-            self.add(where, qid, "field_type", "max_files must be an integer")
+        if not _is_int(value):
+            self.flag(entry, "max_files", "field_type", "max_files must be an integer")
         elif value < 1:
-            self.add(where, qid, "invalid_value", "max_files must be at least 1")
+            self.flag(entry, "max_files", "invalid_value", "max_files must be at least 1")
         elif value > MAX_FILES:
-            self.add(where, qid, "too_large", f"max_files may be at most {MAX_FILES}")
+            self.flag(entry, "max_files", "too_large", f"max_files may be at most {MAX_FILES}")
         else:
             return value
         return None
 
-    def options(self, raw: dict, path: str, qid: str | None, qtype: str | None) -> list | None:
-        value, where = raw.get("options"), _join(path, "options")
-        if value is None:
-            if qtype in _CHOICE_TYPES:
-                self.add(where, qid, "options_missing", f"a {qtype} question needs options")
-            return None
-        if qtype is not None and qtype not in _CHOICE_TYPES:
-            self.not_allowed(path, "options", qid, qtype, "select and multiselect")
+    def options(self, entry: _Entry) -> list | None:
+        value = entry.raw.get("options")
+        if value is None and entry.qtype in _CHOICE_TYPES:
+            message = f"a {entry.qtype} question needs options"
+            self.flag(entry, "options", "options_missing", message)
+        if value is None or self.only_for(entry, "options", _CHOICE_TYPES, "select, multiselect"):
             return None
         if not isinstance(value, list):
-            self.add(where, qid, "field_type", "options must be a list of strings")
+            self.flag(entry, "options", "field_type", "options must be a list of strings")
             return None
         if not value:
-            self.add(where, qid, "options_missing", "options must not be empty")
+            self.flag(entry, "options", "options_missing", "options must not be empty")
         if len(value) > MAX_OPTIONS:
-            self.add(where, qid, "too_large", f"at most {MAX_OPTIONS} options")
+            self.flag(entry, "options", "too_large", f"at most {MAX_OPTIONS} options")
             return None
         seen: set[str] = set()
         for position, option in enumerate(value):
-            at = f"{where}[{position}]"
+            at = f"options[{position}]"
             if not isinstance(option, str):
-                self.add(
-                    at, qid, "field_type", f"an option must be a string, not {_json_type(option)}"
-                )
-            elif not option.strip():
-                self.add(at, qid, "invalid_value", "an option must not be empty")
+                message = f"an option must be a string, not {_json_type(option)}"
+                self.flag(entry, at, "field_type", message)
+                continue
+            if not option.strip():
+                self.flag(entry, at, "invalid_value", "an option must not be empty")
             elif len(option) > MAX_OPTION_LENGTH:
-                self.add(
-                    at, qid, "too_large", f"an option is at most {MAX_OPTION_LENGTH} characters"
-                )
+                message = f"an option is at most {MAX_OPTION_LENGTH} characters"
+                self.flag(entry, at, "too_large", message)
             elif option in seen:
-                self.add(at, qid, "duplicate_option", f"option {_show(option)} appears twice")
-            if isinstance(option, str):
-                seen.add(option)
+                self.flag(entry, at, "duplicate_option", f"option {_show(option)} appears twice")
+            seen.add(option)
         return [option for option in value if isinstance(option, str)]
 
-    def validation(self, raw: dict, path: str, qid: str | None, qtype: str | None) -> dict | None:
-        value, where = raw.get("validation"), _join(path, "validation")
+    def validation(self, entry: _Entry) -> dict | None:
+        value, qtype = entry.raw.get("validation"), entry.qtype
         if value is None:
             return None
         if not isinstance(value, dict):
-            self.add(where, qid, "field_type", "validation must be an object")
+            self.flag(entry, "validation", "field_type", "validation must be an object")
             return None
-        self.unknown_keys(value, _VALIDATION_FIELDS, where, qid)
+        self.unknown_keys(entry, "validation", value, _VALIDATION_FIELDS)
         rule = dict.fromkeys(_VALIDATION_FIELDS)
         for key in _VALIDATION_FIELDS:
-            item, at = value.get(key), _join(where, key)
-            is_length = key in ("minlength", "maxlength")
-            fits = _TEXT_TYPES if is_length or key == "regex" else _RANGE_TYPES
-            error = _number_error(item, integer=is_length or qtype == "multiselect")
+            item, at = value.get(key), f"validation.{key}"
+            counts = key in ("minlength", "maxlength") or qtype == "multiselect"
+            fits = _RANGE_TYPES if key in ("min", "max") else _TEXT_TYPES
+            error = None if key == "regex" else _number_error(item, integer=counts)
             if item is None:
                 continue
-            if key == "regex" and not isinstance(item, str):
-                self.add(at, qid, "field_type", "regex must be a string")
-            elif key != "regex" and error:
+            if error:
                 code = "too_large" if "too large" in error else "field_type"
-                self.add(at, qid, code, f"{key} {error}")
+                self.flag(entry, at, code, f"{key} {error}")
+            elif key == "regex" and not isinstance(item, str):
+                self.flag(entry, at, "field_type", "regex must be a string")
             elif qtype is not None and qtype not in fits:
-                self.not_allowed(where, key, qid, qtype, ", ".join(fits))
-            elif key != "regex" and item < 0 and (is_length or qtype == "multiselect"):
-                self.add(at, qid, "invalid_value", f"{key} must not be negative")
+                message = f"{key} is only allowed for {', '.join(fits)} questions, not {qtype}"
+                self.flag(entry, at, "field_not_allowed", message)
+            elif key != "regex" and counts and item < 0:
+                self.flag(entry, at, "invalid_value", f"{key} must not be negative")
             elif key == "regex" and len(item) > MAX_REGEX_LENGTH:
-                self.add(
-                    at, qid, "too_large", f"regex is longer than {MAX_REGEX_LENGTH} characters"
-                )
+                message = f"regex is longer than {MAX_REGEX_LENGTH} characters"
+                self.flag(entry, at, "too_large", message)
             elif key == "regex" and _compile_regex(item)[0] is None:
-                self.add(
-                    at, qid, "regex_invalid", f"regex does not compile: {_compile_regex(item)[1]}"
-                )
+                message = f"regex does not compile: {_compile_regex(item)[1]}"
+                self.flag(entry, at, "regex_invalid", message)
             else:
                 rule[key] = item
         for low, high in (("min", "max"), ("minlength", "maxlength")):
             if rule[low] is not None and rule[high] is not None and rule[low] > rule[high]:
-                self.add(
-                    _join(where, low),
-                    qid,
-                    "min_gt_max",
-                    f"{low} ({_show(rule[low])}) is greater than {high} ({_show(rule[high])})",
-                )
+                message = f"{low} ({_show(rule[low])}) is greater than {high} ({_show(rule[high])})"
+                self.flag(entry, f"validation.{low}", "min_gt_max", message)
         # An all-null rule means no rule: one canonical spelling keeps check_definition idempotent.
         return rule if any(item is not None for item in rule.values()) else None
 
-    def condition(self, raw: dict, path: str, qid: str | None) -> dict | None:
-        value, where = raw.get("visible_if"), _join(path, "visible_if")
+    def condition(self, entry: _Entry) -> dict | None:
+        value = entry.raw.get("visible_if")
         if value is None:
             return None
         if not isinstance(value, dict):
-            self.add(where, qid, "field_type", "visible_if must be an object")
+            self.flag(entry, "visible_if", "field_type", "visible_if must be an object")
             return None
-        self.unknown_keys(value, _CONDITION_FIELDS, where, qid)
+        self.unknown_keys(entry, "visible_if", value, _CONDITION_FIELDS)
         operator = value.get("operator")
         if operator is None:
-            self.add(_join(where, "operator"), qid, "required_field", "operator is required")
+            self.flag(entry, "visible_if.operator", "required_field", "operator is required")
         elif not isinstance(operator, str) or operator not in OPERATORS:
-            self.add(
-                _join(where, "operator"),
-                qid,
-                "operator_unknown",
-                f"unknown operator {_show(operator)} (known: {', '.join(OPERATORS)})",
-            )
+            message = f"unknown operator {_show(operator)} (known: {', '.join(OPERATORS)})"
+            self.flag(entry, "visible_if.operator", "operator_unknown", message)
             operator = None
-        return {
-            "question_id": self.string(value, "question_id", where, qid, MAX_ID_LENGTH),
-            "operator": operator,
-            "value": value.get("value"),  # copied once it is known to fit (check_references)
-        }
+        ref = self.string(entry, "visible_if.question_id", MAX_ID_LENGTH, obj=value)
+        # The value is copied only once it is known to fit (check_condition): it may be huge.
+        return {"question_id": ref, "operator": operator, "value": value.get("value")}
 
-    def formula(
-        self, raw: dict, path: str, qid: str | None, qtype: str | None, entry: _Entry
-    ) -> str | None:
-        value, where = raw.get("formula"), _join(path, "formula")
-        if value is None:
-            if qtype == "calculated":
-                self.add(where, qid, "required_field", "a calculated question needs a formula")
-            return None
-        if qtype is not None and qtype != "calculated":
-            self.not_allowed(path, "formula", qid, qtype, "calculated")
+    def formula(self, entry: _Entry) -> str | None:
+        value = entry.raw.get("formula")
+        if value is None and entry.qtype == "calculated":
+            self.flag(entry, "formula", "required_field", "a calculated question needs a formula")
+        if value is None or self.only_for(entry, "formula", ("calculated",), "calculated"):
             return None
         if not isinstance(value, str):
-            self.add(where, qid, "field_type", "formula must be a string")
+            self.flag(entry, "formula", "field_type", "formula must be a string")
             return None
         try:
             entry.formula_refs = formula_references(value)
         except FormulaError as exc:
-            self.add(where, qid, "formula_syntax", str(exc))
+            self.flag(entry, "formula", "formula_syntax", str(exc))
             return None
         return value
 
-    def default_value(
-        self, raw: dict, path: str, qid: str | None, qtype: str | None, canonical: dict
-    ) -> object:
-        value, where = raw.get("default_value"), _join(path, "default_value")
+    def default_value(self, entry: _Entry) -> object:
+        value, qtype, canonical = entry.raw.get("default_value"), entry.qtype, entry.canonical
         if value is None:
             answerable = qtype not in (*_NO_ANSWER_TYPES, "calculated")
             if canonical["readonly"] and canonical["required"] and answerable:
-                self.add(
-                    where,
-                    qid,
-                    "readonly_without_default",
-                    "a required readonly question needs a default_value",
-                )
+                message = "a required readonly question needs a default_value"
+                self.flag(entry, "default_value", "readonly_without_default", message)
             return None
         if qtype is None:
             return None
         if qtype in _NO_DEFAULT_TYPES:
-            self.add(where, qid, "field_not_allowed", f"a {qtype} question has no default_value")
+            message = f"a {qtype} question has no default_value"
+            self.flag(entry, "default_value", "field_not_allowed", message)
             return None
         cleaned, problems = _check_value(canonical, value)
         for code, message in problems:
-            self.add(where, qid, code, f"default_value {message}")
+            self.flag(entry, "default_value", code, f"default_value {message}")
         return None if problems else copy.deepcopy(cleaned)
-
-    def children(
-        self, raw: dict, path: str, qid: str | None, qtype: str | None, entry: _Entry
-    ) -> list | None:
-        value, where = raw.get("questions"), _join(path, "questions")
-        if qtype != "group":
-            if value is not None and qtype is not None:
-                self.not_allowed(path, "questions", qid, qtype, "group")
-            return None
-        if value is None or (isinstance(value, list) and not value):
-            self.add(where, qid, "required_field", "a group needs at least one question")
-        elif not isinstance(value, list):
-            self.add(where, qid, "field_type", "questions must be a list")
-        elif len(entry.ancestors) >= MAX_GROUP_DEPTH:
-            self.add(
-                where, qid, "too_large", f"groups may be nested at most {MAX_GROUP_DEPTH} deep"
-            )
-        else:
-            return self.questions(value, where, entry.index, (*entry.ancestors, entry.index))
-        return []
 
     def check_references(self) -> None:
         for entry in self.entries:
             if entry.parent is not None:
                 entry.edges.append(entry.parent)
-            if entry.condition is not None:
+            if entry.canonical["visible_if"] is not None:
                 self.check_condition(entry)
             for ref in sorted(entry.formula_refs or ()):
                 self.check_formula_ref(entry, ref)
 
     def check_condition(self, entry: _Entry) -> None:
-        condition, where = entry.condition, _join(entry.path, "visible_if")
+        condition = entry.canonical["visible_if"]
         ref_id, operator = condition["question_id"], condition["operator"]
         if ref_id is None:
             return
-        target, at = self.first_by_id.get(ref_id), _join(where, "question_id")
+        target, at = self.first_by_id.get(ref_id), "visible_if.question_id"
         if target is None:
-            self.add(at, entry.qid, "unknown_reference", f"no question has id {_show(ref_id)}")
-            return
-        if target == entry.index:
-            self.add(at, entry.qid, "forward_reference", "a question cannot depend on itself")
-            return
-        if target in entry.ancestors:
-            self.add(
-                at,
-                entry.qid,
-                "enclosing_reference",
-                "a question cannot depend on the group that holds it",
-            )
-            return
-        if target > entry.index:
+            self.flag(entry, at, "unknown_reference", f"no question has id {_show(ref_id)}")
+        elif target == entry.index:
+            self.flag(entry, at, "forward_reference", "a question cannot depend on itself")
+        elif target in entry.ancestors:
+            message = "a question cannot depend on the group that holds it"
+            self.flag(entry, at, "enclosing_reference", message)
+        elif target > entry.index:
             message = f"visible_if may only refer to an earlier question; {_show(ref_id)} is later"
-            self.add(at, entry.qid, "forward_reference", message)
-            return
-        entry.edges.append(target)
-        ref = self.entries[target]
+            self.flag(entry, at, "forward_reference", message)
+        else:
+            entry.edges.append(target)
+            self.check_operator(entry, self.entries[target], operator, condition)
+
+    def check_operator(
+        self, entry: _Entry, ref: _Entry, operator: str | None, condition: dict
+    ) -> None:
         if ref.qtype is None or operator is None:
             return
         if ref.qtype in _NO_ANSWER_TYPES:
-            self.add(
-                at,
-                entry.qid,
-                "reference_type",
-                f"{_show(ref_id)} is a {ref.qtype} question and has no answer",
-            )
-            return
-        if operator not in _OPERATORS_BY_TYPE[ref.qtype]:
-            self.add(
-                _join(where, "operator"),
-                entry.qid,
-                "operator_type",
-                f"operator '{operator}' does not fit a {ref.qtype} question (use one of "
-                f"{', '.join(_OPERATORS_BY_TYPE[ref.qtype])})",
-            )
-            return
-        problem = _condition_value_problem(ref.canonical, operator, condition["value"])
-        if problem is not None:
-            self.add(_join(where, "value"), entry.qid, problem[0], f"value {problem[1]}")
+            message = f"{_show(ref.qid)} is a {ref.qtype} question and has no answer"
+            self.flag(entry, "visible_if.question_id", "reference_type", message)
+        elif operator not in _OPERATORS_BY_TYPE[ref.qtype]:
+            fitting = ", ".join(_OPERATORS_BY_TYPE[ref.qtype])
+            message = f"operator '{operator}' does not fit a {ref.qtype} question (use {fitting})"
+            self.flag(entry, "visible_if.operator", "operator_type", message)
         else:
-            condition["value"] = copy.deepcopy(condition["value"])  # validated: small and flat
+            value, problem = _condition_value(ref.canonical, operator, condition["value"])
+            if problem is not None:
+                self.flag(entry, "visible_if.value", problem[0], f"value {problem[1]}")
+            condition["value"] = value
 
     def check_formula_ref(self, entry: _Entry, ref_id: str) -> None:
-        where = _join(entry.path, "formula")
         target = self.first_by_id.get(ref_id)
         if target is None:
-            self.add(where, entry.qid, "formula_unknown_id", f"no question has id {_show(ref_id)}")
+            message = f"no question has id {_show(ref_id)}"
+            self.flag(entry, "formula", "formula_unknown_id", message)
         elif self.entries[target].qtype not in (*_FORMULA_OPERAND_TYPES, None):
-            self.add(
-                where,
-                entry.qid,
-                "formula_type",
-                f"{_show(ref_id)} is a {self.entries[target].qtype} question; a formula "
-                "may only use number, integer, calculated and boolean questions",
+            message = (
+                f"{_show(ref_id)} is a {self.entries[target].qtype} question; a formula may only "
+                "use number, integer, calculated and boolean questions"
             )
+            self.flag(entry, "formula", "formula_type", message)
         else:
             entry.edges.append(target)
 
     def check_cycles(self) -> None:
         for component in _components([entry.edges for entry in self.entries]):
-            looped = len(component) > 1 or component[0] in self.entries[component[0]].edges
-            if not looped:
+            if len(component) == 1 and component[0] not in self.entries[component[0]].edges:
                 continue
-            members = sorted(component)
-            names = ", ".join(_show(self.entries[i].qid) for i in members)
-            for index in members:
-                entry = self.entries[index]
-                # Only formulas can point forward, so every cycle passes through one.
-                if entry.qtype == "calculated" or entry.formula_refs:
-                    self.add(
-                        _join(entry.path, "formula"),
-                        entry.qid,
-                        "formula_cycle",
-                        f"formula depends on its own result through {names}",
-                    )
+            members = [self.entries[index] for index in sorted(component)]
+            names = ", ".join(_show(member.qid) for member in members)
+            # Only formulas can point forward, so every cycle passes through one.
+            for member in members:
+                if member.formula_refs:
+                    message = f"formula depends on its own result through {names}"
+                    self.flag(member, "formula", "formula_cycle", message)
 
 
 def check_definition(doc: object) -> tuple[dict | None, list[Problem]]:
@@ -1262,7 +1175,7 @@ def check_definition(doc: object) -> tuple[dict | None, list[Problem]]:
     return canonical, []
 
 
-# --------------------------------------------------------------------------- answers
+# ---------------------------------------------------------------------------------------- answers
 
 
 @dataclass
@@ -1292,9 +1205,17 @@ def _flatten(definition: dict) -> list[tuple[dict, int | None]]:
     return nodes
 
 
+def _condition_ref(question: dict) -> str | None:
+    """The id a question's visible_if refers to (None when there is none or it is no string)."""
+    condition = question.get("visible_if")
+    ref = condition.get("question_id") if isinstance(condition, dict) else None
+    return ref if isinstance(ref, str) else None
+
+
 def _run(definition: dict, answers: dict) -> _State:
-    """Visibility, values and per-question problems, evaluated so that every question comes
-    after what it depends on (its group, its visible_if question, its formula's operands)."""
+    """Visibility, values and per-question problems of a definition over answers."""
+    # Questions are settled after what they depend on: their group, their visible_if question
+    # and their formula's operands (a formula may use a later question).
     nodes = _flatten(definition)
     by_id: dict[str, int] = {}
     for index, (question, _) in enumerate(nodes):
@@ -1304,9 +1225,9 @@ def _run(definition: dict, answers: dict) -> _State:
     for index, (question, parent) in enumerate(nodes):
         if parent is not None:
             edges[index].append(parent)
-        condition = question.get("visible_if")
-        if isinstance(condition, dict) and condition.get("question_id") in by_id:
-            edges[index].append(by_id[condition["question_id"]])
+        ref = _condition_ref(question)
+        if ref in by_id:
+            edges[index].append(by_id[ref])
         if question.get("type") == "calculated":
             try:
                 refs = formula_references(question.get("formula"))
@@ -1326,12 +1247,11 @@ def _settle(state: _State, index: int, answers: dict) -> None:
     qid, qtype = question.get("id"), question.get("type")
     if not isinstance(qid, str) or (parent is not None and not state.visible[parent]):
         return
-    condition = question.get("visible_if")
+    condition, ref = question.get("visible_if"), _condition_ref(question)
     if isinstance(condition, dict):
-        ref = state.by_id.get(condition.get("question_id"))
-        if ref is None or not _condition_holds(
-            condition, state.nodes[ref][0].get("type"), state.values.get(condition["question_id"])
-        ):
+        target = state.by_id.get(ref)
+        ref_type = state.nodes[target][0].get("type") if target is not None else None
+        if target is None or not _condition_holds(condition, ref_type, state.values.get(ref)):
             return
     state.visible[index] = True
     if qtype in _NO_ANSWER_TYPES:
@@ -1354,8 +1274,7 @@ def _settle(state: _State, index: int, answers: dict) -> None:
 
 
 def visible_questions(definition: dict, answers: dict) -> set[str]:
-    """Ids of questions visible given answers (by question id); a question inside a hidden group
-    is hidden."""
+    """Ids of questions visible given answers (by question id); one in a hidden group is hidden."""
     state = _run(definition, answers if isinstance(answers, dict) else {})
     return {state.nodes[i][0]["id"] for i, shown in enumerate(state.visible) if shown}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import IntegerField, SelectField, StringField
+from wtforms import IntegerField, SelectChoice, SelectField, StringField
 from wtforms.validators import Length, NumberRange, Optional
 
 from portal.tasks.models import STATUSES
@@ -27,7 +27,8 @@ class TaskFilterForm(FlaskForm):
     q = StringField(_l("Zoeken"), validators=[Optional(), Length(max=100)])
     status = SelectField(
         _l("Status"),
-        choices=[("", _l("Alle statussen"))] + [(s, STATUS_LABELS[s]) for s in STATUSES],
+        choices=[SelectChoice("", _l("Alle statussen"))]
+        + [SelectChoice(s, STATUS_LABELS[s]) for s in STATUSES],
         validators=[Optional()],
     )
     pagina = IntegerField(validators=[Optional(), NumberRange(min=1, max=100_000)], default=1)

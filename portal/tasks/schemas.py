@@ -72,31 +72,27 @@ class TaskOut(BaseModel):
     created_at: Timestamp
 
 
-_PLAIN_FIELDS = [
-    name
-    for name in TaskOut.model_fields
-    if name not in {"id", "vehicle_id", "chauffeur_id", "transporteur_id", "vragenpad"}
-    and not name.endswith("_op")
-    and name != "created_at"
-]
-_TIME_FIELDS = ["gepland_op", "ontvangen_op", "gestart_op", "afgerond_op", "created_at"]
+_ID_FIELDS = {"id", "vehicle_id", "chauffeur_id", "transporteur_id"}
+_TIME_FIELDS = {"gepland_op", "ontvangen_op", "gestart_op", "afgerond_op", "created_at"}
+_FIELDS = list(TaskOut.model_fields)
 
 
 def serialize_task(task: Task, definitions: dict[uuid.UUID, str]) -> dict:
-    """A task as JSON-ready data. The vragenpad is the revision's stored JSON text, spliced
-    in unparsed: a list of 50 tasks serialises each distinct questionnaire once."""
-    data = {
-        "id": str(task.id),
-        "vehicle_id": str(task.vehicle_id) if task.vehicle_id else None,
-        "chauffeur_id": str(task.chauffeur_id) if task.chauffeur_id else None,
-        "transporteur_id": str(task.transporteur_id),
-    }
-    for name in _PLAIN_FIELDS:
-        data[name] = getattr(task, name)
-    for name in _TIME_FIELDS:
-        data[name] = iso(getattr(task, name))
-    text = definitions.get(task.activity_questionnaire_id)
-    data["vragenpad"] = orjson.Fragment(text) if text else None
+    """A task as JSON-ready data, fields in the seed's order. The vragenpad is the revision's
+    stored JSON text, spliced in unparsed: a list of 50 tasks serialises each distinct
+    questionnaire once."""
+    data = {}
+    for name in _FIELDS:
+        if name == "vragenpad":
+            text = definitions.get(task.activity_questionnaire_id)
+            data[name] = orjson.Fragment(text) if text else None
+            continue
+        value = getattr(task, name)
+        if name in _ID_FIELDS:
+            value = str(value) if value is not None else None
+        elif name in _TIME_FIELDS:
+            value = iso(value)
+        data[name] = value
     return data
 
 

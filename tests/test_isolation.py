@@ -1,0 +1,222 @@
+"""Carrier isolation: row-level security on PostgreSQL, and a sweep of every route.
+
+The RLS proofs connect as the app role (neither superuser nor owner, no BYPASSRLS) and run
+raw SQL without any carrier filter: only the policies stand between carriers.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import psycopg
+import pytest
+from conftest import (
+    bearer,
+    create_api_key,
+    create_carrier,
+    create_driver,
+    create_task,
+    create_user,
+    create_vehicle,
+    in_carrier,
+    login,
+    publish_questionnaire,
+)
+from sqlalchemy import select, text
+
+from portal.extensions import db
+from portal.models import TENANT_TABLES
+
+EXPECTED_TENANT_TABLES = {
+    "gebruikers", "chauffeurs", "voertuigen", "api_keys", "refresh_tokens", "activation_codes",
+    "activity_questionnaires", "taken", "answer_sessions", "answers", "idempotency_records",
+    "audit_log",
+}
+
+
+def populate(app, client, name: str) -> dict:
+    """A carrier with at least one row in every tenant table."""
+    from portal.accounts.tokens import create_activation_code
+    from portal.idempotency.models import IdempotencyRecord
+    from portal.questionnaires.models import Answer, AnswerSession
+
+    carrier = create_carrier(app, name)
+    create_user(app, carrier)
+    driver = create_driver(app, carrier)
+    create_vehicle(app, carrier)
+    create_api_key(app, carrier)
+    revision = publish_questionnaire(app, carrier)
+    task = create_task(app, carrier, driver)  # also writes the audit log
+    client.post("/api/v1/auth/token", json={"grant_type": "password", "username": driver.email,
+                                            "password": "correct-horse-battery"})
+    now = datetime.now(UTC)
+
+    def extra():
+        create_activation_code(carrier_id=carrier.id, user_token=driver.user_token)
+        session_id = uuid.uuid4()
+        db.session.add(AnswerSession(id=session_id, transporteur_id=carrier.id,
+                                     activity_questionnaire_id=revision.id,
+                                     activity_type="mest_laden", taak_id=task.id,
+                                     chauffeur_id=driver.id))
+        db.session.flush()
+        db.session.add(Answer(transporteur_id=carrier.id, answer_session_id=session_id,
+                              question_id="gewicht", waarde="1200"))
+        db.session.add(IdempotencyRecord(transporteur_id=carrier.id, caller="x", key="k",
+                                         request_hash="h", expires_at=now + timedelta(days=7)))
+
+    in_carrier(app, carrier.id, extra)
+    return {"carrier": carrier, "driver": driver, "task": task}
+
+
+def test_every_table_with_a_carrier_column_is_a_tenant_table():
+    assert set(TENANT_TABLES) == EXPECTED_TENANT_TABLES
+
+
+# --- PostgreSQL row-level security ----------------------------------------------------
+
+
+@pytest.fixture
+def pg(app, backend):
+    if backend != "postgresql":
+        pytest.skip("row-level security exists on PostgreSQL only")
+    url = app.config["SQLALCHEMY_DATABASE_URI"].replace("postgresql+psycopg://", "postgresql://")
+    return url
+
+
+def scoped(conn, carrier_id) -> None:
+    conn.execute("SELECT set_config('app.transporteur_id', %s, true)",
+                 (str(carrier_id) if carrier_id else "",))
+
+
+def test_the_app_role_can_not_bypass_row_level_security(pg):
+    with psycopg.connect(pg) as conn:
+        row = conn.execute(
+            "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user").fetchone()
+        assert row == (False, False)
+        owned = conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public' "
+                             "AND tableowner = current_user").fetchone()[0]
+        assert owned == 0
+
+
+def test_row_level_security_is_enabled_and_forced_on_every_tenant_table(pg):
+    with psycopg.connect(pg) as conn:
+        rows = conn.execute(
+            "SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' "
+            "AND c.relkind = 'r' AND c.relname IN (SELECT table_name FROM "
+            "information_schema.columns WHERE column_name = 'transporteur_id' "
+            "AND table_schema = 'public')").fetchall()
+    assert {name for name, *_ in rows} == EXPECTED_TENANT_TABLES
+    assert all(enabled and forced for _, enabled, forced in rows), rows
+
+
+def test_an_unfiltered_select_sees_one_carrier_only(app, client, pg):
+    a = populate(app, client, "A")["carrier"]
+    b = populate(app, client, "B")["carrier"]
+    with psycopg.connect(pg) as conn:
+        scoped(conn, a.id)
+        for table in sorted(EXPECTED_TENANT_TABLES):
+            seen = {row[0] for row in conn.execute(f"SELECT transporteur_id FROM {table}")}
+            assert seen == {a.id}, table
+        carriers = {row[0] for row in conn.execute("SELECT id FROM transporteurs")}
+        assert carriers == {a.id}
+        assert b.id not in carriers
+
+
+def test_without_a_carrier_nothing_is_visible(app, client, pg):
+    populate(app, client, "A")
+    with psycopg.connect(pg) as conn:
+        for table in sorted(EXPECTED_TENANT_TABLES | {"transporteurs"}):
+            count = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            assert count == 0, table
+        # After a commit the setting reads back as '' rather than NULL: still nothing.
+        scoped(conn, uuid.uuid4())
+        conn.commit()
+        assert conn.execute("SELECT count(*) FROM taken").fetchone()[0] == 0
+
+
+def test_inserting_or_moving_a_row_into_another_carrier_fails(app, client, pg):
+    a = populate(app, client, "A")
+    b = populate(app, client, "B")["carrier"]
+    admin = app.config["DATABASE_ADMIN_URL"].replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(admin) as owner:
+        samples = {}
+        for table in sorted(EXPECTED_TENANT_TABLES):
+            cur = owner.execute(f"SELECT * FROM {table} WHERE transporteur_id = %s LIMIT 1",
+                                (a["carrier"].id,))
+            samples[table] = ([d.name for d in cur.description], cur.fetchone())
+    with psycopg.connect(pg, autocommit=True) as conn:
+        for table, (columns, row) in samples.items():
+            values = dict(zip(columns, row, strict=True))
+            values["transporteur_id"] = b.id
+            values["id"] = uuid.uuid4() if table != "login_attempts" else values["id"]
+            for unique in ("key_hash", "token_hash", "code_hash", "user_token", "email", "key"):
+                if unique in values and isinstance(values[unique], str):
+                    values[unique] = (uuid.uuid4().hex * 2)[: len(values[unique])]
+            names = ", ".join(values)
+            marks = ", ".join(["%s"] * len(values))
+            with conn.transaction():
+                scoped(conn, a["carrier"].id)
+                with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                    conn.execute(f"INSERT INTO {table} ({names}) VALUES ({marks})",
+                                 list(values.values()))
+        with conn.transaction():
+            scoped(conn, a["carrier"].id)
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute("UPDATE voertuigen SET transporteur_id = %s", (b.id,))
+
+
+def test_the_sign_in_lookup_reads_credentials_but_changes_nothing(app, client, pg):
+    populate(app, client, "A")
+    with psycopg.connect(pg) as conn:
+        conn.execute("SELECT set_config('app.auth_lookup', 'on', true)")
+        assert conn.execute("SELECT count(*) FROM chauffeurs").fetchone()[0] == 1
+        assert conn.execute("SELECT count(*) FROM taken").fetchone()[0] == 0
+        updated = conn.execute("UPDATE chauffeurs SET naam = 'x'").rowcount
+        assert updated == 0
+
+
+def test_an_app_query_that_forgets_its_filter_still_sees_one_carrier(app, client, pg):
+    from portal.tasks.models import Task
+    from portal.tenancy import carrier_scope
+
+    a = populate(app, client, "A")
+    populate(app, client, "B")
+    with app.app_context(), carrier_scope(db.session, a["carrier"].id):
+        assert [t.id for t in db.session.scalars(select(Task))] == [a["task"].id]
+        db.session.commit()
+        # A new transaction after the commit gets the scope again from the after_begin hook.
+        assert [t.id for t in db.session.scalars(select(Task))] == [a["task"].id]
+        assert db.session.scalar(text("SELECT current_setting('app.transporteur_id')")) == str(
+            a["carrier"].id)
+
+
+# --- every route with an id answers 404 for another carrier's object -----------------
+
+
+def test_every_route_with_an_id_is_404_for_another_carriers_object(app, client):
+    own = populate(app, client, "Eigen")
+    foreign = populate(app, client, "Vreemd")
+    key = create_api_key(app, own["carrier"])
+    admin = create_user(app, own["carrier"], "admin")
+    foreign_values = {
+        "user_token": foreign["driver"].user_token,
+        "id": str(foreign["task"].id),
+        "transporteur_id": str(foreign["carrier"].id),
+    }
+    login(client, admin)
+    checked = 0
+    for rule in app.url_map.iter_rules():
+        if not rule.arguments or rule.endpoint == "static":
+            continue
+        unknown = rule.arguments - foreign_values.keys()
+        assert not unknown, f"{rule}: add a foreign value for {unknown} to this sweep"
+        path = rule.build({name: foreign_values[name] for name in rule.arguments},
+                          append_unknown=False)[1]
+        for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+            headers = bearer(key.key) if rule.rule.startswith("/api/") else {}
+            response = client.open(path, method=method, headers=headers, json={})
+            assert response.status_code == 404, f"{method} {path}: {response.status_code}"
+            checked += 1
+    assert checked >= 2
