@@ -33,6 +33,9 @@ def fail(error: DomainError) -> None:
     sys.exit(1)
 
 
+INHERITED = ("SECRET_KEY", "INSTANCE_PATH", "PASSWORD_HASH_PROFILE", "TESTING")
+
+
 @contextmanager
 def admin_context():
     """An app context on the admin (owner) database URL, when one is configured."""
@@ -42,8 +45,13 @@ def admin_context():
         return
     from portal import create_app
 
-    with create_app({"SQLALCHEMY_DATABASE_URI": url}).app_context():
-        yield
+    inherited = {key: current_app.config[key] for key in INHERITED if key in current_app.config}
+    with create_app({**inherited, "SQLALCHEMY_DATABASE_URI": url}).app_context():
+        try:
+            yield
+        finally:
+            db.session.remove()
+            db.engine.dispose()
 
 
 def carrier_option(fn):

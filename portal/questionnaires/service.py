@@ -10,13 +10,12 @@ from sqlalchemy import func, or_, select, update
 
 from portal.errors import NotFound, ValidationFailed
 from portal.extensions import db
+from portal.questionnaires import engine
 from portal.questionnaires.models import ActivityQuestionnaire
 
 
 def check(doc: object) -> dict:
     """The canonical form of a QuestionnaireDefinition; ValidationFailed listing every problem."""
-    from portal.questionnaires import engine  # noqa: PLC0415  TEMP until engine lands
-
     canonical, problems = engine.check_definition(doc)
     if problems:
         raise ValidationFailed(

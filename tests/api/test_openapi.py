@@ -71,6 +71,8 @@ def openapi_path(rule: str) -> str:
 
 
 OPERATION_LABELS = sorted({f"{op.method.upper()} {openapi_path(op.path)}" for op in OPERATIONS})
+# schemathesis leaves out the operation that serves the document it was loaded from.
+FUZZED_LABELS = [label for label in OPERATION_LABELS if label != "GET /openapi.json"]
 
 
 def api_headers(key: str) -> dict[str, str]:
@@ -152,7 +154,7 @@ def test_activity_questionnaires_answer_an_array_of_activity_questionnaire(docum
 def test_schemathesis_loads_and_validates_the_document(app):
     schema = load_schema(app)
     labels = sorted(result.ok().label for result in schema.get_all_operations())
-    assert labels == OPERATION_LABELS
+    assert labels == FUZZED_LABELS
 
 
 def test_schemathesis_refuses_an_invalid_document(document):
@@ -350,7 +352,7 @@ def explicit_cases(operation, world: dict) -> list:
 
 
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
-@pytest.mark.parametrize("label", OPERATION_LABELS)
+@pytest.mark.parametrize("label", FUZZED_LABELS)
 def test_operation_conforms_to_the_document(app, backend, world, label, mode):
     schema = load_schema(app)
     operation = schema.find_operation_by_label(label)
@@ -363,6 +365,9 @@ def test_operation_conforms_to_the_document(app, backend, world, label, mode):
             response = case.call()
         statuses[response.status_code] += 1
         skipped = tolerated(backend, case, response, errors)
+        import os
+        if skipped is not None: print("TOLERATED", backend, label, mode, response.status_code, [str(e)[:80] for e in errors])
+        if os.environ.get("NOTOL"): skipped = None
         if skipped is CHECKS:
             return
         case.validate_response(response, checks=CHECKS, excluded_checks=skipped or None)
@@ -386,6 +391,7 @@ def test_operation_conforms_to_the_document(app, backend, world, label, mode):
 
     FUZZ_SETTINGS(given(cases)(check))()
 
+    print("STATUSES", backend, label, mode, dict(statuses))
     if mode is GenerationMode.POSITIVE and label != "POST /auth/token":
         # Random credentials never sign in; every other operation must get past 401 and 404.
         assert any(200 <= s < 300 for s in statuses), statuses
