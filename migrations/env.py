@@ -17,9 +17,10 @@ target_metadata = target_db.metadata
 
 
 def _url() -> str:
-    return current_app.config.get("DATABASE_ADMIN_URL") or current_app.config[
-        "SQLALCHEMY_DATABASE_URI"
-    ]
+    return (
+        current_app.config.get("DATABASE_ADMIN_URL")
+        or current_app.config["SQLALCHEMY_DATABASE_URI"]
+    )
 
 
 def _skip_empty(context_, revision, directives):
@@ -30,8 +31,9 @@ def _skip_empty(context_, revision, directives):
 
 
 def run_migrations_offline():
-    context.configure(url=_url(), target_metadata=target_metadata, literal_binds=True,
-                      render_as_batch=True)
+    context.configure(
+        url=_url(), target_metadata=target_metadata, literal_binds=True, render_as_batch=True
+    )
     with context.begin_transaction():
         context.run_migrations()
 

@@ -23,8 +23,10 @@ def create_app(overrides: dict | None = None) -> Flask:
     )
     app.config.update(cfg)
 
-    from portal import models  # noqa: F401  (every model registered on the metadata)
-    from portal import web
+    from portal import (
+        models,  # noqa: F401  (every model registered on the metadata)
+        web,
+    )
     from portal.extensions import babel, compress, csrf, db, login_manager, migrate
 
     db.init_app(app)
@@ -33,6 +35,8 @@ def create_app(overrides: dict | None = None) -> Flask:
     compress.init_app(app)
     login_manager.init_app(app)
     babel.init_app(app, locale_selector=web.select_locale, timezone_selector=web.select_timezone)
+
+    web.register_converters(app)
 
     from portal.accounts.views import bp as accounts_bp
     from portal.api import bp as api_bp

@@ -97,8 +97,14 @@ def register(app: Flask) -> None:
         """Create a portal user."""
         from portal.accounts.service import create_user as create
 
-        _run(carrier, lambda: {"id": create(carrier_id=carrier, email=email, password=password,
-                                            rol=rol, naam=naam).id})
+        _run(
+            carrier,
+            lambda: {
+                "id": create(
+                    carrier_id=carrier, email=email, password=password, rol=rol, naam=naam
+                ).id
+            },
+        )
 
     @app.cli.command("create-driver")
     @carrier_option
@@ -123,8 +129,12 @@ def register(app: Flask) -> None:
         """Create a vehicle."""
         from portal.fleet.service import create_vehicle as create
 
-        _run(carrier, lambda: {"id": create(carrier_id=carrier, kenteken=kenteken,
-                                            omschrijving=omschrijving).id})
+        _run(
+            carrier,
+            lambda: {
+                "id": create(carrier_id=carrier, kenteken=kenteken, omschrijving=omschrijving).id
+            },
+        )
 
     @app.cli.command("create-api-key")
     @carrier_option
@@ -141,8 +151,13 @@ def register(app: Flask) -> None:
 
     @app.cli.command("create-activation-code")
     @click.option("--user-token", required=True)
-    @click.option("--transporteur", "carrier", type=click.UUID, default=None,
-                  help="the driver's carrier (found from the user_token when omitted)")
+    @click.option(
+        "--transporteur",
+        "carrier",
+        type=click.UUID,
+        default=None,
+        help="the driver's carrier (found from the user_token when omitted)",
+    )
     def create_activation_code(user_token, carrier):
         """Create a one-time code that pairs a driver's phone."""
         from portal.accounts.tokens import create_activation_code as create
@@ -176,8 +191,11 @@ def register(app: Flask) -> None:
 
         def action():
             row = publish(carrier_id=carrier, doc=doc, activate=activate)
-            return {"id": row.id, "questionnaire_id": row.questionnaire_id,
-                    "is_active": row.is_active}
+            return {
+                "id": row.id,
+                "questionnaire_id": row.questionnaire_id,
+                "is_active": row.is_active,
+            }
 
         _run(carrier, action)
 

@@ -40,22 +40,58 @@ CARRIERS = [
     },
 ]
 TASK_KINDS = [
-    ("mest_laden", "Mest laden", {"artikel": "Varkensdrijfmest", "eenheid": "ton",
-                                  "hoeveelheid": 30.0, "agr_verplicht": True,
-                                  "require_location": True}),
-    ("voer_leveren", "Voer leveren", {"artikel": "Biggenkorrel", "eenheid": "ton",
-                                      "hoeveelheid": 12.5, "require_signature": True}),
-    ("vee_transport", "Vee vervoeren", {"artikel": "Vleesvarkens", "eenheid": "stuks",
-                                        "hoeveelheid": 180.0, "required_desinfectie": True}),
-    ("koel_transport", "Gekoeld transport", {"artikel": "Melkproducten", "eenheid": "pallets",
-                                             "hoeveelheid": 18.0, "required_temperatuur": 4.0,
-                                             "require_photos": True, "min_fotos": 1,
-                                             "max_fotos": 4}),
+    (
+        "mest_laden",
+        "Mest laden",
+        {
+            "artikel": "Varkensdrijfmest",
+            "eenheid": "ton",
+            "hoeveelheid": 30.0,
+            "agr_verplicht": True,
+            "require_location": True,
+        },
+    ),
+    (
+        "voer_leveren",
+        "Voer leveren",
+        {
+            "artikel": "Biggenkorrel",
+            "eenheid": "ton",
+            "hoeveelheid": 12.5,
+            "require_signature": True,
+        },
+    ),
+    (
+        "vee_transport",
+        "Vee vervoeren",
+        {
+            "artikel": "Vleesvarkens",
+            "eenheid": "stuks",
+            "hoeveelheid": 180.0,
+            "required_desinfectie": True,
+        },
+    ),
+    (
+        "koel_transport",
+        "Gekoeld transport",
+        {
+            "artikel": "Melkproducten",
+            "eenheid": "pallets",
+            "hoeveelheid": 18.0,
+            "required_temperatuur": 4.0,
+            "require_photos": True,
+            "min_fotos": 1,
+            "max_fotos": 4,
+        },
+    ),
 ]
 PLACES = [
-    ("Hoofdweg 12", "7711 AB", "Nieuwleusen"), ("Dorpsstraat 4", "5481 JK", "Schijndel"),
-    ("Veldweg 88", "7468 RR", "Enter"), ("Kanaaldijk 3", "5735 SV", "Aarle-Rixtel"),
-    ("Beukenlaan 21", "3781 LD", "Voorthuizen"), ("Molenweg 7", "8161 PB", "Epe"),
+    ("Hoofdweg 12", "7711 AB", "Nieuwleusen"),
+    ("Dorpsstraat 4", "5481 JK", "Schijndel"),
+    ("Veldweg 88", "7468 RR", "Enter"),
+    ("Kanaaldijk 3", "5735 SV", "Aarle-Rixtel"),
+    ("Beukenlaan 21", "3781 LD", "Voorthuizen"),
+    ("Molenweg 7", "8161 PB", "Epe"),
 ]
 
 
@@ -70,7 +106,9 @@ def seed() -> dict:
             logins["portal"] += [
                 f"{role}@{spec['slug']}.example" for role in ("planner", "author", "admin")
             ]
-            logins["drivers"].append(f"{spec['drivers'][0].split()[0].lower()}@{spec['slug']}.example")
+            logins["drivers"].append(
+                f"{spec['drivers'][0].split()[0].lower()}@{spec['slug']}.example"
+            )
     return logins
 
 
@@ -97,8 +135,9 @@ def _seed_carrier(spec: dict) -> None:
     ]
     vehicles = [fleet.create_vehicle(carrier_id=carrier_id, kenteken=p) for p in spec["plates"]]
     for path in sorted(EXAMPLES.glob("*.json")):
-        questionnaires.publish(carrier_id=carrier_id, doc=orjson.loads(path.read_bytes()),
-                               activate=True)
+        questionnaires.publish(
+            carrier_id=carrier_id, doc=orjson.loads(path.read_bytes()), activate=True
+        )
     _seed_tasks(carrier_id, driver_rows, vehicles)
 
 
@@ -117,15 +156,19 @@ def _seed_tasks(carrier_id, driver_rows, vehicles) -> None:
                     "type": kind,
                     "naam": f"{label} {stad}",
                     "vehicle_id": vehicles[d_index % len(vehicles)].id,
-                    "adres": adres, "postcode": postcode, "stad": stad, "land": "NL",
+                    "adres": adres,
+                    "postcode": postcode,
+                    "stad": stad,
+                    "land": "NL",
                     "contactpersoon": "Fam. " + stad.split("-")[0],
                     "telefoon": "0570-123456",
                     "gepland_op": planned,
                     "vdm_nummer": f"VDM{day:%y%m%d}{n:03d}" if kind == "mest_laden" else None,
                     **extra,
                 }
-                task = tasks.create_task(carrier_id=carrier_id, chauffeur_id=driver.id, data=data,
-                                         actor=SYSTEM)
+                task = tasks.create_task(
+                    carrier_id=carrier_id, chauffeur_id=driver.id, data=data, actor=SYSTEM
+                )
                 _advance(task, day_offset, n, planned)
                 n += 1
 

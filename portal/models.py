@@ -27,7 +27,5 @@ __all__ = [
 
 # Tables holding one carrier's rows: each has row-level security on PostgreSQL.
 TENANT_TABLES = tuple(
-    table.name
-    for table in Task.metadata.sorted_tables
-    if "transporteur_id" in table.c
+    table.name for table in Task.metadata.sorted_tables if "transporteur_id" in table.c
 )

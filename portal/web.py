@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, Request, g, render_template, request, session
+from flask import Flask, Request, abort, g, render_template, request, session
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import BaseConverter
 
 from portal.accounts import service as accounts
 from portal.extensions import db, login_manager
@@ -51,6 +52,16 @@ def select_timezone() -> str:
     return "Europe/Amsterdam"
 
 
+class UserTokenConverter(BaseConverter):
+    """A driver's user_token in a path: URL-safe characters only; anything else is a 404."""
+
+    regex = r"[A-Za-z0-9_-]{1,64}"
+
+
+def register_converters(app: Flask) -> None:
+    app.url_map.converters["user_token"] = UserTokenConverter
+
+
 def is_fragment(req: Request | None = None) -> bool:
     """htmx asks for a fragment: HX-Request set and not a boosted navigation."""
     req = req or request
@@ -72,6 +83,20 @@ def init_app(app: Flask) -> None:
         if user is not None:
             activate(db.session, user.transporteur_id)
         return user
+
+    @app.before_request
+    def _refuse_nul():
+        # PostgreSQL text cannot hold NUL bytes: refuse them at the door, never as a 500.
+        values = list(request.args.values())
+        if request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+            values += list(request.form.values())
+        if any("\x00" in value for value in values):
+            if _wants_problem():
+                from portal.api.core import problem
+
+                return problem(400, "Bad request", "NUL characters are not allowed.")
+            abort(400)
+        return None
 
     @app.after_request
     def _headers(response):

@@ -8,6 +8,7 @@ so row-level security holds in every test; setup and cleanup use the owner.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import uuid
@@ -84,10 +85,9 @@ def pg_database(tmp_path_factory):
         conn.execute(f'CREATE DATABASE "{name}"')
         exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (APP_ROLE,)).fetchone()
         if not exists:
-            try:
+            # A parallel worker may create it meanwhile.
+            with contextlib.suppress(psycopg.errors.DuplicateObject):
                 conn.execute(f"CREATE ROLE {APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS")
-            except psycopg.errors.DuplicateObject:
-                pass  # created meanwhile by a parallel worker
     folder = tmp_path_factory.mktemp("pg")
     admin_url = _url(name)
     migrate(admin_url, folder)
@@ -100,15 +100,21 @@ def pg_database(tmp_path_factory):
         tables = [
             row[0]
             for row in db.session.execute(
-                text("SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
-                     "AND tablename <> 'alembic_version'")
+                text(
+                    "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
+                    "AND tablename <> 'alembic_version'"
+                )
             )
         ]
         db.session.remove()
         db.engine.dispose()
     admin_engine = create_engine(admin_url)
-    yield {"admin_url": admin_url, "app_url": _url(name, APP_ROLE), "engine": admin_engine,
-           "tables": tables}
+    yield {
+        "admin_url": admin_url,
+        "app_url": _url(name, APP_ROLE),
+        "engine": admin_engine,
+        "tables": tables,
+    }
     admin_engine.dispose()
     with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -161,11 +167,10 @@ class Ref:
 def in_carrier(app, carrier_id, fn, convert=lambda obj: obj):
     """Run fn() in an app context scoped to carrier_id, commit, and convert its result while
     still in scope (tests hold plain values, not ORM objects)."""
-    with app.app_context():
-        with carrier_scope(db.session, carrier_id):
-            result = fn()
-            db.session.commit()
-            return convert(result)
+    with app.app_context(), carrier_scope(db.session, carrier_id):
+        result = fn()
+        db.session.commit()
+        return convert(result)
 
 
 def create_carrier(app, naam: str = "Transport BV") -> Ref:
@@ -181,46 +186,80 @@ def create_user(app, carrier: Ref, rol: str = "planner", email: str | None = Non
     from portal.accounts.service import create_user as create
 
     email = email or f"{rol}-{uuid.uuid4().hex[:6]}@example.nl"
-    return in_carrier(app, carrier.id, lambda: create(
-        carrier_id=carrier.id, email=email, password=PASSWORD, rol=rol, naam=f"{rol} {email[:4]}"),
-        lambda user: Ref(user.id, carrier.id, email=email))
+    return in_carrier(
+        app,
+        carrier.id,
+        lambda: create(
+            carrier_id=carrier.id,
+            email=email,
+            password=PASSWORD,
+            rol=rol,
+            naam=f"{rol} {email[:4]}",
+        ),
+        lambda user: Ref(user.id, carrier.id, email=email),
+    )
 
 
-def create_driver(app, carrier: Ref, naam: str = "Jan Chauffeur", email: str | None = None,
-                  password: str | None = PASSWORD) -> Ref:
+def create_driver(
+    app,
+    carrier: Ref,
+    naam: str = "Jan Chauffeur",
+    email: str | None = None,
+    password: str | None = PASSWORD,
+) -> Ref:
     from portal.drivers.service import create_driver as create
 
     email = email if email is not None else f"driver-{uuid.uuid4().hex[:6]}@example.nl"
-    return in_carrier(app, carrier.id, lambda: create(
-        carrier_id=carrier.id, naam=naam, email=email or None, password=password),
-        lambda d: Ref(d.id, carrier.id, email=email, user_token=d.user_token, naam=naam))
+    return in_carrier(
+        app,
+        carrier.id,
+        lambda: create(carrier_id=carrier.id, naam=naam, email=email or None, password=password),
+        lambda d: Ref(d.id, carrier.id, email=email, user_token=d.user_token, naam=naam),
+    )
 
 
 def create_vehicle(app, carrier: Ref, kenteken: str | None = None) -> Ref:
     from portal.fleet.service import create_vehicle as create
 
     plate = kenteken or f"BX-{uuid.uuid4().hex[:2]}-{uuid.uuid4().hex[:2]}"
-    return in_carrier(app, carrier.id, lambda: create(carrier_id=carrier.id, kenteken=plate),
-                      lambda v: Ref(v.id, carrier.id))
+    return in_carrier(
+        app,
+        carrier.id,
+        lambda: create(carrier_id=carrier.id, kenteken=plate),
+        lambda v: Ref(v.id, carrier.id),
+    )
 
 
 def create_api_key(app, carrier: Ref, naam: str = "TMS") -> Ref:
     from portal.accounts.service import create_api_key as create
 
-    return in_carrier(app, carrier.id, lambda: create(carrier_id=carrier.id, naam=naam),
-                      lambda pair: Ref(pair[0].id, carrier.id, key=pair[1]))
+    return in_carrier(
+        app,
+        carrier.id,
+        lambda: create(carrier_id=carrier.id, naam=naam),
+        lambda pair: Ref(pair[0].id, carrier.id, key=pair[1]),
+    )
 
 
-def questionnaire_doc(activity_type: str = "mest_laden", questionnaire_id: str | None = None,
-                      title: str = "Mest laden") -> dict:
+def questionnaire_doc(
+    activity_type: str = "mest_laden",
+    questionnaire_id: str | None = None,
+    title: str = "Mest laden",
+) -> dict:
     return {
         "schema_version": 1,
         "questionnaire_id": questionnaire_id or activity_type.replace("_", "-"),
         "title": title,
         "activity_type": activity_type,
         "questions": [
-            {"id": "gewicht", "type": "number", "label": "Gewicht", "unit": "kg", "required": True,
-             "validation": {"min": 0, "max": 60000}},
+            {
+                "id": "gewicht",
+                "type": "number",
+                "label": "Gewicht",
+                "unit": "kg",
+                "required": True,
+                "validation": {"min": 0, "max": 60000},
+            },
             {"id": "foto", "type": "photo", "label": "Foto", "max_files": 2},
         ],
     }
@@ -229,9 +268,12 @@ def questionnaire_doc(activity_type: str = "mest_laden", questionnaire_id: str |
 def publish_questionnaire(app, carrier: Ref, doc: dict | None = None, activate: bool = True) -> Ref:
     from portal.questionnaires.service import publish
 
-    return in_carrier(app, carrier.id, lambda: publish(
-        carrier_id=carrier.id, doc=doc or questionnaire_doc(), activate=activate),
-        lambda row: Ref(row.id, carrier.id))
+    return in_carrier(
+        app,
+        carrier.id,
+        lambda: publish(carrier_id=carrier.id, doc=doc or questionnaire_doc(), activate=activate),
+        lambda row: Ref(row.id, carrier.id),
+    )
 
 
 def create_task(app, carrier: Ref, driver: Ref | None, **fields) -> Ref:
@@ -239,14 +281,20 @@ def create_task(app, carrier: Ref, driver: Ref | None, **fields) -> Ref:
     from portal.audit.service import SYSTEM
     from portal.tasks import service
 
-    state = {k: fields.pop(k) for k in ("status", "ontvangen_op", "gestart_op", "afgerond_op")
-             if k in fields}
+    state = {
+        k: fields.pop(k)
+        for k in ("status", "ontvangen_op", "gestart_op", "afgerond_op")
+        if k in fields
+    }
     data = {"type": "mest_laden", "naam": "Mest laden Enter", **fields}
 
     def make():
-        task = service.create_task(carrier_id=carrier.id,
-                                   chauffeur_id=driver.id if driver else None,
-                                   data=data, actor=SYSTEM)
+        task = service.create_task(
+            carrier_id=carrier.id,
+            chauffeur_id=driver.id if driver else None,
+            data=data,
+            actor=SYSTEM,
+        )
         for name, value in state.items():
             setattr(task, name, value)
         return task
@@ -286,15 +334,17 @@ def login(client, user: Ref, password: str = PASSWORD):
     """Sign in through the login form, as a browser does."""
     page = client.get("/login")
     token = _csrf_from(page.get_data(as_text=True))
-    return client.post("/login", data={"email": user.email, "password": password,
-                                       "csrf_token": token})
+    return client.post(
+        "/login", data={"email": user.email, "password": password, "csrf_token": token}
+    )
 
 
 def _csrf_from(html: str) -> str:
     import re
 
     match = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html) or re.search(
-        r'name="csrf_token" value="([^"]+)"', html)
+        r'name="csrf_token" value="([^"]+)"', html
+    )
     assert match, "no CSRF token on the page"
     return match.group(1)
 
@@ -303,8 +353,10 @@ csrf_from = _csrf_from
 
 
 def driver_token(client, driver: Ref, password: str = PASSWORD) -> str:
-    response = client.post("/api/v1/auth/token", json={
-        "grant_type": "password", "username": driver.email, "password": password})
+    response = client.post(
+        "/api/v1/auth/token",
+        json={"grant_type": "password", "username": driver.email, "password": password},
+    )
     assert response.status_code == 200, response.get_json()
     return response.get_json()["access_token"]
 

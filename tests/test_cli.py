@@ -28,11 +28,33 @@ def ok(result) -> dict:
 
 def test_a_carrier_is_set_up_from_the_command_line(app, client, run, tmp_path):
     carrier = ok(run("create-carrier", "--naam", "Van der Berg"))["id"]
-    user = ok(run("create-user", "--transporteur", carrier, "--email", "p@vdb.nl",
-                  "--password", PASSWORD, "--role", "planner"))
+    user = ok(
+        run(
+            "create-user",
+            "--transporteur",
+            carrier,
+            "--email",
+            "p@vdb.nl",
+            "--password",
+            PASSWORD,
+            "--role",
+            "planner",
+        )
+    )
     assert set(user) == {"id"}
-    driver = ok(run("create-driver", "--transporteur", carrier, "--naam", "Jan",
-                    "--email", "jan@vdb.nl", "--password", PASSWORD))
+    driver = ok(
+        run(
+            "create-driver",
+            "--transporteur",
+            carrier,
+            "--naam",
+            "Jan",
+            "--email",
+            "jan@vdb.nl",
+            "--password",
+            PASSWORD,
+        )
+    )
     assert set(driver) == {"id", "user_token"}
     vehicle = ok(run("create-vehicle", "--transporteur", carrier, "--kenteken", "bx-12-ab"))
     assert set(vehicle) == {"id"}
@@ -50,12 +72,16 @@ def test_a_carrier_is_set_up_from_the_command_line(app, client, run, tmp_path):
     assert len(exported["questions"][0]) == 13
 
     # What the commands made works: the key creates a task, the code pairs a phone.
-    response = client.post(f"/api/v1/users/{driver['user_token']}/taken",
-                           json={"type": "mest_laden", "naam": "Rit"}, headers=bearer(key["key"]))
+    response = client.post(
+        f"/api/v1/users/{driver['user_token']}/taken",
+        json={"type": "mest_laden", "naam": "Rit"},
+        headers=bearer(key["key"]),
+    )
     assert response.status_code == 201
     assert response.get_json()["vragenpad"]["questionnaire_id"] == "mest-laden"
-    paired = client.post("/api/v1/auth/token",
-                         json={"grant_type": "activation_code", "code": code["code"]})
+    paired = client.post(
+        "/api/v1/auth/token", json={"grant_type": "activation_code", "code": code["code"]}
+    )
     assert paired.status_code == 200
 
 
@@ -69,8 +95,9 @@ def test_a_bad_questionnaire_is_refused_with_its_problems(run, tmp_path):
     result = run("import-questionnaire", "--transporteur", carrier, str(path))
     assert result.exit_code == 1
     assert result.stdout == ""
-    assert "gewicht" in result.stderr and "kleur" in result.stderr.lower() or "options" in \
-        result.stderr
+    assert (
+        "gewicht" in result.stderr and "kleur" in result.stderr.lower()
+    ) or "options" in result.stderr
 
 
 def test_a_file_that_is_not_json_is_refused(run, tmp_path):
@@ -84,14 +111,24 @@ def test_a_file_that_is_not_json_is_refused(run, tmp_path):
 
 def test_invalid_input_is_refused_with_a_message(run):
     carrier = ok(run("create-carrier", "--naam", "X"))["id"]
-    weak = run("create-user", "--transporteur", carrier, "--email", "a@b.nl", "--password",
-               "short", "--role", "planner")
+    weak = run(
+        "create-user",
+        "--transporteur",
+        carrier,
+        "--email",
+        "a@b.nl",
+        "--password",
+        "short",
+        "--role",
+        "planner",
+    )
     assert weak.exit_code == 1 and "password" in weak.stderr
     ok(run("create-vehicle", "--transporteur", carrier, "--kenteken", "BX-12-AB"))
     twice = run("create-vehicle", "--transporteur", carrier, "--kenteken", "bx 12 ab")
     assert twice.exit_code == 1 and "kenteken" in twice.stderr
-    unknown = run("create-driver", "--transporteur", "00000000-0000-4000-8000-000000000000",
-                  "--naam", "Jan")
+    unknown = run(
+        "create-driver", "--transporteur", "00000000-0000-4000-8000-000000000000", "--naam", "Jan"
+    )
     assert unknown.exit_code == 1 and "carrier not found" in unknown.stderr
     bad_token = run("create-activation-code", "--user-token", "nope")
     assert bad_token.exit_code == 1
@@ -101,13 +138,24 @@ def test_seed_demo_creates_two_carriers_once(app, run, client):
     logins = ok(run("seed-demo"))
     assert len(logins["portal"]) == 6 and len(logins["drivers"]) == 2
     assert ok(run("seed-demo")) == logins  # a second run changes nothing
-    token = client.post("/api/v1/auth/token", json={
-        "grant_type": "password", "username": logins["drivers"][0],
-        "password": logins["password"]}).get_json()
-    tasks = client.get(f"/api/v1/users/{token['user_token']}/taken",
-                       headers=bearer(token["access_token"])).get_json()
+    token = client.post(
+        "/api/v1/auth/token",
+        json={
+            "grant_type": "password",
+            "username": logins["drivers"][0],
+            "password": logins["password"],
+        },
+    ).get_json()
+    tasks = client.get(
+        f"/api/v1/users/{token['user_token']}/taken", headers=bearer(token["access_token"])
+    ).get_json()
     assert tasks and all(t["vragenpad"] for t in tasks)
-    statuses = {t["status"] for t in client.get(
-        f"/api/v1/users/{token['user_token']}/taken?status=gepland,ontvangen,gestart,afgerond,"
-        "geannuleerd&limit=1000", headers=bearer(token["access_token"])).get_json()}
+    statuses = {
+        t["status"]
+        for t in client.get(
+            f"/api/v1/users/{token['user_token']}/taken?status=gepland,ontvangen,gestart,afgerond,"
+            "geannuleerd&limit=1000",
+            headers=bearer(token["access_token"]),
+        ).get_json()
+    }
     assert statuses == {"gepland", "ontvangen", "gestart", "afgerond", "geannuleerd"}

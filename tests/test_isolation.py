@@ -29,8 +29,17 @@ from portal.extensions import db
 from portal.models import TENANT_TABLES
 
 EXPECTED_TENANT_TABLES = {
-    "gebruikers", "chauffeurs", "voertuigen", "api_keys", "refresh_tokens", "activation_codes",
-    "activity_questionnaires", "taken", "answer_sessions", "answers", "idempotency_records",
+    "gebruikers",
+    "chauffeurs",
+    "voertuigen",
+    "api_keys",
+    "refresh_tokens",
+    "activation_codes",
+    "activity_questionnaires",
+    "taken",
+    "answer_sessions",
+    "answers",
+    "idempotency_records",
     "audit_log",
 }
 
@@ -48,22 +57,47 @@ def populate(app, client, name: str) -> dict:
     create_api_key(app, carrier)
     revision = publish_questionnaire(app, carrier)
     task = create_task(app, carrier, driver)  # also writes the audit log
-    client.post("/api/v1/auth/token", json={"grant_type": "password", "username": driver.email,
-                                            "password": "correct-horse-battery"})
+    client.post(
+        "/api/v1/auth/token",
+        json={
+            "grant_type": "password",
+            "username": driver.email,
+            "password": "correct-horse-battery",
+        },
+    )
     now = datetime.now(UTC)
 
     def extra():
         create_activation_code(carrier_id=carrier.id, user_token=driver.user_token)
         session_id = uuid.uuid4()
-        db.session.add(AnswerSession(id=session_id, transporteur_id=carrier.id,
-                                     activity_questionnaire_id=revision.id,
-                                     activity_type="mest_laden", taak_id=task.id,
-                                     chauffeur_id=driver.id))
+        db.session.add(
+            AnswerSession(
+                id=session_id,
+                transporteur_id=carrier.id,
+                activity_questionnaire_id=revision.id,
+                activity_type="mest_laden",
+                taak_id=task.id,
+                chauffeur_id=driver.id,
+            )
+        )
         db.session.flush()
-        db.session.add(Answer(transporteur_id=carrier.id, answer_session_id=session_id,
-                              question_id="gewicht", waarde="1200"))
-        db.session.add(IdempotencyRecord(transporteur_id=carrier.id, caller="x", key="k",
-                                         request_hash="h", expires_at=now + timedelta(days=7)))
+        db.session.add(
+            Answer(
+                transporteur_id=carrier.id,
+                answer_session_id=session_id,
+                question_id="gewicht",
+                waarde="1200",
+            )
+        )
+        db.session.add(
+            IdempotencyRecord(
+                transporteur_id=carrier.id,
+                caller="x",
+                key="k",
+                request_hash="h",
+                expires_at=now + timedelta(days=7),
+            )
+        )
 
     in_carrier(app, carrier.id, extra)
     return {"carrier": carrier, "driver": driver, "task": task}
@@ -85,17 +119,22 @@ def pg(app, backend):
 
 
 def scoped(conn, carrier_id) -> None:
-    conn.execute("SELECT set_config('app.transporteur_id', %s, true)",
-                 (str(carrier_id) if carrier_id else "",))
+    conn.execute(
+        "SELECT set_config('app.transporteur_id', %s, true)",
+        (str(carrier_id) if carrier_id else "",),
+    )
 
 
 def test_the_app_role_can_not_bypass_row_level_security(pg):
     with psycopg.connect(pg) as conn:
         row = conn.execute(
-            "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user").fetchone()
+            "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
+        ).fetchone()
         assert row == (False, False)
-        owned = conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public' "
-                             "AND tableowner = current_user").fetchone()[0]
+        owned = conn.execute(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' "
+            "AND tableowner = current_user"
+        ).fetchone()[0]
         assert owned == 0
 
 
@@ -106,7 +145,8 @@ def test_row_level_security_is_enabled_and_forced_on_every_tenant_table(pg):
             "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' "
             "AND c.relkind = 'r' AND c.relname IN (SELECT table_name FROM "
             "information_schema.columns WHERE column_name = 'transporteur_id' "
-            "AND table_schema = 'public')").fetchall()
+            "AND table_schema = 'public')"
+        ).fetchall()
     assert {name for name, *_ in rows} == EXPECTED_TENANT_TABLES
     assert all(enabled and forced for _, enabled, forced in rows), rows
 
@@ -143,8 +183,9 @@ def test_inserting_or_moving_a_row_into_another_carrier_fails(app, client, pg):
     with psycopg.connect(admin) as owner:
         samples = {}
         for table in sorted(EXPECTED_TENANT_TABLES):
-            cur = owner.execute(f"SELECT * FROM {table} WHERE transporteur_id = %s LIMIT 1",
-                                (a["carrier"].id,))
+            cur = owner.execute(
+                f"SELECT * FROM {table} WHERE transporteur_id = %s LIMIT 1", (a["carrier"].id,)
+            )
             samples[table] = ([d.name for d in cur.description], cur.fetchone())
     with psycopg.connect(pg, autocommit=True) as conn:
         for table, (columns, row) in samples.items():
@@ -159,8 +200,9 @@ def test_inserting_or_moving_a_row_into_another_carrier_fails(app, client, pg):
             with conn.transaction():
                 scoped(conn, a["carrier"].id)
                 with pytest.raises(psycopg.errors.InsufficientPrivilege):
-                    conn.execute(f"INSERT INTO {table} ({names}) VALUES ({marks})",
-                                 list(values.values()))
+                    conn.execute(
+                        f"INSERT INTO {table} ({names}) VALUES ({marks})", list(values.values())
+                    )
         with conn.transaction():
             scoped(conn, a["carrier"].id)
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
@@ -189,7 +231,8 @@ def test_an_app_query_that_forgets_its_filter_still_sees_one_carrier(app, client
         # A new transaction after the commit gets the scope again from the after_begin hook.
         assert [t.id for t in db.session.scalars(select(Task))] == [a["task"].id]
         assert db.session.scalar(text("SELECT current_setting('app.transporteur_id')")) == str(
-            a["carrier"].id)
+            a["carrier"].id
+        )
 
 
 # --- every route with an id answers 404 for another carrier's object -----------------
@@ -212,8 +255,9 @@ def test_every_route_with_an_id_is_404_for_another_carriers_object(app, client):
             continue
         unknown = rule.arguments - foreign_values.keys()
         assert not unknown, f"{rule}: add a foreign value for {unknown} to this sweep"
-        path = rule.build({name: foreign_values[name] for name in rule.arguments},
-                          append_unknown=False)[1]
+        path = rule.build(
+            {name: foreign_values[name] for name in rule.arguments}, append_unknown=False
+        )[1]
         for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
             headers = bearer(key.key) if rule.rule.startswith("/api/") else {}
             response = client.open(path, method=method, headers=headers, json={})

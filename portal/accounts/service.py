@@ -82,7 +82,9 @@ def sha256(value: str) -> str:
 
 
 def _attempt_keys(scope: str, identity: str, ip: str | None) -> list[tuple[str, tuple]]:
-    keys = [(sha256(f"{scope}:id:{identity.strip().lower()}"), current_app.config["LOGIN_THROTTLE"])]
+    keys = [
+        (sha256(f"{scope}:id:{identity.strip().lower()}"), current_app.config["LOGIN_THROTTLE"])
+    ]
     if ip:
         keys.append((sha256(f"ip:{ip}"), current_app.config["LOGIN_THROTTLE_IP"]))
     return keys
@@ -156,7 +158,9 @@ def create_user(
     if rol not in ROLES:
         errors.append({"field": "rol", "message": f"one of {', '.join(ROLES)}"})
     if len(password) < MIN_PASSWORD_LENGTH:
-        errors.append({"field": "password", "message": f"at least {MIN_PASSWORD_LENGTH} characters"})
+        errors.append(
+            {"field": "password", "message": f"at least {MIN_PASSWORD_LENGTH} characters"}
+        )
     if not errors and db.session.scalar(
         select(User.id).where(User.transporteur_id == carrier_id, User.email == email)
     ):
@@ -201,7 +205,11 @@ def load_user(login_id: str) -> User | None:
     """The user of a session's login id, or None when it is stale (logged out, changed)."""
     try:
         carrier_part, user_part, version_part = login_id.split(":")
-        carrier_id, user_id, version = uuid.UUID(carrier_part), uuid.UUID(user_part), int(version_part)
+        carrier_id, user_id, version = (
+            uuid.UUID(carrier_part),
+            uuid.UUID(user_part),
+            int(version_part),
+        )
     except ValueError:
         return None
     with carrier_scope(db.session, carrier_id):
@@ -243,9 +251,7 @@ def create_api_key(*, carrier_id: uuid.UUID, naam: str) -> tuple[ApiKey, str]:
     if not naam:
         raise ValidationFailed([{"field": "naam", "message": "required"}])
     key = API_KEY_PREFIX + secrets.token_urlsafe(32)
-    api_key = ApiKey(
-        transporteur_id=carrier_id, naam=naam, prefix=key[:10], key_hash=sha256(key)
-    )
+    api_key = ApiKey(transporteur_id=carrier_id, naam=naam, prefix=key[:10], key_hash=sha256(key))
     db.session.add(api_key)
     db.session.flush()
     return api_key, key

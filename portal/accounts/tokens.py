@@ -148,9 +148,7 @@ def password_grant(*, username: str, password: str, ip: str | None) -> TokenPair
     check_throttle(scope="driver", identity=email, ip=ip)
     with auth_lookup(db.session):
         candidates = list(
-            db.session.scalars(
-                select(Driver).where(Driver.email == email, Driver.actief).limit(5)
-            )
+            db.session.scalars(select(Driver).where(Driver.email == email, Driver.actief).limit(5))
         )
     match = None
     for driver in candidates or [None]:
@@ -165,9 +163,7 @@ def password_grant(*, username: str, password: str, ip: str | None) -> TokenPair
     return _pair(match)
 
 
-def create_activation_code(
-    *, carrier_id: uuid.UUID, user_token: str
-) -> tuple[str, datetime]:
+def create_activation_code(*, carrier_id: uuid.UUID, user_token: str) -> tuple[str, datetime]:
     """A one-time code that pairs a phone with the driver; earlier unused codes lapse."""
     driver = get_driver_by_token(carrier_id=carrier_id, user_token=user_token)
     if not driver.actief:
@@ -231,7 +227,10 @@ def refresh_grant(*, refresh_token: str) -> TokenPair:
     if row is None or row.revoked_at is not None or row.expires_at <= now:
         raise InvalidGrant("This refresh token is unknown, revoked or expired.")
     activate(db.session, row.transporteur_id)
-    if row.rotated_at is not None and now - row.rotated_at > current_app.config["REFRESH_TOKEN_GRACE"]:
+    if (
+        row.rotated_at is not None
+        and now - row.rotated_at > current_app.config["REFRESH_TOKEN_GRACE"]
+    ):
         _revoke_family(row, now)
         raise InvalidGrant("This refresh token was already used; sign in again.")
     driver = get_driver(carrier_id=row.transporteur_id, driver_id=row.chauffeur_id)

@@ -39,8 +39,10 @@ def login():
         except service.TooManyAttempts as error:
             db.session.commit()
             form.password.errors = [
-                _("Te veel mislukte pogingen. Probeer het over %(minutes)s minuten opnieuw.",
-                  minutes=error.extra.get("retry_after_minutes", 15))
+                _(
+                    "Te veel mislukte pogingen. Probeer het over %(minutes)s minuten opnieuw.",
+                    minutes=error.extra.get("retry_after_minutes", 15),
+                )
             ]
             status = 429
         except service.InvalidCredentials:

@@ -78,4 +78,3 @@ def revoke():
     tokens.revoke(token=body.token)
     db.session.commit()
     return json_response(RevokeResponse(revoked=True).model_dump())
-

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from typing import Any, TypeVar
 
 import orjson
@@ -33,11 +33,21 @@ PROBLEM_TYPE_BASE = "https://rijplan.nl/problems/"
 # --- problems --------------------------------------------------------------------------
 
 
-def problem(status: int, title: str, detail: str | None = None, *, type_: str | None = None,
-            headers: dict | None = None, **extra: Any) -> Response:
+def problem(
+    status: int,
+    title: str,
+    detail: str | None = None,
+    *,
+    type_: str | None = None,
+    headers: dict | None = None,
+    **extra: Any,
+) -> Response:
     """An RFC 9457 application/problem+json response."""
-    body = {"type": PROBLEM_TYPE_BASE + type_ if type_ else "about:blank", "title": title,
-            "status": status}
+    body = {
+        "type": PROBLEM_TYPE_BASE + type_ if type_ else "about:blank",
+        "title": title,
+        "status": status,
+    }
     if detail:
         body["detail"] = detail
     body.update({k: v for k, v in extra.items() if v is not None})
@@ -56,8 +66,15 @@ def problem_from_domain(error: DomainError) -> Response:
     if error.status == 429 and "retry_after_minutes" in extra:
         headers["Retry-After"] = str(extra["retry_after_minutes"] * 60)
     type_ = type(error).__name__
-    return problem(error.status, error.title, error.detail, type_=_kebab(type_), errors=errors,
-                   headers=headers, **extra)
+    return problem(
+        error.status,
+        error.title,
+        error.detail,
+        type_=_kebab(type_),
+        errors=errors,
+        headers=headers,
+        **extra,
+    )
 
 
 def _kebab(name: str) -> str:
@@ -77,13 +94,19 @@ def validation_problem(exc: ValidationError, where: str = "body", skip: int = 0)
             errors.setdefault(field, err["msg"])
             continue
         parts = [
-            str(part) for part in err["loc"][skip:]
+            str(part)
+            for part in err["loc"][skip:]
             if not (isinstance(part, str) and (part in TYPE_TAGS or "[" in part))
         ]
         errors.setdefault(".".join(parts) or where, err["msg"])
     items = [{"field": field, "message": message} for field, message in errors.items()]
-    return problem(422, "Validation failed", f"The {where} has {len(items)} problem(s).",
-                   type_="validation-failed", errors=items)
+    return problem(
+        422,
+        "Validation failed",
+        f"The {where} has {len(items)} problem(s).",
+        type_="validation-failed",
+        errors=items,
+    )
 
 
 class ProblemResponse(Exception):
@@ -113,18 +136,36 @@ def json_body() -> Any:
     """The request's JSON document; a problem for a wrong type or broken JSON."""
     mimetype = request.mimetype or ""
     if mimetype != "application/json" and not mimetype.endswith("+json"):
-        raise ProblemResponse(problem(415, "Unsupported media type",
-                                      "Send the body as application/json.",
-                                      type_="unsupported-media-type"))
+        raise ProblemResponse(
+            problem(
+                415,
+                "Unsupported media type",
+                "Send the body as application/json.",
+                type_="unsupported-media-type",
+            )
+        )
     raw = request.get_data(cache=True)
+    if b"\\u0000" in raw:
+        # PostgreSQL text cannot hold NUL; refuse it here rather than fail at the database.
+        raise ProblemResponse(
+            problem(
+                400,
+                "Invalid JSON",
+                "NUL characters (\\u0000) are not allowed.",
+                type_="invalid-json",
+            )
+        )
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise ProblemResponse(problem(400, "Invalid JSON", f"The body is not valid JSON: {exc}.",
-                                      type_="invalid-json")) from None
+        raise ProblemResponse(
+            problem(
+                400, "Invalid JSON", f"The body is not valid JSON: {exc}.", type_="invalid-json"
+            )
+        ) from None
 
 
-@lru_cache(maxsize=None)
+@cache
 def adapter(tp: Any) -> TypeAdapter:
     return TypeAdapter(tp)
 
@@ -204,8 +245,13 @@ def authenticate() -> Principal:
         if api_key is None:
             raise Unauthorized("The API key is unknown or revoked.")
         activate(db.session, api_key.transporteur_id)
-        return Principal(api_key.transporteur_id, "api_key", api_key.id, f"API key {api_key.naam}",
-                         scopes=frozenset(api_key.scopes.split()))
+        return Principal(
+            api_key.transporteur_id,
+            "api_key",
+            api_key.id,
+            f"API key {api_key.naam}",
+            scopes=frozenset(api_key.scopes.split()),
+        )
     claims = decode_access_token(token)
     driver = driver_for_claims(claims) if claims else None
     if driver is None:
@@ -244,7 +290,9 @@ def driver_access(user_token: str) -> Driver:
             return who.driver
         # Same carrier but someone else: existence within the carrier is no secret.
         driver = get_driver_by_token(carrier_id=who.carrier_id, user_token=user_token)
-        raise Forbidden("A driver may only act on its own user_token.", user_token=driver.user_token)
+        raise Forbidden(
+            "A driver may only act on its own user_token.", user_token=driver.user_token
+        )
     return get_driver_by_token(carrier_id=who.carrier_id, user_token=user_token)
 
 

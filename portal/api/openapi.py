@@ -50,21 +50,35 @@ class _Builder:
         if op.description:
             doc["description"] = op.description
         for name, spec in op.path_params.items():
-            doc["parameters"].append({
-                "name": name, "in": "path", "required": True,
-                "description": spec.get("description", ""),
-                "schema": {"type": "string", "format": "uuid"} if spec.get("uuid")
-                else {"type": "string", "minLength": 1, "maxLength": spec.get("max_length", 64),
-                      "pattern": "^[A-Za-z0-9_-]+$"},
-            })
+            doc["parameters"].append(
+                {
+                    "name": name,
+                    "in": "path",
+                    "required": True,
+                    "description": spec.get("description", ""),
+                    "schema": {"type": "string", "format": "uuid"}
+                    if spec.get("uuid")
+                    else {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": spec.get("max_length", 64),
+                        "pattern": "^[A-Za-z0-9_-]+$",
+                    },
+                }
+            )
         if op.query is not None:
             query_schema = TypeAdapter(op.query).json_schema(ref_template=REF, mode="validation")
             required = set(query_schema.get("required", []))
             for name, prop in query_schema["properties"].items():
-                doc["parameters"].append({
-                    "name": name, "in": "query", "required": name in required,
-                    "description": prop.pop("description", ""), "schema": prop,
-                })
+                doc["parameters"].append(
+                    {
+                        "name": name,
+                        "in": "query",
+                        "required": name in required,
+                        "description": prop.pop("description", ""),
+                        "schema": prop,
+                    }
+                )
         if op.body is not None:
             doc["requestBody"] = {
                 "required": True,
@@ -77,8 +91,10 @@ class _Builder:
             success["content"] = {"application/json": {"schema": schema}}
             if op.many:
                 success["headers"] = {
-                    "X-Total-Count": {"description": "rows in the whole selection",
-                                      "schema": {"type": "integer"}}
+                    "X-Total-Count": {
+                        "description": "rows in the whole selection",
+                        "schema": {"type": "integer"},
+                    }
                 }
         doc["responses"][str(op.status)] = success
         if op.endpoint == "driver_tasks":
@@ -87,7 +103,9 @@ class _Builder:
         for status in sorted(errors):
             doc["responses"][str(status)] = {
                 "description": ERROR_TITLES.get(status, "Error"),
-                "content": {"application/problem+json": {"schema": {"$ref": REF.format(model="Problem")}}},
+                "content": {
+                    "application/problem+json": {"schema": {"$ref": REF.format(model="Problem")}}
+                },
             }
         if not op.public:
             doc["security"] = [{"bearer": []}]
@@ -100,7 +118,7 @@ class _Builder:
         self.components.update(self.components["Problem"].pop("$defs", {}))
         paths: dict[str, dict] = {}
         for op in OPERATIONS:
-            path = re.sub(r"<(?:[a-z]+:)?([a-z_]+)>", r"{\1}", op.path)
+            path = re.sub(r"<(?:[a-z_]+:)?([a-z_]+)>", r"{\1}", op.path)
             paths.setdefault(path, {})[op.method] = self.operation(op)
         return {
             "openapi": "3.1.0",
@@ -132,8 +150,9 @@ def build_document() -> dict:
     return _Builder().document()
 
 
-@operation("/openapi.json", "GET", summary="This API's OpenAPI 3.1 document", tag="meta",
-           public=True)
+@operation(
+    "/openapi.json", "GET", summary="This API's OpenAPI 3.1 document", tag="meta", public=True
+)
 def openapi_document():
     cache = current_app.extensions.setdefault("rijplan_openapi", build_document())
     return json_response(cache)

@@ -22,7 +22,7 @@ USER_TOKEN = {"user_token": {"description": "the driver's public id", "max_lengt
 
 
 @operation(
-    "/users/<user_token>/taken",
+    "/users/<user_token:user_token>/taken",
     "GET",
     summary="The tasks of one driver, each with its questionnaire (vragenpad)",
     tag="tasks",
@@ -53,12 +53,13 @@ def driver_tasks(user_token: str):
     if request.if_none_match.contains(etag):
         return Response(status=304, headers=headers)
     page = service.list_tasks(carrier_id=carrier_id, filters=filters, total=total)
-    return list_response([serialize_task(t, page.definitions) for t in page.tasks], page.total,
-                         headers)
+    return list_response(
+        [serialize_task(t, page.definitions) for t in page.tasks], page.total, headers
+    )
 
 
 @operation(
-    "/users/<user_token>/taken",
+    "/users/<user_token:user_token>/taken",
     "POST",
     summary="Create a task for a driver (integrations)",
     tag="tasks",

@@ -25,7 +25,12 @@ SYSTEM = Actor("system", None, "system")
 
 
 def record(
-    *, carrier_id: uuid.UUID, actor: Actor, entity: str, entity_id: uuid.UUID, action: str,
+    *,
+    carrier_id: uuid.UUID,
+    actor: Actor,
+    entity: str,
+    entity_id: uuid.UUID,
+    action: str,
     changes: dict | None = None,
 ) -> AuditEntry:
     """Append one entry to the carrier's audit trail."""

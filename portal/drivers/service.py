@@ -36,9 +36,15 @@ def create_driver(
     if email is not None and "@" not in email:
         errors.append({"field": "email", "message": "not an email address"})
     if password is not None and len(password) < MIN_PASSWORD_LENGTH:
-        errors.append({"field": "password", "message": f"at least {MIN_PASSWORD_LENGTH} characters"})
-    if email and not errors and db.session.scalar(
-        select(Driver.id).where(Driver.transporteur_id == carrier_id, Driver.email == email)
+        errors.append(
+            {"field": "password", "message": f"at least {MIN_PASSWORD_LENGTH} characters"}
+        )
+    if (
+        email
+        and not errors
+        and db.session.scalar(
+            select(Driver.id).where(Driver.transporteur_id == carrier_id, Driver.email == email)
+        )
     ):
         errors.append({"field": "email", "message": "already in use"})
     if errors:
@@ -89,7 +95,9 @@ def names_by_id(*, carrier_id: uuid.UUID, driver_ids: set[uuid.UUID]) -> dict[uu
     if not ids:
         return {}
     rows = db.session.execute(
-        select(Driver.id, Driver.naam).where(Driver.transporteur_id == carrier_id, Driver.id.in_(ids))
+        select(Driver.id, Driver.naam).where(
+            Driver.transporteur_id == carrier_id, Driver.id.in_(ids)
+        )
     )
     return {row.id: row.naam for row in rows}
 
@@ -97,4 +105,6 @@ def names_by_id(*, carrier_id: uuid.UUID, driver_ids: set[uuid.UUID]) -> dict[uu
 def carrier_of_user_token(user_token: str) -> uuid.UUID | None:
     """The carrier of a driver's user_token, for admin commands that are given only that."""
     with auth_lookup(db.session):
-        return db.session.scalar(select(Driver.transporteur_id).where(Driver.user_token == user_token))
+        return db.session.scalar(
+            select(Driver.transporteur_id).where(Driver.user_token == user_token)
+        )

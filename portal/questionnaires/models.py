@@ -33,7 +33,10 @@ class ActivityQuestionnaire(CarrierScoped, db.Model):
     __tablename__ = "activity_questionnaires"
     __table_args__ = (
         UniqueConstraint(
-            "transporteur_id", "questionnaire_id", "revisie", name="uq_activity_questionnaires_revisie"
+            "transporteur_id",
+            "questionnaire_id",
+            "revisie",
+            name="uq_activity_questionnaires_revisie",
         ),
         # At most one active revision per (carrier, activity type).
         Index(
@@ -64,9 +67,7 @@ class AnswerSession(CarrierScoped, db.Model):
             ["transporteur_id", "activity_questionnaire_id"],
             ["activity_questionnaires.transporteur_id", "activity_questionnaires.id"],
         ),
-        ForeignKeyConstraint(
-            ["transporteur_id", "taak_id"], ["taken.transporteur_id", "taken.id"]
-        ),
+        ForeignKeyConstraint(["transporteur_id", "taak_id"], ["taken.transporteur_id", "taken.id"]),
         ForeignKeyConstraint(
             ["transporteur_id", "chauffeur_id"], ["chauffeurs.transporteur_id", "chauffeurs.id"]
         ),

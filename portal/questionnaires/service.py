@@ -19,7 +19,10 @@ def check(doc: object) -> dict:
     canonical, problems = engine.check_definition(doc)
     if problems:
         raise ValidationFailed(
-            [{"field": p.path, "message": p.message, "question_id": p.question_id} for p in problems],
+            [
+                {"field": p.path, "message": p.message, "question_id": p.question_id}
+                for p in problems
+            ],
             detail=f"The questionnaire definition has {len(problems)} problem(s).",
         )
     return canonical
@@ -92,7 +95,9 @@ def active_for_type(*, carrier_id: uuid.UUID, activity_type: str) -> ActivityQue
     )
 
 
-def definitions(*, carrier_id: uuid.UUID, revision_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, str]:
+def definitions(
+    *, carrier_id: uuid.UUID, revision_ids: Iterable[uuid.UUID]
+) -> dict[uuid.UUID, str]:
     """The stored definition text of each revision id, in one query."""
     ids = {rid for rid in revision_ids if rid is not None}
     if not ids:

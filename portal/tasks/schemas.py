@@ -134,9 +134,12 @@ class TaskCreate(InModel):
 
     @model_validator(mode="after")
     def _photo_bounds(self):
-        if self.min_fotos is not None and self.max_fotos is not None:
-            if self.min_fotos > self.max_fotos:
-                raise ValueError("min_fotos is greater than max_fotos")
+        if (
+            self.min_fotos is not None
+            and self.max_fotos is not None
+            and self.min_fotos > self.max_fotos
+        ):
+            raise ValueError("min_fotos is greater than max_fotos")
         if (self.locatie_lat is None) != (self.locatie_lng is None):
             raise ValueError("locatie_lat and locatie_lng go together")
         return self

@@ -103,14 +103,18 @@ def list_fingerprint(*, carrier_id: uuid.UUID, filters: TaskFilters) -> tuple[st
     return hashlib.sha256(basis.encode()).hexdigest()[:32], count
 
 
-def list_tasks(*, carrier_id: uuid.UUID, filters: TaskFilters, total: int | None = None) -> TaskPage:
+def list_tasks(
+    *, carrier_id: uuid.UUID, filters: TaskFilters, total: int | None = None
+) -> TaskPage:
     """One page of tasks with their questionnaire definitions: three queries at most."""
     zone = carrier_zone(carrier_id)
     where = _where(carrier_id, filters, zone)
     if total is None:
         total = db.session.scalar(select(func.count()).select_from(Task).where(*where)) or 0
     tasks = list(
-        db.session.scalars(_ordered(select(Task).where(*where)).limit(filters.limit).offset(filters.offset))
+        db.session.scalars(
+            _ordered(select(Task).where(*where)).limit(filters.limit).offset(filters.offset)
+        )
     )
     return TaskPage(tasks, total, definitions_for(carrier_id=carrier_id, tasks=tasks))
 
@@ -156,7 +160,9 @@ def create_task(
 
 
 def get_task(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> Task:
-    task = db.session.scalar(select(Task).where(Task.transporteur_id == carrier_id, Task.id == task_id))
+    task = db.session.scalar(
+        select(Task).where(Task.transporteur_id == carrier_id, Task.id == task_id)
+    )
     if task is None:
         raise NotFound("task not found")
     return task

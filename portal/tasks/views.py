@@ -38,8 +38,12 @@ def index():
         offset=(page_number - 1) * PAGE_SIZE,
     )
     page = service.list_tasks(carrier_id=carrier_id, filters=filters)
-    names = drivers.names_by_id(carrier_id=carrier_id, driver_ids={t.chauffeur_id for t in page.tasks})
-    plates = fleet.plates_by_id(carrier_id=carrier_id, vehicle_ids={t.vehicle_id for t in page.tasks})
+    names = drivers.names_by_id(
+        carrier_id=carrier_id, driver_ids={t.chauffeur_id for t in page.tasks}
+    )
+    plates = fleet.plates_by_id(
+        carrier_id=carrier_id, vehicle_ids={t.vehicle_id for t in page.tasks}
+    )
     pages = max(1, math.ceil(page.total / PAGE_SIZE))
     context = {
         "form": form,

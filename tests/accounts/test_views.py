@@ -24,13 +24,27 @@ def test_signing_in_returns_to_the_page_asked_for_but_never_off_site(client, pla
     first = client.get("/taken?status=gepland")
     assert first.status_code == 302 and "/login" in first.headers["Location"]
     token = csrf_from(client.get("/login?next=/taken%3Fstatus%3Dgepland").get_data(as_text=True))
-    response = client.post("/login", data={"email": planner.email, "password": PASSWORD,
-                                           "csrf_token": token, "next": "/taken?status=gepland"})
+    response = client.post(
+        "/login",
+        data={
+            "email": planner.email,
+            "password": PASSWORD,
+            "csrf_token": token,
+            "next": "/taken?status=gepland",
+        },
+    )
     assert response.headers["Location"] == "/taken?status=gepland"
     client.post("/logout", data={"csrf_token": csrf_from(client.get("/taken").get_data(True))})
     token = csrf_from(client.get("/login").get_data(as_text=True))
-    evil = client.post("/login", data={"email": planner.email, "password": PASSWORD,
-                                       "csrf_token": token, "next": "//evil.example/x"})
+    evil = client.post(
+        "/login",
+        data={
+            "email": planner.email,
+            "password": PASSWORD,
+            "csrf_token": token,
+            "next": "//evil.example/x",
+        },
+    )
     assert evil.headers["Location"] == "/taken"
 
 
@@ -45,8 +59,9 @@ def test_a_wrong_password_says_so_at_the_field_and_keeps_the_email(client, plann
 
 def test_an_unknown_email_gets_the_same_message(client):
     token = csrf_from(client.get("/login").get_data(as_text=True))
-    response = client.post("/login", data={"email": "nobody@example.nl", "password": "whatever12",
-                                           "csrf_token": token})
+    response = client.post(
+        "/login", data={"email": "nobody@example.nl", "password": "whatever12", "csrf_token": token}
+    )
     assert response.status_code == 401
     assert "E-mailadres of wachtwoord klopt niet." in response.get_data(as_text=True)
 
@@ -138,7 +153,14 @@ def test_the_session_cookie_is_http_only_and_same_site(client, planner):
 
 def test_unbuilt_sections_say_so_plainly(client, planner):
     login(client, planner)
-    for path in ("/vragenlijsten", "/chauffeurs", "/voertuigen", "/uren", "/tachograaf",
-                 "/berichten", "/beheer"):
+    for path in (
+        "/vragenlijsten",
+        "/chauffeurs",
+        "/voertuigen",
+        "/uren",
+        "/tachograaf",
+        "/berichten",
+        "/beheer",
+    ):
         html = client.get(path).get_data(as_text=True)
         assert "Dit onderdeel is nog niet gebouwd." in html, path

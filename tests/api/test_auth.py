@@ -18,15 +18,19 @@ def tasks_url(driver) -> str:
 
 
 def password_grant(client, username, password=PASSWORD):
-    return client.post(TOKEN_URL, json={"grant_type": "password", "username": username,
-                                        "password": password})
+    return client.post(
+        TOKEN_URL, json={"grant_type": "password", "username": username, "password": password}
+    )
 
 
 def activation_code(app, driver) -> str:
     from portal.accounts.tokens import create_activation_code
 
-    return in_carrier(app, driver.carrier_id, lambda: create_activation_code(
-        carrier_id=driver.carrier_id, user_token=driver.user_token))[0]
+    return in_carrier(
+        app,
+        driver.carrier_id,
+        lambda: create_activation_code(carrier_id=driver.carrier_id, user_token=driver.user_token),
+    )[0]
 
 
 def test_password_grant_answers_tokens_and_the_user_token(client, driver):
@@ -51,8 +55,9 @@ def test_the_access_token_is_a_pinned_short_lived_jwt(app, client, driver):
 
 
 def test_oauth_form_encoding_is_accepted(client, driver):
-    response = client.post(TOKEN_URL, data={"grant_type": "password", "username": driver.email,
-                                            "password": PASSWORD})
+    response = client.post(
+        TOKEN_URL, data={"grant_type": "password", "username": driver.email, "password": PASSWORD}
+    )
     assert response.status_code == 200
 
 
@@ -127,8 +132,13 @@ def test_an_expired_activation_code_is_refused(app, client, driver):
     from portal.accounts.models import ActivationCode
 
     code = activation_code(app, driver)
-    in_carrier(app, driver.carrier_id, lambda: db.session.execute(
-        update(ActivationCode).values(expires_at=datetime.now(UTC) - timedelta(seconds=1))))
+    in_carrier(
+        app,
+        driver.carrier_id,
+        lambda: db.session.execute(
+            update(ActivationCode).values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
+        ),
+    )
     response = client.post(TOKEN_URL, json={"grant_type": "activation_code", "code": code})
     assert response.status_code == 400
     assert "expired" in response.get_json()["detail"]
@@ -136,8 +146,9 @@ def test_an_expired_activation_code_is_refused(app, client, driver):
 
 def test_refresh_rotates_the_token(client, driver):
     first = password_grant(client, driver.email).get_json()
-    second = client.post(TOKEN_URL, json={"grant_type": "refresh_token",
-                                          "refresh_token": first["refresh_token"]})
+    second = client.post(
+        TOKEN_URL, json={"grant_type": "refresh_token", "refresh_token": first["refresh_token"]}
+    )
     assert second.status_code == 200
     body = second.get_json()
     assert body["refresh_token"] != first["refresh_token"]
@@ -161,8 +172,9 @@ def test_a_refresh_token_reused_after_the_grace_window_revokes_the_sign_in(app, 
     assert reuse.status_code == 400
     assert "already used" in reuse.get_json()["detail"]
     # The thief's reuse also ends the legitimate successor.
-    successor = client.post(TOKEN_URL, json={"grant_type": "refresh_token",
-                                             "refresh_token": second["refresh_token"]})
+    successor = client.post(
+        TOKEN_URL, json={"grant_type": "refresh_token", "refresh_token": second["refresh_token"]}
+    )
     assert successor.status_code == 400
 
 
@@ -170,8 +182,9 @@ def test_revoke_ends_the_refresh_token(client, driver):
     first = password_grant(client, driver.email).get_json()
     response = client.post("/api/v1/auth/revoke", json={"token": first["refresh_token"]})
     assert response.status_code == 200
-    refused = client.post(TOKEN_URL, json={"grant_type": "refresh_token",
-                                           "refresh_token": first["refresh_token"]})
+    refused = client.post(
+        TOKEN_URL, json={"grant_type": "refresh_token", "refresh_token": first["refresh_token"]}
+    )
     assert refused.status_code == 400
 
 
@@ -183,21 +196,28 @@ def test_sign_out_everywhere_refuses_outstanding_tokens(app, client, driver):
     from portal.accounts.tokens import sign_out_everywhere
 
     body = password_grant(client, driver.email).get_json()
-    in_carrier(app, driver.carrier_id, lambda: sign_out_everywhere(
-        carrier_id=driver.carrier_id, driver_id=driver.id))
+    in_carrier(
+        app,
+        driver.carrier_id,
+        lambda: sign_out_everywhere(carrier_id=driver.carrier_id, driver_id=driver.id),
+    )
     assert client.get(tasks_url(driver), headers=bearer(body["access_token"])).status_code == 401
-    refresh = client.post(TOKEN_URL, json={"grant_type": "refresh_token",
-                                           "refresh_token": body["refresh_token"]})
+    refresh = client.post(
+        TOKEN_URL, json={"grant_type": "refresh_token", "refresh_token": body["refresh_token"]}
+    )
     assert refresh.status_code == 400
 
 
-@pytest.mark.parametrize("body, field", [
-    ({}, "grant_type"),
-    ({"grant_type": "client_credentials"}, "grant_type"),
-    ({"grant_type": "password", "username": "a@b.nl"}, "password"),
-    ({"grant_type": "activation_code"}, "code"),
-    ({"grant_type": "password", "username": "a@b.nl", "password": "x", "extra": 1}, "extra"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({}, "grant_type"),
+        ({"grant_type": "client_credentials"}, "grant_type"),
+        ({"grant_type": "password", "username": "a@b.nl"}, "password"),
+        ({"grant_type": "activation_code"}, "code"),
+        ({"grant_type": "password", "username": "a@b.nl", "password": "x", "extra": 1}, "extra"),
+    ],
+)
 def test_malformed_grants_are_422_naming_the_field(client, body, field):
     response = client.post(TOKEN_URL, json=body)
     assert response.status_code == 422
@@ -206,25 +226,45 @@ def test_malformed_grants_are_422_naming_the_field(client, body, field):
 
 def _forged(app, driver, **changes) -> str:
     now = datetime.now(UTC)
-    claims = {"iss": "rijplan", "sub": str(driver.id), "tid": str(driver.carrier_id), "ver": 1,
-              "iat": int(now.timestamp()), "exp": int((now + timedelta(minutes=5)).timestamp()),
-              "typ": "access"}
+    claims = {
+        "iss": "rijplan",
+        "sub": str(driver.id),
+        "tid": str(driver.carrier_id),
+        "ver": 1,
+        "iat": int(now.timestamp()),
+        "exp": int((now + timedelta(minutes=5)).timestamp()),
+        "typ": "access",
+    }
     key = changes.pop("key", app.config["SECRET_KEY"])
     claims.update(changes)
     claims = {k: v for k, v in claims.items() if v is not None}
     return jwt.encode(claims, key, algorithm="HS256")
 
 
-@pytest.mark.parametrize("case", ["expired", "wrong key", "no exp", "alg none", "garbled",
-                                  "refresh as access", "wrong scheme", "empty"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "expired",
+        "wrong key",
+        "no exp",
+        "alg none",
+        "garbled",
+        "refresh as access",
+        "wrong scheme",
+        "empty",
+    ],
+)
 def test_bad_bearer_tokens_are_401_problem_json(app, client, driver, case):
     past = int((datetime.now(UTC) - timedelta(minutes=1)).timestamp())
     headers = {
         "expired": bearer(_forged(app, driver, exp=past)),
         "wrong key": bearer(_forged(app, driver, key="another-secret-key-of-32-bytes!!")),
         "no exp": bearer(_forged(app, driver, exp=None)),
-        "alg none": bearer(jwt.encode({"sub": str(driver.id), "tid": str(driver.carrier_id)},
-                                      None, algorithm="none")),
+        "alg none": bearer(
+            jwt.encode(
+                {"sub": str(driver.id), "tid": str(driver.carrier_id)}, None, algorithm="none"
+            )
+        ),
         "garbled": bearer("eyJhbGciOi.garbage.x"),
         "refresh as access": bearer("rrt_" + "x" * 40),
         "wrong scheme": {"Authorization": f"Basic {driver.user_token}"},
@@ -248,6 +288,9 @@ def test_an_unknown_or_revoked_api_key_is_401(app, client, driver, api_key):
     from portal.accounts.models import ApiKey
 
     assert client.get(tasks_url(driver), headers=bearer("rpk_unknown")).status_code == 401
-    in_carrier(app, driver.carrier_id, lambda: db.session.execute(
-        update(ApiKey).values(ingetrokken_op=datetime.now(UTC))))
+    in_carrier(
+        app,
+        driver.carrier_id,
+        lambda: db.session.execute(update(ApiKey).values(ingetrokken_op=datetime.now(UTC))),
+    )
     assert client.get(tasks_url(driver), headers=bearer(api_key.key)).status_code == 401

@@ -79,8 +79,9 @@ def test_a_task_keeps_its_revision_when_a_new_one_is_published(
 
 
 def test_without_an_active_questionnaire_vragenpad_is_null(client, driver, api_key):
-    response = client.post(url(driver), json={"type": "voer_leveren", "naam": "Voer"},
-                           headers=bearer(api_key.key))
+    response = client.post(
+        url(driver), json={"type": "voer_leveren", "naam": "Voer"}, headers=bearer(api_key.key)
+    )
     assert response.status_code == 201
     assert response.get_json()["vragenpad"] is None
     assert response.get_json()["require_photos"] is False
@@ -88,15 +89,17 @@ def test_without_an_active_questionnaire_vragenpad_is_null(client, driver, api_k
 
 def test_a_vehicle_of_the_carrier_is_linked(app, client, carrier, driver, api_key):
     vehicle = create_vehicle(app, carrier)
-    response = client.post(url(driver), json={**TASK, "vehicle_id": str(vehicle.id)},
-                           headers=bearer(api_key.key))
+    response = client.post(
+        url(driver), json={**TASK, "vehicle_id": str(vehicle.id)}, headers=bearer(api_key.key)
+    )
     assert response.get_json()["vehicle_id"] == str(vehicle.id)
 
 
 def test_a_vehicle_of_another_carrier_is_refused_at_the_field(app, client, driver, api_key):
     foreign = create_vehicle(app, create_carrier(app, "Ander"))
-    response = client.post(url(driver), json={**TASK, "vehicle_id": str(foreign.id)},
-                           headers=bearer(api_key.key))
+    response = client.post(
+        url(driver), json={**TASK, "vehicle_id": str(foreign.id)}, headers=bearer(api_key.key)
+    )
     assert response.status_code == 422
     assert response.get_json()["errors"] == [{"field": "vehicle_id", "message": "no such vehicle"}]
 
@@ -119,21 +122,24 @@ def test_a_driver_token_may_not_create_tasks(client, driver):
     assert response.mimetype == "application/problem+json"
 
 
-@pytest.mark.parametrize("change, field", [
-    ({"naam": ""}, "naam"),
-    ({"naam": None}, "naam"),
-    ({"type": "Mest Laden!"}, "type"),
-    ({"land": "Nederland"}, "land"),
-    ({"hoeveelheid": -1}, "hoeveelheid"),
-    ({"hoeveelheid": "veel"}, "hoeveelheid"),
-    ({"gepland_op": "2026-11-23T07:30:00"}, "gepland_op"),
-    ({"gepland_op": "morgen"}, "gepland_op"),
-    ({"vehicle_id": "not-a-uuid"}, "vehicle_id"),
-    ({"locatie_lat": 95, "locatie_lng": 5}, "locatie_lat"),
-    ({"statuss": "gepland"}, "statuss"),
-    ({"status": "afgerond"}, "status"),
-    ({"naam": "x" * 201}, "naam"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"naam": ""}, "naam"),
+        ({"naam": None}, "naam"),
+        ({"type": "Mest Laden!"}, "type"),
+        ({"land": "Nederland"}, "land"),
+        ({"hoeveelheid": -1}, "hoeveelheid"),
+        ({"hoeveelheid": "veel"}, "hoeveelheid"),
+        ({"gepland_op": "2026-11-23T07:30:00"}, "gepland_op"),
+        ({"gepland_op": "morgen"}, "gepland_op"),
+        ({"vehicle_id": "not-a-uuid"}, "vehicle_id"),
+        ({"locatie_lat": 95, "locatie_lng": 5}, "locatie_lat"),
+        ({"statuss": "gepland"}, "statuss"),
+        ({"status": "afgerond"}, "status"),
+        ({"naam": "x" * 201}, "naam"),
+    ],
+)
 def test_invalid_fields_are_422_naming_each_field(client, driver, api_key, change, field):
     response = client.post(url(driver), json={**TASK, **change}, headers=bearer(api_key.key))
     assert response.status_code == 422
@@ -143,8 +149,9 @@ def test_invalid_fields_are_422_naming_each_field(client, driver, api_key, chang
 
 
 def test_min_fotos_above_max_fotos_is_refused(client, driver, api_key):
-    response = client.post(url(driver), json={**TASK, "min_fotos": 4, "max_fotos": 2},
-                           headers=bearer(api_key.key))
+    response = client.post(
+        url(driver), json={**TASK, "min_fotos": 4, "max_fotos": 2}, headers=bearer(api_key.key)
+    )
     assert response.status_code == 422
     assert "min_fotos" in response.get_json()["errors"][0]["message"]
 
@@ -155,8 +162,9 @@ def test_nothing_is_stored_when_the_body_is_refused(client, driver, api_key):
 
 
 def test_broken_json_is_400(client, driver, api_key):
-    response = client.post(url(driver), data=b'{"naam": ', content_type="application/json",
-                           headers=bearer(api_key.key))
+    response = client.post(
+        url(driver), data=b'{"naam": ', content_type="application/json", headers=bearer(api_key.key)
+    )
     assert response.status_code == 400
     assert response.get_json()["title"] == "Invalid JSON"
 
@@ -173,7 +181,8 @@ def test_a_form_body_is_415(client, driver, api_key):
 
 def test_an_oversized_body_is_413(client, driver, api_key):
     body = b'{"naam": "' + b"x" * (2 * 1024 * 1024) + b'"}'
-    response = client.post(url(driver), data=body, content_type="application/json",
-                           headers=bearer(api_key.key))
+    response = client.post(
+        url(driver), data=body, content_type="application/json", headers=bearer(api_key.key)
+    )
     assert response.status_code == 413
     assert response.mimetype == "application/problem+json"

@@ -19,17 +19,59 @@ from conftest import (
 from portal.tasks.schemas import TaskOut
 
 SEED_TASK_FIELDS = [
-    "id", "vehicle_id", "transporteur_id", "type", "status", "naam", "omschrijving", "artikel",
-    "hoeveelheid", "eenheid", "adres", "postcode", "stad", "land", "contactpersoon", "telefoon",
-    "telefoon_mobiel", "gepland_op", "ontvangen_op", "gestart_op", "afgerond_op",
-    "require_photos", "min_fotos", "max_fotos", "require_signature", "require_document_scan",
-    "require_location", "photo_label", "opmerkingen", "vdm_nummer", "agr_verplicht",
-    "required_desinfectie", "required_temperatuur", "kooiaap", "locatie_lat", "locatie_lng",
-    "vragenpad", "created_at",
+    "id",
+    "vehicle_id",
+    "transporteur_id",
+    "type",
+    "status",
+    "naam",
+    "omschrijving",
+    "artikel",
+    "hoeveelheid",
+    "eenheid",
+    "adres",
+    "postcode",
+    "stad",
+    "land",
+    "contactpersoon",
+    "telefoon",
+    "telefoon_mobiel",
+    "gepland_op",
+    "ontvangen_op",
+    "gestart_op",
+    "afgerond_op",
+    "require_photos",
+    "min_fotos",
+    "max_fotos",
+    "require_signature",
+    "require_document_scan",
+    "require_location",
+    "photo_label",
+    "opmerkingen",
+    "vdm_nummer",
+    "agr_verplicht",
+    "required_desinfectie",
+    "required_temperatuur",
+    "kooiaap",
+    "locatie_lat",
+    "locatie_lng",
+    "vragenpad",
+    "created_at",
 ]
 SEED_QUESTION_FIELDS = [
-    "id", "type", "label", "required", "default_value", "readonly", "unit", "max_files",
-    "options", "validation", "visible_if", "questions", "formula",
+    "id",
+    "type",
+    "label",
+    "required",
+    "default_value",
+    "readonly",
+    "unit",
+    "max_files",
+    "options",
+    "validation",
+    "visible_if",
+    "questions",
+    "formula",
 ]
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
@@ -41,8 +83,17 @@ def at(hours: float) -> datetime:
 def test_driver_gets_own_tasks_with_every_seed_field_and_vragenpad(app, client, carrier, driver):
     publish_questionnaire(app, carrier)
     vehicle = create_vehicle(app, carrier, "BX-12-AB")
-    create_task(app, carrier, driver, vehicle_id=vehicle.id, vdm_nummer="VDM123",
-                agr_verplicht=True, hoeveelheid=28.5, eenheid="ton", gepland_op=at(2))
+    create_task(
+        app,
+        carrier,
+        driver,
+        vehicle_id=vehicle.id,
+        vdm_nummer="VDM123",
+        agr_verplicht=True,
+        hoeveelheid=28.5,
+        eenheid="ton",
+        gepland_op=at(2),
+    )
     token = driver_token(client, driver)
 
     response = client.get(f"/api/v1/users/{driver.user_token}/taken", headers=bearer(token))
@@ -68,8 +119,13 @@ def test_driver_gets_own_tasks_with_every_seed_field_and_vragenpad(app, client, 
     for question in vragenpad["questions"]:
         assert list(question) == SEED_QUESTION_FIELDS
     weight = vragenpad["questions"][0]
-    assert weight["validation"] == {"min": 0, "max": 60000, "minlength": None,
-                                    "maxlength": None, "regex": None}
+    assert weight["validation"] == {
+        "min": 0,
+        "max": 60000,
+        "minlength": None,
+        "maxlength": None,
+        "regex": None,
+    }
     assert weight["options"] is None and weight["visible_if"] is None
     TaskOut.model_validate(task)
     assert response.headers["X-Total-Count"] == "1"
@@ -88,12 +144,27 @@ def test_default_selection_is_open_tasks_and_todays_completed_ordered_by_gepland
     now = datetime.now(UTC)
     create_task(app, carrier, driver, naam="later", gepland_op=at(5))
     create_task(app, carrier, driver, naam="unplanned")
-    create_task(app, carrier, driver, naam="started", gepland_op=at(-1), status="gestart",
-                gestart_op=now)
-    create_task(app, carrier, driver, naam="done today", gepland_op=at(-0.5), status="afgerond",
-                afgerond_op=now)
-    create_task(app, carrier, driver, naam="done long ago", gepland_op=at(-72),
-                status="afgerond", afgerond_op=now - timedelta(days=3))
+    create_task(
+        app, carrier, driver, naam="started", gepland_op=at(-1), status="gestart", gestart_op=now
+    )
+    create_task(
+        app,
+        carrier,
+        driver,
+        naam="done today",
+        gepland_op=at(-0.5),
+        status="afgerond",
+        afgerond_op=now,
+    )
+    create_task(
+        app,
+        carrier,
+        driver,
+        naam="done long ago",
+        gepland_op=at(-72),
+        status="afgerond",
+        afgerond_op=now - timedelta(days=3),
+    )
     create_task(app, carrier, driver, naam="cancelled", gepland_op=at(1), status="geannuleerd")
     token = driver_token(client, driver)
 
@@ -104,8 +175,15 @@ def test_default_selection_is_open_tasks_and_todays_completed_ordered_by_gepland
 
 def test_status_and_period_filters(app, client, carrier, driver):
     now = datetime.now(UTC)
-    create_task(app, carrier, driver, naam="old done", gepland_op=now - timedelta(days=10),
-                status="afgerond", afgerond_op=now - timedelta(days=10))
+    create_task(
+        app,
+        carrier,
+        driver,
+        naam="old done",
+        gepland_op=now - timedelta(days=10),
+        status="afgerond",
+        afgerond_op=now - timedelta(days=10),
+    )
     create_task(app, carrier, driver, naam="cancelled", gepland_op=at(1), status="geannuleerd")
     create_task(app, carrier, driver, naam="next week", gepland_op=now + timedelta(days=7))
     token = driver_token(client, driver)
@@ -119,16 +197,18 @@ def test_status_and_period_filters(app, client, carrier, driver):
     assert [t["naam"] for t in period] == ["next week"]
 
     tot = (now - timedelta(days=9)).date().isoformat()
-    assert [t["naam"] for t in client.get(f"{url}?tot={tot}", headers=bearer(token)).get_json()] \
-        == ["old done"]
+    assert [
+        t["naam"] for t in client.get(f"{url}?tot={tot}", headers=bearer(token)).get_json()
+    ] == ["old done"]
 
 
 def test_paging_sends_the_total(app, client, carrier, driver):
     for hour in range(5):
         create_task(app, carrier, driver, naam=f"t{hour}", gepland_op=at(hour + 1))
     token = driver_token(client, driver)
-    response = client.get(f"/api/v1/users/{driver.user_token}/taken?limit=2&offset=2",
-                          headers=bearer(token))
+    response = client.get(
+        f"/api/v1/users/{driver.user_token}/taken?limit=2&offset=2", headers=bearer(token)
+    )
     assert [t["naam"] for t in response.get_json()] == ["t2", "t3"]
     assert response.headers["X-Total-Count"] == "5"
 
@@ -161,8 +241,13 @@ def test_list_runs_a_fixed_number_of_queries(app, client, carrier, driver, count
     with count_queries() as few:
         assert len(client.get(url, headers=bearer(token)).get_json()) == 1
     for hour in range(30):
-        create_task(app, carrier, driver, type=["mest_laden", "voer_leveren"][hour % 2],
-                    gepland_op=at(hour + 2))
+        create_task(
+            app,
+            carrier,
+            driver,
+            type=["mest_laden", "voer_leveren"][hour % 2],
+            gepland_op=at(hour + 2),
+        )
     with count_queries() as many:
         assert len(client.get(url, headers=bearer(token)).get_json()) == 31
     assert many.count == few.count
@@ -221,9 +306,14 @@ def test_without_a_token_the_answer_is_401_problem_json(client, driver):
 def test_bad_query_parameters_are_422_with_the_field(client, driver):
     token = driver_token(client, driver)
     url = f"/api/v1/users/{driver.user_token}/taken"
-    for query, field in [("status=klaar", "status"), ("limit=0", "limit"),
-                         ("limit=5000", "limit"), ("van=gisteren", "van"), ("offset=-1", "offset"),
-                         ("foo=1", "foo")]:
+    for query, field in [
+        ("status=klaar", "status"),
+        ("limit=0", "limit"),
+        ("limit=5000", "limit"),
+        ("van=gisteren", "van"),
+        ("offset=-1", "offset"),
+        ("foo=1", "foo"),
+    ]:
         response = client.get(f"{url}?{query}", headers=bearer(token))
         assert response.status_code == 422, query
         assert response.get_json()["errors"][0]["field"] == field, query

@@ -36,17 +36,54 @@ from portal.api.core import OPERATIONS
 DOCUMENT = "/api/v1/openapi.json"
 PREFIX = "/api/v1"
 SEED_TASK_FIELDS = [
-    "id", "vehicle_id", "transporteur_id", "type", "status", "naam", "omschrijving", "artikel",
-    "hoeveelheid", "eenheid", "adres", "postcode", "stad", "land", "contactpersoon", "telefoon",
-    "telefoon_mobiel", "gepland_op", "ontvangen_op", "gestart_op", "afgerond_op",
-    "require_photos", "min_fotos", "max_fotos", "require_signature", "require_document_scan",
-    "require_location", "photo_label", "opmerkingen", "vdm_nummer", "agr_verplicht",
-    "required_desinfectie", "required_temperatuur", "kooiaap", "locatie_lat", "locatie_lng",
-    "vragenpad", "created_at",
+    "id",
+    "vehicle_id",
+    "transporteur_id",
+    "type",
+    "status",
+    "naam",
+    "omschrijving",
+    "artikel",
+    "hoeveelheid",
+    "eenheid",
+    "adres",
+    "postcode",
+    "stad",
+    "land",
+    "contactpersoon",
+    "telefoon",
+    "telefoon_mobiel",
+    "gepland_op",
+    "ontvangen_op",
+    "gestart_op",
+    "afgerond_op",
+    "require_photos",
+    "min_fotos",
+    "max_fotos",
+    "require_signature",
+    "require_document_scan",
+    "require_location",
+    "photo_label",
+    "opmerkingen",
+    "vdm_nummer",
+    "agr_verplicht",
+    "required_desinfectie",
+    "required_temperatuur",
+    "kooiaap",
+    "locatie_lat",
+    "locatie_lng",
+    "vragenpad",
+    "created_at",
 ]
 SEED_QUESTIONNAIRE_FIELDS = [
-    "id", "transporteur_id", "activity_type", "questionnaire_id", "definition", "is_active",
-    "created_at", "updated_at",
+    "id",
+    "transporteur_id",
+    "activity_type",
+    "questionnaire_id",
+    "definition",
+    "is_active",
+    "created_at",
+    "updated_at",
 ]
 CHECKS = [
     not_a_server_error,
@@ -113,9 +150,7 @@ def test_every_api_route_is_documented_with_its_methods(app, document):
         if rule.rule.startswith(PREFIX + "/")
         for method in rule.methods - {"HEAD", "OPTIONS"}
     }
-    documented = {
-        (path, method) for path, item in document["paths"].items() for method in item
-    }
+    documented = {(path, method) for path, item in document["paths"].items() for method in item}
     assert routed, "no routes under /api/v1"
     assert routed - documented == set(), "routed but not documented"
     assert documented - routed == set(), "documented but not routed"
@@ -188,8 +223,10 @@ KNOWN_DEFECTS = {
     "unbounded-offset": Defect(
         "GET /activity_questionnaires takes an offset beyond 64 bits and answers 500",
         ("sqlite", "postgresql"),
-        lambda exc: "too large to convert to SQLite INTEGER" in str(exc)
-        or "bigint out of range" in str(exc),
+        lambda exc: (
+            "too large to convert to SQLite INTEGER" in str(exc)
+            or "bigint out of range" in str(exc)
+        ),
     ),
 }
 UNDOCUMENTED_INVALID_JSON = (
@@ -211,8 +248,12 @@ def documented_statuses(document: dict, method: str, path: str) -> set[int]:
 
 NUL_CASES = [
     ("POST", "/users/{user_token}/taken", None, {"type": "mest_laden", "naam": "Mest\x00laden"}),
-    ("POST", "/auth/token", None,
-     {"grant_type": "password", "username": "jan\x00@example.nl", "password": "x"}),
+    (
+        "POST",
+        "/auth/token",
+        None,
+        {"grant_type": "password", "username": "jan\x00@example.nl", "password": "x"},
+    ),
     ("GET", "/activity_questionnaires", {"activity_type": "mest\x00laden"}, None),
     ("GET", "/users/jan%00/taken", None, None),
 ]
@@ -221,10 +262,18 @@ OVERFLOW_CASES = [
     ("GET", "/users/{user_token}/taken", {"van": "0001-01-01"}, None),
     ("GET", "/users/{user_token}/taken", {"van": "0001-01-01T00:00:00+01:00"}, None),
     ("GET", "/users/{user_token}/taken", {"tot": "9999-12-31T23:59:59-01:00"}, None),
-    ("POST", "/users/{user_token}/taken", None,
-     {"type": "mest_laden", "naam": "Vroeg", "gepland_op": "0001-01-01T00:00:00+01:00"}),
-    ("POST", "/users/{user_token}/taken", None,
-     {"type": "mest_laden", "naam": "Laat", "gepland_op": "9999-12-31T23:59:59-01:00"}),
+    (
+        "POST",
+        "/users/{user_token}/taken",
+        None,
+        {"type": "mest_laden", "naam": "Vroeg", "gepland_op": "0001-01-01T00:00:00+01:00"},
+    ),
+    (
+        "POST",
+        "/users/{user_token}/taken",
+        None,
+        {"type": "mest_laden", "naam": "Laat", "gepland_op": "9999-12-31T23:59:59-01:00"},
+    ),
 ]
 OFFSET_CASES = [
     ("GET", "/activity_questionnaires", {"offset": str(2**63)}, None),
@@ -236,8 +285,9 @@ def _send(client, api_key, driver, document, method, path, query, body):
     template = "/users/{user_token}/taken"
     url = PREFIX + path.replace("{user_token}", driver.user_token)
     documented = documented_statuses(document, method, template if "/users/" in path else path)
-    response = client.open(url, method=method, query_string=query, json=body,
-                           headers=api_headers(api_key.key))
+    response = client.open(
+        url, method=method, query_string=query, json=body, headers=api_headers(api_key.key)
+    )
     return response, documented
 
 
@@ -275,8 +325,9 @@ def test_a_huge_offset_answers_a_documented_client_error(
 @pytest.mark.parametrize("path", ["/auth/revoke", "/users/{user_token}/taken"])
 def test_a_broken_json_body_answers_a_documented_400(client, driver, api_key, document, path):
     url = PREFIX + path.replace("{user_token}", driver.user_token)
-    response = client.post(url, data=b"{not json", content_type="application/json",
-                           headers=api_headers(api_key.key))
+    response = client.post(
+        url, data=b"{not json", content_type="application/json", headers=api_headers(api_key.key)
+    )
     assert response.status_code == 400
     assert response.get_json()["type"].endswith("/invalid-json")
     assert 400 in documented_statuses(document, "POST", path)
@@ -335,19 +386,27 @@ def explicit_cases(operation, world: dict) -> list:
     driver, headers = world["driver"], api_headers(world["key"])
     token = {"user_token": driver.user_token}
     bodies = {
-        "POST /auth/token": [{"grant_type": "password", "username": driver.email,
-                              "password": PASSWORD}],
+        "POST /auth/token": [
+            {"grant_type": "password", "username": driver.email, "password": PASSWORD}
+        ],
         "POST /auth/revoke": [{"token": "unknown-refresh-token"}],
         "POST /users/{user_token}/taken": [
-            {"type": "mest_laden", "naam": "Mest laden Enter", "gepland_op":
-             "2026-11-21T08:30:00.000Z", "locatie_lat": 52.3, "locatie_lng": 6.6},
+            {
+                "type": "mest_laden",
+                "naam": "Mest laden Enter",
+                "gepland_op": "2026-11-21T08:30:00.000Z",
+                "locatie_lat": 52.3,
+                "locatie_lng": 6.6,
+            },
             {"type": "voer_leveren", "naam": "Voer zonder vragenlijst"},
         ],
     }
     params = token if "{user_token}" in operation.path else None
     if operation.label in bodies:
-        return [operation.Case(path_parameters=params, headers=headers, body=body)
-                for body in bodies[operation.label]]
+        return [
+            operation.Case(path_parameters=params, headers=headers, body=body)
+            for body in bodies[operation.label]
+        ]
     return [operation.Case(path_parameters=params, headers=headers)]
 
 
@@ -365,9 +424,6 @@ def test_operation_conforms_to_the_document(app, backend, world, label, mode):
             response = case.call()
         statuses[response.status_code] += 1
         skipped = tolerated(backend, case, response, errors)
-        import os
-        if skipped is not None: print("TOLERATED", backend, label, mode, response.status_code, [str(e)[:80] for e in errors])
-        if os.environ.get("NOTOL"): skipped = None
         if skipped is CHECKS:
             return
         case.validate_response(response, checks=CHECKS, excluded_checks=skipped or None)
@@ -378,20 +434,22 @@ def test_operation_conforms_to_the_document(app, backend, world, label, mode):
             assert 200 <= response.status_code < 300, (label, response.status_code, response.text)
             case.validate_response(response, checks=CHECKS)
 
-    def strategy(**fixed):
-        return operation.as_strategy(generation_mode=mode, headers=headers, **fixed)
-
+    cases = operation.as_strategy(generation_mode=mode, headers=headers)
     if "{user_token}" in operation.path:
-        own = strategy(path_parameters={"user_token": world["driver"].user_token})
-        anyone = strategy()
-        # Four in five cases use the real driver, so they get past 404; the rest any token.
-        cases = st.integers(0, 4).flatmap(lambda n: anyone if n == 4 else own)
-    else:
-        cases = strategy()
+        real = world["driver"].user_token
+
+        def mostly_real(pair):
+            # Four in five cases go to the real driver, so they get past 404; the rest keep
+            # the generated token.
+            case, n = pair
+            if n < 4:
+                case.path_parameters = {**(case.path_parameters or {}), "user_token": real}
+            return case
+
+        cases = st.tuples(cases, st.sampled_from(range(5))).map(mostly_real)
 
     FUZZ_SETTINGS(given(cases)(check))()
 
-    print("STATUSES", backend, label, mode, dict(statuses))
     if mode is GenerationMode.POSITIVE and label != "POST /auth/token":
         # Random credentials never sign in; every other operation must get past 401 and 404.
         assert any(200 <= s < 300 for s in statuses), statuses

@@ -95,7 +95,8 @@ def test_language_switch_to_english_survives_reload_and_back(page, live_server, 
     expect(page.get_by_role("button", name="English")).to_be_visible()
 
 
-def test_sign_out_returns_to_login_and_tasks_need_sign_in_again(page, live_server, planner):
+def test_sign_out_returns_to_login_and_tasks_need_sign_in_again(page, live_server, planner,
+                                                                shot):
     sign_in(page, live_server, planner)
     expect(page.get_by_role("heading", name="Taken", level=1)).to_be_visible()
 
@@ -105,6 +106,7 @@ def test_sign_out_returns_to_login_and_tasks_need_sign_in_again(page, live_serve
     expect(page.get_by_role("status")).to_have_text("Je bent afgemeld.")
     expect(page.get_by_role("heading", name="Aanmelden bij Rijplan")).to_be_visible()
     expect(page.get_by_role("button", name="Afmelden")).to_have_count(0)
+    shot(page, "07-signed-out")
 
     page.goto(f"{live_server.url}/taken")
 

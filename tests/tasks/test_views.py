@@ -9,8 +9,16 @@ from conftest import create_carrier, create_driver, create_task, create_vehicle,
 
 def test_the_list_shows_the_carriers_tasks_only(app, client, carrier, planner, driver):
     vehicle = create_vehicle(app, carrier, "BX-12-AB")
-    create_task(app, carrier, driver, naam="Mest laden Enter", vehicle_id=vehicle.id,
-                stad="Enter", vdm_nummer="VDM77", gepland_op=datetime.now(UTC))
+    create_task(
+        app,
+        carrier,
+        driver,
+        naam="Mest laden Enter",
+        vehicle_id=vehicle.id,
+        stad="Enter",
+        vdm_nummer="VDM77",
+        gepland_op=datetime.now(UTC),
+    )
     other = create_carrier(app, "Ander")
     create_task(app, other, create_driver(app, other), naam="Geheime rit")
     login(client, planner)
@@ -26,7 +34,9 @@ def test_the_list_shows_the_carriers_tasks_only(app, client, carrier, planner, d
 def test_the_list_pages_by_fifty(app, client, carrier, planner, driver):
     start = datetime.now(UTC)
     for n in range(55):
-        create_task(app, carrier, driver, naam=f"Rit {n:02d}", gepland_op=start + timedelta(hours=n))
+        create_task(
+            app, carrier, driver, naam=f"Rit {n:02d}", gepland_op=start + timedelta(hours=n)
+        )
     login(client, planner)
     first = client.get("/taken").get_data(as_text=True)
     assert "Rit 00" in first and "Rit 49" in first and "Rit 50" not in first
