@@ -50,13 +50,17 @@ def load(overrides: dict | None = None) -> dict:
         os.environ.get("DATABASE_URL") or f"sqlite:///{folder / 'rijplan.sqlite'}"
     )
     admin_url = os.environ.get("DATABASE_ADMIN_URL")
+    engine_options: dict = {"pool_pre_ping": True}
+    if os.environ.get("DATABASE_PGBOUNCER") == "1":
+        # pgbouncer in transaction mode: no server-side prepared statements.
+        engine_options["connect_args"] = {"prepare_threshold": None}
     cfg = {
         "RIJPLAN_ENV": "production" if production else "development",
         "INSTANCE_PATH": str(folder),
         "SECRET_KEY": None,
         "SQLALCHEMY_DATABASE_URI": database_url,
         "DATABASE_ADMIN_URL": _normalise_db_url(admin_url) if admin_url else None,
-        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+        "SQLALCHEMY_ENGINE_OPTIONS": engine_options,
         "MAX_CONTENT_LENGTH": int(os.environ.get("RIJPLAN_MAX_UPLOAD_MB", "25")) * 1024 * 1024,
         "SESSION_COOKIE_SECURE": production,
         "SESSION_COOKIE_HTTPONLY": True,

@@ -29,6 +29,7 @@ CARRIERS = [
         "naam": "Van der Berg Agrotransport",
         "slug": "vdberg",
         "drivers": ["Jan de Vries", "Piet Bakker", "Henk Jansen"],
+        "staff": ["Els Vos", "Kees Smit", "Anna de Boer"],
         "plates": ["BX-12-AB", "BX-34-CD", "VZH-56-E"],
     },
     {
@@ -36,6 +37,7 @@ CARRIERS = [
         "naam": "Kuipers Veevervoer",
         "slug": "kuipers",
         "drivers": ["Sanne Kuipers", "Mo Haddou"],
+        "staff": ["Ria Kuipers", "Tom Hendriks", "Joost Kuipers"],
         "plates": ["12-BLK-3", "45-BLK-6"],
     },
 ]
@@ -116,13 +118,13 @@ def _seed_carrier(spec: dict) -> None:
     carrier_id = spec["id"]
     db.session.add(Carrier(id=carrier_id, naam=spec["naam"], tijdzone="Europe/Amsterdam"))
     db.session.flush()
-    for role in ("planner", "author", "admin"):
+    for role, naam in zip(("planner", "author", "admin"), spec["staff"], strict=True):
         accounts.create_user(
             carrier_id=carrier_id,
             email=f"{role}@{spec['slug']}.example",
             password=PASSWORD,
             rol=role,
-            naam=f"{role.capitalize()} {spec['naam'].split()[0]}",
+            naam=naam,
         )
     driver_rows = [
         drivers.create_driver(
@@ -163,7 +165,7 @@ def _seed_tasks(carrier_id, driver_rows, vehicles) -> None:
                     "contactpersoon": "Fam. " + stad.split("-")[0],
                     "telefoon": "0570-123456",
                     "gepland_op": planned,
-                    "vdm_nummer": f"VDM{day:%y%m%d}{n:03d}" if kind == "mest_laden" else None,
+                    "vdm_nummer": f"{day:%y%m%d}{n:04d}" if kind == "mest_laden" else None,
                     **extra,
                 }
                 task = tasks.create_task(

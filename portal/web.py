@@ -130,6 +130,11 @@ def init_app(app: Flask) -> None:
             return problem(500, "Internal server error", "Something went wrong on our side.")
         return render_template("error.html", error=None), 500
 
+    @app.template_filter("activity_label")
+    def _activity_label(value: str) -> str:
+        """An activity type as people read it: mest_laden -> Mest laden."""
+        return value.replace("_", " ").replace("-", " ").capitalize() if value else ""
+
     @app.context_processor
     def _globals():
         return {"sections": SECTIONS, "is_fragment": is_fragment, "current_locale": select_locale()}

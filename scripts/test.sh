@@ -15,5 +15,12 @@ bash scripts/setup.sh --dev
 
 echo "== ruff"
 .venv/bin/ruff check .
+echo "== migrations: upgrade an empty database, then check the models for drift"
+check_dir=$(mktemp -d)
+export RIJPLAN_INSTANCE="$check_dir" SECRET_KEY=check-only
+.venv/bin/flask --app wsgi db upgrade 2>&1 | tail -n 1
+.venv/bin/flask --app wsgi db check
+unset RIJPLAN_INSTANCE SECRET_KEY
+rm -rf "$check_dir"
 echo "== pytest"
 .venv/bin/python -m pytest -q "$@"

@@ -203,6 +203,13 @@ def json_response(data: Any, status: int = 200, headers: dict | None = None) -> 
     return response
 
 
+def etag_matches(etag: str) -> bool:
+    """The request's If-None-Match names this ETag, also in the form Flask-Compress gives it
+    on a compressed response ("<etag>:gzip")."""
+    wanted = request.if_none_match
+    return wanted.contains(etag) or wanted.contains(f"{etag}:gzip")
+
+
 def list_response(items: list, total: int, headers: dict | None = None) -> Response:
     return json_response(items, headers={"X-Total-Count": str(total), **(headers or {})})
 

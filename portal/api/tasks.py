@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from flask import Response, request
+from flask import Response
 
 from portal.api.core import (
     driver_access,
+    etag_matches,
     json_response,
     list_response,
     operation,
@@ -50,7 +51,7 @@ def driver_tasks(user_token: str):
     carrier_id = principal().carrier_id
     etag, total = service.list_fingerprint(carrier_id=carrier_id, filters=filters)
     headers = {"ETag": f'"{etag}"', "Cache-Control": "private, no-cache"}
-    if request.if_none_match.contains(etag):
+    if etag_matches(etag):
         return Response(status=304, headers=headers)
     page = service.list_tasks(carrier_id=carrier_id, filters=filters, total=total)
     return list_response(

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from flask import g
 from sqlalchemy import Select, and_, func, or_, select
 
 from portal.accounts.service import get_carrier
@@ -43,10 +44,14 @@ class TaskPage:
 
 
 def carrier_zone(carrier_id: uuid.UUID) -> ZoneInfo:
-    try:
-        return ZoneInfo(get_carrier(carrier_id=carrier_id).tijdzone)
-    except (KeyError, ValueError):
-        return ZoneInfo("Europe/Amsterdam")
+    """The carrier's time zone, looked up once per request."""
+    cache = g.setdefault("carrier_zones", {})
+    if carrier_id not in cache:
+        try:
+            cache[carrier_id] = ZoneInfo(get_carrier(carrier_id=carrier_id).tijdzone)
+        except (KeyError, ValueError):
+            cache[carrier_id] = ZoneInfo("Europe/Amsterdam")
+    return cache[carrier_id]
 
 
 def _moment(value: date | datetime, zone: ZoneInfo, *, end: bool) -> datetime:

@@ -232,6 +232,23 @@ def test_unchanged_list_answers_304_to_its_etag_and_200_after_a_change(
     assert len(changed.get_json()) == 2
 
 
+def test_a_compressed_poll_is_answered_304_without_building_the_list(
+    app, client, carrier, driver, count_queries
+):
+    for hour in range(3):
+        create_task(app, carrier, driver, gepland_op=at(hour + 1))
+    headers = {**bearer(driver_token(client, driver)), "Accept-Encoding": "gzip"}
+    url = f"/api/v1/users/{driver.user_token}/taken"
+    with count_queries() as full:
+        first = client.get(url, headers=headers)
+    assert first.headers["Content-Encoding"] == "gzip"
+    with count_queries() as poll:
+        again = client.get(url, headers={**headers, "If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304
+    assert poll.count < full.count
+    assert not any("FROM taken" in s and "LIMIT" in s for s in poll.statements)
+
+
 def test_list_runs_a_fixed_number_of_queries(app, client, carrier, driver, count_queries):
     publish_questionnaire(app, carrier)
     publish_questionnaire(app, carrier, questionnaire_doc("voer_leveren"))

@@ -1,0 +1,173 @@
+"""Benchmark: the driver's task list, the hot path (a phone polls it all day).
+
+Run by hand, it prints figures; it is not a test:
+
+    .venv/bin/python bench/driver_tasks.py                    # SQLite in a temp folder
+    .venv/bin/python bench/driver_tasks.py --tasks 50 --background 100000 \\
+        --database postgresql://postgres@127.0.0.1/rijplan_bench   # an existing, empty DB
+
+It creates one carrier with a driver holding --tasks open tasks (each with a 30-question
+questionnaire, as DESIGN.md measures) plus --background tasks of other drivers, then times
+GET /api/v1/users/{user_token}/taken in-process: full responses, 304 polls, and the queries
+per request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from flask_migrate import upgrade
+from sqlalchemy import event, insert
+
+from portal import create_app
+from portal.extensions import db
+
+
+def questionnaire(activity_type: str, size: int = 30) -> dict:
+    questions = []
+    for n in range(size):
+        kind = ["number", "text", "select", "boolean", "photo"][n % 5]
+        question = {"id": f"q{n}", "type": kind, "label": f"Vraag {n}", "required": n % 2 == 0}
+        if kind == "select":
+            question["options"] = ["ja", "nee", "onbekend"]
+        if kind == "number":
+            question["validation"] = {"min": 0, "max": 1000}
+            question["unit"] = "kg"
+        questions.append(question)
+    return {
+        "schema_version": 1,
+        "questionnaire_id": activity_type,
+        "title": activity_type,
+        "activity_type": activity_type,
+        "questions": questions,
+    }
+
+
+def seed(app, tasks: int, background: int) -> tuple[str, str]:
+    from portal.accounts.service import create_carrier
+    from portal.accounts.tokens import password_grant
+    from portal.drivers.service import create_driver
+    from portal.questionnaires.service import publish
+    from portal.tasks.models import Task
+    from portal.tenancy import carrier_scope
+
+    with app.app_context():
+        carrier_id = create_carrier(naam="Bench").id
+        with carrier_scope(db.session, carrier_id):
+            kinds = ["mest_laden", "voer_leveren", "vee_transport", "koel_transport"]
+            revisions = [
+                publish(carrier_id=carrier_id, doc=questionnaire(k), activate=True) for k in kinds
+            ]
+            driver = create_driver(
+                carrier_id=carrier_id, naam="Bench", email="b@bench.nl", password="bench-password"
+            )
+            others = [create_driver(carrier_id=carrier_id, naam=f"D{n}") for n in range(50)]
+            now = datetime.now(UTC)
+            rows = []
+            for n in range(tasks + background):
+                owner = driver if n < tasks else others[n % len(others)]
+                revision = revisions[n % len(revisions)]
+                rows.append(
+                    {
+                        "transporteur_id": carrier_id,
+                        "id": uuid.uuid4(),
+                        "chauffeur_id": owner.id,
+                        "activity_questionnaire_id": revision.id,
+                        "type": revision.activity_type,
+                        "status": "gepland",
+                        "naam": f"Taak {n}",
+                        "adres": "Veldweg 88",
+                        "stad": "Enter",
+                        "land": "NL",
+                        "gepland_op": now + timedelta(minutes=n),
+                        "created_at": now,
+                        "updated_at": now,
+                        "versie": 1,
+                    }
+                )
+                if len(rows) == 5000:
+                    db.session.execute(insert(Task), rows)
+                    rows = []
+            if rows:
+                db.session.execute(insert(Task), rows)
+            pair = password_grant(username="b@bench.nl", password="bench-password", ip=None)
+            db.session.commit()
+            return pair.access_token, pair.user_token
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=50)
+    parser.add_argument("--background", type=int, default=10_000)
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--database", default=None)
+    args = parser.parse_args()
+
+    folder = Path(tempfile.mkdtemp())
+    url = args.database or f"sqlite:///{folder / 'bench.sqlite'}"
+    app = create_app(
+        {
+            "SQLALCHEMY_DATABASE_URI": url,
+            "SECRET_KEY": "bench-secret-key-of-at-least-32-bytes",
+            "INSTANCE_PATH": str(folder),
+            "PASSWORD_HASH_PROFILE": "CHEAPEST",
+        }
+    )
+    with app.app_context():
+        upgrade()
+    started = time.perf_counter()
+    token, user_token = seed(app, args.tasks, args.background)
+    print(
+        f"seeded {args.tasks} + {args.background} tasks in {time.perf_counter() - started:.1f}s"
+        f" on {url.split(':')[0]}"
+    )
+
+    client = app.test_client()
+    path = f"/api/v1/users/{user_token}/taken"
+    headers = {"Authorization": f"Bearer {token}", "Accept-Encoding": "gzip"}
+    first = client.get(path, headers={"Authorization": f"Bearer {token}"})
+    size = len(first.get_data())
+    gz = client.get(path, headers=headers)
+    print(
+        f"response: {len(first.get_json())} tasks, {size / 1024:.0f} KiB JSON, "
+        f"{len(gz.get_data()) / 1024:.0f} KiB gzip"
+    )
+
+    with app.app_context():
+        engine = db.engine
+    statements = []
+
+    def count(conn, cursor, statement, *rest):
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", count)
+    client.get(path, headers=headers)
+    event.remove(engine, "before_cursor_execute", count)
+    print(f"queries per request: {len(statements)}")
+
+    for label, extra in (("full list", {}), ("304 poll", {"If-None-Match": first.headers["ETag"]})):
+        timings = []
+        for _ in range(args.requests):
+            begin = time.perf_counter()
+            response = client.get(path, headers={**headers, **extra})
+            timings.append(time.perf_counter() - begin)
+            assert response.status_code in (200, 304)
+        median = statistics.median(timings) * 1000
+        p95 = statistics.quantiles(timings, n=20)[-1] * 1000
+        print(
+            f"{label:>10}: median {median:.1f} ms, p95 {p95:.1f} ms, "
+            f"{1 / statistics.mean(timings):.0f} req/s (one process, in-process client)"
+        )
+
+
+if __name__ == "__main__":
+    main()
