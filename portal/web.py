@@ -49,6 +49,9 @@ def select_locale() -> str:
 
 
 def select_timezone() -> str:
+    """Times show in the carrier's time zone."""
+    if current_user and getattr(current_user, "is_authenticated", False):
+        return accounts.carrier_zone(current_user.transporteur_id).key
     return "Europe/Amsterdam"
 
 

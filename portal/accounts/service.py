@@ -7,10 +7,11 @@ import logging
 import secrets
 import uuid
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 from argon2 import PasswordHasher, profiles
 from argon2.exceptions import InvalidHashError, VerificationError
-from flask import current_app
+from flask import current_app, g
 from sqlalchemy import delete, func, select
 
 from portal.accounts.models import ROLES, ApiKey, Carrier, LoginAttempt, User
@@ -141,6 +142,17 @@ def get_carrier(*, carrier_id: uuid.UUID) -> Carrier:
     if carrier is None:
         raise NotFound("carrier not found")
     return carrier
+
+
+def carrier_zone(carrier_id: uuid.UUID) -> ZoneInfo:
+    """The carrier's time zone, looked up once per request."""
+    cache = g.setdefault("carrier_zones", {})
+    if carrier_id not in cache:
+        try:
+            cache[carrier_id] = ZoneInfo(get_carrier(carrier_id=carrier_id).tijdzone)
+        except (KeyError, ValueError):
+            cache[carrier_id] = ZoneInfo("Europe/Amsterdam")
+    return cache[carrier_id]
 
 
 def _normalise_email(email: str) -> str:

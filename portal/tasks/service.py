@@ -8,10 +8,9 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from flask import g
 from sqlalchemy import Select, and_, func, or_, select
 
-from portal.accounts.service import get_carrier
+from portal.accounts.service import carrier_zone
 from portal.audit import service as audit
 from portal.audit.service import Actor
 from portal.errors import NotFound, ValidationFailed
@@ -41,17 +40,6 @@ class TaskPage:
     tasks: list[Task]
     total: int
     definitions: dict[uuid.UUID, str]
-
-
-def carrier_zone(carrier_id: uuid.UUID) -> ZoneInfo:
-    """The carrier's time zone, looked up once per request."""
-    cache = g.setdefault("carrier_zones", {})
-    if carrier_id not in cache:
-        try:
-            cache[carrier_id] = ZoneInfo(get_carrier(carrier_id=carrier_id).tijdzone)
-        except (KeyError, ValueError):
-            cache[carrier_id] = ZoneInfo("Europe/Amsterdam")
-    return cache[carrier_id]
 
 
 def _moment(value: date | datetime, zone: ZoneInfo, *, end: bool) -> datetime:

@@ -53,7 +53,6 @@ def index():
         "page_number": page_number,
         "pages": pages,
         "status_labels": STATUS_LABELS,
-        "zone": service.carrier_zone(carrier_id),
     }
     template = "tasks/index.html"
     if is_fragment():
