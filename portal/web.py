@@ -37,6 +37,16 @@ SECTIONS = [
 ]
 
 
+# Activity types the product knows by name; others show their slug made readable.
+ACTIVITY_LABELS = {
+    "mest_laden": _l("Mest laden"),
+    "mest_lossen": _l("Mest lossen"),
+    "voer_leveren": _l("Voer leveren"),
+    "vee_transport": _l("Veetransport"),
+    "koel_transport": _l("Gekoeld transport"),
+}
+
+
 def select_locale() -> str:
     """The user's chosen language, else the browser's preference, else Dutch."""
     languages = ("nl", "en")
@@ -135,12 +145,22 @@ def init_app(app: Flask) -> None:
 
     @app.template_filter("activity_label")
     def _activity_label(value: str) -> str:
-        """An activity type as people read it: mest_laden -> Mest laden."""
+        """An activity type as people read it, translated where we know it."""
+        if value in ACTIVITY_LABELS:
+            return str(ACTIVITY_LABELS[value])
         return value.replace("_", " ").replace("-", " ").capitalize() if value else ""
 
     @app.context_processor
     def _globals():
-        return {"sections": SECTIONS, "is_fragment": is_fragment, "current_locale": select_locale()}
+        carrier_name = None
+        if current_user and current_user.is_authenticated:
+            carrier_name = accounts.current_carrier_of(current_user.transporteur_id).naam
+        return {
+            "sections": SECTIONS,
+            "is_fragment": is_fragment,
+            "current_locale": select_locale(),
+            "carrier_name": carrier_name,
+        }
 
     @app.teardown_appcontext
     def _forget_scope(_exc):

@@ -144,15 +144,20 @@ def get_carrier(*, carrier_id: uuid.UUID) -> Carrier:
     return carrier
 
 
-def carrier_zone(carrier_id: uuid.UUID) -> ZoneInfo:
-    """The carrier's time zone, looked up once per request."""
-    cache = g.setdefault("carrier_zones", {})
+def current_carrier_of(carrier_id: uuid.UUID) -> Carrier:
+    """The carrier row, looked up once per request."""
+    cache = g.setdefault("carriers", {})
     if carrier_id not in cache:
-        try:
-            cache[carrier_id] = ZoneInfo(get_carrier(carrier_id=carrier_id).tijdzone)
-        except (KeyError, ValueError):
-            cache[carrier_id] = ZoneInfo("Europe/Amsterdam")
+        cache[carrier_id] = get_carrier(carrier_id=carrier_id)
     return cache[carrier_id]
+
+
+def carrier_zone(carrier_id: uuid.UUID) -> ZoneInfo:
+    """The carrier's time zone (Europe/Amsterdam when it names none we know)."""
+    try:
+        return ZoneInfo(current_carrier_of(carrier_id).tijdzone)
+    except (KeyError, ValueError):
+        return ZoneInfo("Europe/Amsterdam")
 
 
 def _normalise_email(email: str) -> str:

@@ -42,13 +42,13 @@ CHROMIUM_ARGS = [
 ]
 SHOTS = Path(os.environ.get("RIJPLAN_E2E_SHOTS", "/tmp/e2e-shots"))
 
-# The seeded tasks, by carrier: (naam, status). Names are unique across the database.
+# The seeded tasks, by carrier: (naam, type, status). Names are unique across the database.
 OWN_TASKS = [
-    ("Mest laden Enter", "gepland"),
-    ("Voer leveren Epe", "afgerond"),
-    ("Vee vervoeren Schijndel", "gestart"),
+    ("Mest laden Enter", "mest_laden", "gepland"),
+    ("Voer leveren Epe", "voer_leveren", "afgerond"),
+    ("Vee vervoeren Schijndel", "vee_transport", "gestart"),
 ]
-OTHER_TASKS = [("Kuipers varkens Deurne", "gepland")]
+OTHER_TASKS = [("Kuipers varkens Deurne", "vee_transport", "gepland")]
 
 
 @dataclass
@@ -68,7 +68,7 @@ class LiveServer:
 def _seed_tasks(app, carrier: Ref, driver: Ref | None, specs) -> dict[str, Ref]:
     start = datetime.now(UTC).replace(minute=30, second=0, microsecond=0)
     refs = {}
-    for hours, (naam, status) in enumerate(specs):
+    for hours, (naam, kind, status) in enumerate(specs):
         planned = start + timedelta(hours=hours)
         state = {}
         if status in ("ontvangen", "gestart", "afgerond"):
@@ -77,8 +77,9 @@ def _seed_tasks(app, carrier: Ref, driver: Ref | None, specs) -> dict[str, Ref]:
             state["gestart_op"] = planned
         if status == "afgerond":
             state["afgerond_op"] = planned + timedelta(hours=1)
-        refs[naam] = create_task(app, carrier, driver, naam=naam, stad=naam.split()[-1],
-                                 gepland_op=planned, status=status, **state)
+        refs[naam] = create_task(app, carrier, driver, naam=naam, type=kind,
+                                 stad=naam.split()[-1], gepland_op=planned, status=status,
+                                 **state)
     return refs
 
 
