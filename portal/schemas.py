@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainSerializer
 
 from portal.types import iso
 
+EARLIEST_YEAR, LATEST_YEAR = 1900, 2999
+
+
+def in_range(value: date) -> date:
+    """Dates and times the product can reason about; the calendar's edges overflow."""
+    if not EARLIEST_YEAR <= value.year <= LATEST_YEAR:
+        raise ValueError(f"year must be between {EARLIEST_YEAR} and {LATEST_YEAR}")
+    return value
+
 
 def _aware_utc(value: datetime) -> datetime:
     if value.tzinfo is None:
         raise ValueError("timestamp needs a time zone, e.g. 2026-11-21T08:30:00.000Z")
+    in_range(value)
     return value.astimezone(UTC)
 
 

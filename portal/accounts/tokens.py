@@ -18,7 +18,6 @@ from sqlalchemy import select, update
 
 from portal.accounts.models import ActivationCode, RefreshToken
 from portal.accounts.service import (
-    InvalidCredentials,
     check_throttle,
     clear_failures,
     record_failure,
@@ -278,18 +277,3 @@ def sign_out_everywhere(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> None:
         )
         .values(revoked_at=utcnow())
     )
-
-
-__all__ = [
-    "InvalidCredentials",
-    "InvalidGrant",
-    "TokenPair",
-    "activation_grant",
-    "create_activation_code",
-    "decode_access_token",
-    "driver_for_claims",
-    "password_grant",
-    "refresh_grant",
-    "revoke",
-    "sign_out_everywhere",
-]

@@ -34,7 +34,9 @@ def _body() -> object:
     "rotating refresh token. A refresh token used twice within a short grace window answers "
     "again (a lost answer on a bad network); used later, its whole sign-in is revoked.",
     body=TokenRequest,
+    form=True,
     response=TokenResponse,
+    headers={"Cache-Control": "no-store"},
     errors=(400, 415, 422, 429),
     public=True,
 )
@@ -69,6 +71,7 @@ def token():
     tag="auth",
     description="RFC 7009: answers 200 whether or not the token was known.",
     body=RevokeRequest,
+    form=True,
     response=RevokeResponse,
     errors=(415, 422),
     public=True,

@@ -17,6 +17,7 @@ from portal.accounts.service import authenticate_api_key
 from portal.accounts.tokens import decode_access_token, driver_for_claims
 from portal.audit.service import Actor
 from portal.drivers.models import Driver
+from portal.drivers.service import get_driver_by_token
 from portal.errors import DomainError, Forbidden, Unauthorized
 from portal.extensions import csrf, db
 from portal.tenancy import activate
@@ -145,24 +146,41 @@ def json_body() -> Any:
             )
         )
     raw = request.get_data(cache=True)
-    if b"\\u0000" in raw:
-        # PostgreSQL text cannot hold NUL; refuse it here rather than fail at the database.
-        raise ProblemResponse(
-            problem(
-                400,
-                "Invalid JSON",
-                "NUL characters (\\u0000) are not allowed.",
-                type_="invalid-json",
-            )
-        )
     try:
-        return orjson.loads(raw)
+        doc = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise ProblemResponse(
             problem(
                 400, "Invalid JSON", f"The body is not valid JSON: {exc}.", type_="invalid-json"
             )
         ) from None
+    if _holds_nul(doc):
+        # PostgreSQL text cannot hold NUL; refuse it here rather than fail at the database.
+        raise ProblemResponse(
+            problem(
+                400,
+                "Invalid JSON",
+                "NUL characters are not allowed in text.",
+                type_="invalid-json",
+            )
+        )
+    return doc
+
+
+def _holds_nul(doc: Any) -> bool:
+    """Whether any string (or key) of a parsed JSON document holds a NUL character."""
+    stack = [doc]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 @cache
@@ -289,8 +307,6 @@ def principal() -> Principal:
 def driver_access(user_token: str) -> Driver:
     """The driver of user_token, when the caller may act for them: a driver for itself only,
     an API key for every driver of its carrier."""
-    from portal.drivers.service import get_driver_by_token
-
     who = principal()
     if who.kind == "driver":
         if who.driver.user_token == user_token:
@@ -330,7 +346,9 @@ class Operation:
     status: int = 200
     errors: tuple[int, ...] = ()
     public: bool = False
-    form_body: type[BaseModel] | None = None
+    form: bool = False  # the body may also come as application/x-www-form-urlencoded
+    headers: dict[str, str] = field(default_factory=dict)  # headers of the success response
+    response_schema: dict | None = None  # a plain JSON schema when there is no model
     path_params: dict[str, dict] = field(default_factory=dict)
 
 

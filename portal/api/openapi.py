@@ -80,26 +80,37 @@ class _Builder:
                     }
                 )
         if op.body is not None:
-            doc["requestBody"] = {
-                "required": True,
-                "content": {"application/json": {"schema": self.schema(op.body, "validation")}},
-            }
+            body_schema = self.schema(op.body, "validation")
+            content = {"application/json": {"schema": body_schema}}
+            if op.form:
+                content["application/x-www-form-urlencoded"] = {"schema": body_schema}
+            doc["requestBody"] = {"required": True, "content": content}
         success: dict[str, Any] = {"description": "OK"}
+        headers = {
+            name: {"description": text, "schema": {"type": "string"}}
+            for name, text in op.headers.items()
+        }
         if op.response is not None:
             ref = self.schema(op.response, "serialization")
             schema = {"type": "array", "items": ref} if op.many else ref
             success["content"] = {"application/json": {"schema": schema}}
             if op.many:
-                success["headers"] = {
-                    "X-Total-Count": {
-                        "description": "rows in the whole selection",
-                        "schema": {"type": "integer"},
-                    }
+                headers["X-Total-Count"] = {
+                    "description": "rows in the whole selection",
+                    "schema": {"type": "integer"},
                 }
+        elif op.response_schema is not None:
+            success["content"] = {"application/json": {"schema": op.response_schema}}
+        if headers:
+            success["headers"] = headers
         doc["responses"][str(op.status)] = success
         if op.endpoint == "driver_tasks":
             doc["responses"]["304"] = {"description": "Not modified since the ETag sent"}
-        errors = set(op.errors) | ({401} if not op.public else set()) | {405}
+        # Every operation may answer 400 (a NUL in the query, broken JSON) and 405; one with a
+        # body also 413 (too large) and 415 (not JSON).
+        errors = set(op.errors) | {400, 405} | ({401} if not op.public else set())
+        if op.body is not None:
+            errors |= {413, 415, 422}
         for status in sorted(errors):
             doc["responses"][str(status)] = {
                 "description": ERROR_TITLES.get(status, "Error"),
@@ -107,6 +118,10 @@ class _Builder:
                     "application/problem+json": {"schema": {"$ref": REF.format(model="Problem")}}
                 },
             }
+            if status == 429:
+                doc["responses"]["429"]["headers"] = {
+                    "Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}
+                }
         if not op.public:
             doc["security"] = [{"bearer": []}]
         else:

@@ -76,7 +76,7 @@ class ActivityQuestionnaireQuery(BaseModel):
 
     activity_type: str | None = Field(default=None, max_length=64)
     limit: int = Field(default=100, ge=1, le=1000)
-    offset: int = Field(default=0, ge=0)
+    offset: int = Field(default=0, ge=0, le=1_000_000)
 
 
 def serialize_revision(row: ActivityQuestionnaire) -> dict:

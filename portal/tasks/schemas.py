@@ -11,7 +11,7 @@ import orjson
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from portal.questionnaires.schemas import QuestionnaireDefinition
-from portal.schemas import InModel, Timestamp
+from portal.schemas import InModel, Timestamp, in_range
 from portal.tasks.models import STATUSES, Task
 from portal.types import iso
 
@@ -157,10 +157,10 @@ class DriverTaskQuery(BaseModel):
         pattern=r"^(gepland|ontvangen|gestart|afgerond|geannuleerd)"
         r"(,(gepland|ontvangen|gestart|afgerond|geannuleerd))*$",
     )
-    van: date | datetime | None = Field(
+    van: Annotated[date | datetime, AfterValidator(in_range)] | None = Field(
         default=None, description="gepland_op from (a date in the carrier's time zone, or a time)"
     )
-    tot: date | datetime | None = Field(
+    tot: Annotated[date | datetime, AfterValidator(in_range)] | None = Field(
         default=None, description="gepland_op before (a date: up to and including that day)"
     )
     limit: int = Field(default=100, ge=1, le=1000)
