@@ -159,3 +159,15 @@ def test_seed_demo_creates_two_carriers_once(app, run, client):
         ).get_json()
     }
     assert statuses == {"gepland", "ontvangen", "gestart", "afgerond", "geannuleerd"}
+
+
+def test_grant_app_role_grants_rows_but_refuses_a_role_that_bypasses_rls(app, run, backend):
+    if backend != "postgresql":
+        assert run("grant-app-role", "rijplan_app").exit_code == 1  # PostgreSQL only
+        return
+    granted = ok(run("grant-app-role", "rijplan_app_test"))
+    assert "taken" in granted["tables"] and "alembic_version" not in granted["tables"]
+    superuser = run("grant-app-role", "postgres")
+    assert superuser.exit_code == 1 and "BYPASSRLS" in superuser.stderr
+    assert run("grant-app-role", "no_such_role").exit_code == 1
+    assert run("grant-app-role", 'x"; DROP TABLE taken; --').exit_code == 1

@@ -15,64 +15,10 @@ from conftest import (
     publish_questionnaire,
     questionnaire_doc,
 )
+from seed_fields import SEED_QUESTION_FIELDS, SEED_TASK_FIELDS
 
 from portal.tasks.schemas import TaskOut
 
-SEED_TASK_FIELDS = [
-    "id",
-    "vehicle_id",
-    "transporteur_id",
-    "type",
-    "status",
-    "naam",
-    "omschrijving",
-    "artikel",
-    "hoeveelheid",
-    "eenheid",
-    "adres",
-    "postcode",
-    "stad",
-    "land",
-    "contactpersoon",
-    "telefoon",
-    "telefoon_mobiel",
-    "gepland_op",
-    "ontvangen_op",
-    "gestart_op",
-    "afgerond_op",
-    "require_photos",
-    "min_fotos",
-    "max_fotos",
-    "require_signature",
-    "require_document_scan",
-    "require_location",
-    "photo_label",
-    "opmerkingen",
-    "vdm_nummer",
-    "agr_verplicht",
-    "required_desinfectie",
-    "required_temperatuur",
-    "kooiaap",
-    "locatie_lat",
-    "locatie_lng",
-    "vragenpad",
-    "created_at",
-]
-SEED_QUESTION_FIELDS = [
-    "id",
-    "type",
-    "label",
-    "required",
-    "default_value",
-    "readonly",
-    "unit",
-    "max_files",
-    "options",
-    "validation",
-    "visible_if",
-    "questions",
-    "formula",
-]
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 

@@ -28,52 +28,13 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
+from seed_fields import SEED_TASK_FIELDS
 
 import portal.api  # noqa: F401  (registers every operation)
 from portal.api.core import OPERATIONS
 
 DOCUMENT = "/api/v1/openapi.json"
 PREFIX = "/api/v1"
-SEED_TASK_FIELDS = [
-    "id",
-    "vehicle_id",
-    "transporteur_id",
-    "type",
-    "status",
-    "naam",
-    "omschrijving",
-    "artikel",
-    "hoeveelheid",
-    "eenheid",
-    "adres",
-    "postcode",
-    "stad",
-    "land",
-    "contactpersoon",
-    "telefoon",
-    "telefoon_mobiel",
-    "gepland_op",
-    "ontvangen_op",
-    "gestart_op",
-    "afgerond_op",
-    "require_photos",
-    "min_fotos",
-    "max_fotos",
-    "require_signature",
-    "require_document_scan",
-    "require_location",
-    "photo_label",
-    "opmerkingen",
-    "vdm_nummer",
-    "agr_verplicht",
-    "required_desinfectie",
-    "required_temperatuur",
-    "kooiaap",
-    "locatie_lat",
-    "locatie_lng",
-    "vragenpad",
-    "created_at",
-]
 SEED_QUESTIONNAIRE_FIELDS = [
     "id",
     "transporteur_id",
