@@ -5,14 +5,17 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export FLASK_APP=wsgi
 .venv/bin/flask db upgrade
-logins=$(.venv/bin/flask seed-demo)
 port=${PORT:-5000}
-cat <<MSG
-
-  Rijplan runs at http://127.0.0.1:${port}/
-  Sign in as planner@vdberg.example (password: demo-wachtwoord)
-  Other demo sign-ins: ${logins}
-  The API: http://127.0.0.1:${port}/api/v1/openapi.json
-
-MSG
+.venv/bin/flask seed-demo | .venv/bin/python -c '
+import json, sys
+logins = json.load(sys.stdin)
+port = sys.argv[1]
+print(f"""
+  Rijplan runs at http://127.0.0.1:{port}/
+  Portal sign-ins (password {logins["password"]}):
+    {", ".join(logins["portal"])}
+  Driver app sign-ins, POST /api/v1/auth/token (same password):
+    {", ".join(logins["drivers"])}
+  The API document: http://127.0.0.1:{port}/api/v1/openapi.json
+""")' "$port"
 exec .venv/bin/flask run --host 127.0.0.1 --port "$port"
