@@ -40,10 +40,16 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     from portal.accounts.views import bp as accounts_bp
     from portal.api import bp as api_bp
+    from portal.billing.views import bp as billing_bp
+    from portal.files.views import bp as files_bp
     from portal.shell.views import bp as shell_bp
+    from portal.tasks.detail_views import bp as task_detail_bp
+    from portal.tasks.import_views import bp as task_import_bp
     from portal.tasks.views import bp as tasks_bp
 
-    for blueprint in (accounts_bp, tasks_bp, shell_bp, api_bp):
+    blueprints = (accounts_bp, tasks_bp, task_detail_bp, task_import_bp, billing_bp, files_bp,
+                  shell_bp, api_bp)
+    for blueprint in blueprints:
         app.register_blueprint(blueprint)
 
     web.init_app(app)

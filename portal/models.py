@@ -2,11 +2,13 @@
 
 from portal.accounts.models import ActivationCode, ApiKey, Carrier, LoginAttempt, RefreshToken, User
 from portal.audit.models import AuditEntry
+from portal.billing.models import BillingExport, BillingLine
 from portal.drivers.models import Driver
+from portal.files.models import StoredFile
 from portal.fleet.models import Vehicle
 from portal.idempotency.models import IdempotencyRecord
 from portal.questionnaires.models import ActivityQuestionnaire, Answer, AnswerSession
-from portal.tasks.models import Task
+from portal.tasks.models import Task, TaskEvidence
 
 __all__ = [
     "ActivationCode",
@@ -15,12 +17,16 @@ __all__ = [
     "AnswerSession",
     "ApiKey",
     "AuditEntry",
+    "BillingExport",
+    "BillingLine",
     "Carrier",
     "Driver",
     "IdempotencyRecord",
     "LoginAttempt",
     "RefreshToken",
+    "StoredFile",
     "Task",
+    "TaskEvidence",
     "User",
     "Vehicle",
 ]

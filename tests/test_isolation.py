@@ -40,7 +40,7 @@ EXPECTED_TENANT_TABLES = {
     "answer_sessions",
     "answers",
     "idempotency_records",
-    "audit_log",
+    "audit_log", "bestanden", "taak_bewijzen", "facturatie_exports", "facturatieregels",
 }
 
 

@@ -13,7 +13,9 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    UniqueConstraint,
     Uuid,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -90,7 +92,37 @@ class Task(CarrierScoped, db.Model):
     locatie_lng: Mapped[float | None] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    # What the driver recorded to meet the task's demands.
+    gemeten_temperatuur: Mapped[float | None] = mapped_column(Float)
+    desinfectie_bevestigd: Mapped[bool] = mapped_column(default=False, server_default=false())
+    afgerond_lat: Mapped[float | None] = mapped_column(Float)
+    afgerond_lng: Mapped[float | None] = mapped_column(Float)
+    # A deleted task that was completed is archived, never lost: billed work stays.
+    gearchiveerd_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # Bumped on every change: the ETag of the task.
     versie: Mapped[int] = mapped_column(Integer, default=1)
 
     __mapper_args__ = {"version_id_col": versie}
+
+
+EVIDENCE_KINDS = ("photo", "signature", "document_scan")
+
+
+class TaskEvidence(CarrierScoped, db.Model):
+    """A file the driver attached to a task as proof of delivery."""
+
+    __tablename__ = "taak_bewijzen"
+    __table_args__ = (
+        ForeignKeyConstraint(["transporteur_id", "taak_id"], ["taken.transporteur_id", "taken.id"]),
+        ForeignKeyConstraint(
+            ["transporteur_id", "bestand_id"], ["bestanden.transporteur_id", "bestanden.id"]
+        ),
+        UniqueConstraint("transporteur_id", "taak_id", "bestand_id"),
+        CheckConstraint("soort IN ('photo', 'signature', 'document_scan')", name="soort"),
+        Index("ix_taak_bewijzen_taak", "transporteur_id", "taak_id"),
+    )
+
+    taak_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    bestand_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    soort: Mapped[str] = mapped_column(String(20))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -1,0 +1,52 @@
+"""Billing: a line per completed task, exported in batches so nothing is billed twice."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import date, datetime
+
+from sqlalchemy import Date, Float, ForeignKeyConstraint, Index, Integer, String, Text, Uuid
+from sqlalchemy.orm import Mapped, mapped_column
+
+from portal.extensions import db
+from portal.tenancy import CarrierScoped
+from portal.types import UTCDateTime, utcnow
+
+
+class BillingLine(CarrierScoped, db.Model):
+    """What a completed task is billed for: actual quantity, kilometres, waiting time."""
+
+    __tablename__ = "facturatieregels"
+    __table_args__ = (
+        ForeignKeyConstraint(["transporteur_id", "taak_id"], ["taken.transporteur_id", "taken.id"]),
+        ForeignKeyConstraint(
+            ["transporteur_id", "export_id"],
+            ["facturatie_exports.transporteur_id", "facturatie_exports.id"],
+        ),
+        Index("ix_facturatieregels_export", "transporteur_id", "export_id", "afgerond_op"),
+        Index("ix_facturatieregels_taak", "transporteur_id", "taak_id"),
+    )
+
+    taak_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    chauffeur_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    afgerond_op: Mapped[datetime] = mapped_column(UTCDateTime)
+    hoeveelheid: Mapped[float | None] = mapped_column(Float)
+    eenheid: Mapped[str | None] = mapped_column(String(20))
+    kilometers: Mapped[float | None] = mapped_column(Float)
+    wachttijd_minuten: Mapped[int | None] = mapped_column(Integer)
+    opmerkingen: Mapped[str | None] = mapped_column(Text)
+    export_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class BillingExport(CarrierScoped, db.Model):
+    """One export batch of billing lines (CSV or XLSX), kept so it can be downloaded again."""
+
+    __tablename__ = "facturatie_exports"
+
+    van: Mapped[date] = mapped_column(Date)
+    tot: Mapped[date] = mapped_column(Date)
+    chauffeur_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    regels: Mapped[int] = mapped_column(Integer)
+    gemaakt_door: Mapped[str] = mapped_column(String(254))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
