@@ -4,9 +4,11 @@ OpenAPI document is built."""
 
 from __future__ import annotations
 
+import hashlib
+import re
 import uuid
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, wraps
 from typing import Any, TypeVar
 
 import orjson
@@ -18,8 +20,9 @@ from portal.accounts.tokens import decode_access_token, driver_for_claims
 from portal.audit.service import Actor
 from portal.drivers.models import Driver
 from portal.drivers.service import get_driver_by_token
-from portal.errors import DomainError, Forbidden, Unauthorized
+from portal.errors import DomainError, Forbidden, Unauthorized, ValidationFailed
 from portal.extensions import csrf, db
+from portal.idempotency import service as idempotency
 from portal.tenancy import activate
 
 M = TypeVar("M", bound=BaseModel)
@@ -327,6 +330,80 @@ def require_scope(scope: str) -> None:
         raise Forbidden(f"The API key lacks the scope {scope!r}.")
 
 
+# --- writes: one commit, Idempotency-Key ----------------------------------------------
+
+IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+REPLAYED_HEADERS = ("Location", "ETag", "Content-Type")
+
+
+def write(fn):
+    """A write handler: it changes through services, this commits once. With an
+    Idempotency-Key a retry answers the first response instead of acting twice."""
+
+    @wraps(fn)
+    def wrapper(*args, **kwargs):
+        key = request.headers.get("Idempotency-Key")
+        if key is None:
+            response = fn(*args, **kwargs)
+            _finish(response)
+            return response
+        if not IDEMPOTENCY_KEY.match(key):
+            raise ValidationFailed(
+                [{"field": "Idempotency-Key", "message": "1 to 255 visible ASCII characters"}]
+            )
+        who = principal()
+        digest = hashlib.sha256()
+        for part in (request.method, request.path, request.query_string.decode(errors="replace")):
+            digest.update(part.encode() + b"\0")
+        digest.update(request.get_data(cache=True))
+        outcome = idempotency.claim(
+            carrier_id=who.carrier_id, caller=who.caller, key=key, request_hash=digest.hexdigest()
+        )
+        if isinstance(outcome, idempotency.Replay):
+            db.session.rollback()
+            response = Response(outcome.body, status=outcome.status, headers=outcome.headers)
+            response.headers["Idempotent-Replayed"] = "true"
+            return response
+        db.session.commit()  # the claim is visible now: a concurrent retry gets 409
+        try:
+            response = fn(*args, **kwargs)
+        except Exception:
+            db.session.rollback()
+            idempotency.release(carrier_id=who.carrier_id, caller=who.caller, key=key)
+            db.session.commit()
+            raise
+        if response.status_code >= 400:
+            if not g.get("keep_changes"):
+                db.session.rollback()
+            idempotency.release(carrier_id=who.carrier_id, caller=who.caller, key=key)
+            db.session.commit()
+            return response
+        idempotency.complete(
+            record=outcome,
+            status=response.status_code,
+            body=response.get_data(as_text=True),
+            headers={h: response.headers[h] for h in REPLAYED_HEADERS if h in response.headers},
+        )
+        db.session.commit()
+        return response
+
+    return wrapper
+
+
+def _finish(response: Response) -> None:
+    if response.status_code < 400 or g.get("keep_changes"):
+        db.session.commit()
+    else:
+        db.session.rollback()
+
+
+def refused_but_kept(error: DomainError) -> Response:
+    """Answer error, yet commit what the request changed before it (e.g. evidence sent along
+    with a completion that is refused: the driver should not have to send it again)."""
+    g.keep_changes = True
+    return problem_from_domain(error)
+
+
 # --- operation registry for the OpenAPI document ---------------------------------------
 
 
@@ -350,6 +427,7 @@ class Operation:
     headers: dict[str, str] = field(default_factory=dict)  # headers of the success response
     response_schema: dict | None = None  # a plain JSON schema when there is no model
     path_params: dict[str, dict] = field(default_factory=dict)
+    multipart: dict | None = None  # JSON schema of a multipart/form-data body (file uploads)
 
 
 OPERATIONS: list[Operation] = []

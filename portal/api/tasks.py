@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from flask import Response
+import uuid
+
+import orjson
+from flask import Response, request
 
 from portal.api.core import (
     driver_access,
@@ -12,12 +15,32 @@ from portal.api.core import (
     operation,
     parse_body,
     parse_query,
+    refused_but_kept,
     principal,
     require_scope,
+    write,
 )
-from portal.extensions import db
-from portal.tasks import service
-from portal.tasks.schemas import DriverTaskQuery, TaskCreate, TaskOut, serialize_task
+from portal.drivers import service as drivers
+from portal.errors import Forbidden, NotFound, ValidationFailed
+from portal.questionnaires import service as questionnaires
+from portal.questionnaires.schemas import serialize_revision
+from portal.tasks import lifecycle, service
+from portal.tasks.lifecycle import Evidence
+from portal.tasks.schemas import (
+    AfrondingIn,
+    AfrondingOut,
+    DeleteOut,
+    DriverTaskQuery,
+    EvidenceIn,
+    StatusChange,
+    TaskCreate,
+    TaskDetailsOut,
+    TaskOut,
+    TaskQuery,
+    TaskUpdate,
+    serialize_task,
+)
+from portal.types import iso
 
 USER_TOKEN = {"user_token": {"description": "the driver's public id", "max_length": 64}}
 
@@ -74,6 +97,7 @@ def driver_tasks(user_token: str):
     errors=(401, 403, 404, 413, 415, 422),
     path_params=USER_TOKEN,
 )
+@write
 def create_driver_task(user_token: str):
     require_scope("tasks:write")
     driver = driver_access(user_token)
@@ -85,9 +109,338 @@ def create_driver_task(user_token: str):
         data=body.model_dump(exclude_unset=False),
         actor=who.actor,
     )
-    db.session.commit()
     return json_response(
         serialize_task(task, service.definitions_for(carrier_id=who.carrier_id, tasks=[task])),
         status=201,
         headers={"Location": f"/api/v1/taken/{task.id}", "ETag": f'"{task.versie}"'},
     )
+
+
+# --- the task lifecycle (issue: task management) ----------------------------------------
+
+TASK_ID = {"task_id": {"description": "the task's id", "uuid": True}}
+CARRIER_ID = {"transporteur_id": {"description": "the caller's own carrier", "uuid": True}}
+
+
+def _task_for_caller(task_id: uuid.UUID, *, archived: bool = False):
+    """The task, when the caller may see it: a driver its own tasks, a key all of its carrier."""
+    who = principal()
+    task = service.get_task(carrier_id=who.carrier_id, task_id=task_id, archived=archived)
+    if who.kind == "driver" and task.chauffeur_id != who.id:
+        raise Forbidden("A driver may only act on its own tasks.")
+    return task
+
+
+def _task_response(task, status: int = 200, headers: dict | None = None) -> Response:
+    who = principal()
+    data = serialize_task(task, service.definitions_for(carrier_id=who.carrier_id, tasks=[task]))
+    return json_response(
+        data, status=status, headers={"ETag": service.etag_of(task), **(headers or {})}
+    )
+
+
+def _evidence(body: EvidenceIn) -> Evidence:
+    return Evidence(
+        fotos=body.fotos,
+        handtekeningen=body.handtekeningen,
+        scans=body.scans,
+        locatie_lat=body.locatie_lat,
+        locatie_lng=body.locatie_lng,
+        temperatuur=body.temperatuur,
+        desinfectie_bevestigd=body.desinfectie_bevestigd,
+    )
+
+
+@operation(
+    "/taken",
+    "GET",
+    summary="Tasks of the caller's carrier (a driver: its own), filtered and paged",
+    tag="tasks",
+    query=TaskQuery,
+    response=TaskOut,
+    many=True,
+    errors=(401, 422),
+)
+def list_tasks():
+    query = parse_query(TaskQuery)
+    who = principal()
+    chauffeur_id = who.id if who.kind == "driver" else None
+    if query.chauffeur is not None:
+        driver = drivers.find_by_token(carrier_id=who.carrier_id, user_token=query.chauffeur)
+        if driver is None:
+            raise ValidationFailed([{"field": "chauffeur", "message": "no such driver"}])
+        if chauffeur_id is not None and driver.id != chauffeur_id:
+            raise Forbidden("A driver may only read its own tasks.")
+        chauffeur_id = driver.id
+    filters = service.TaskFilters(
+        chauffeur_id=chauffeur_id,
+        vehicle_id=query.vehicle_id,
+        types=(query.type,) if query.type else (),
+        statuses=service.parse_statuses(query.status),
+        van=query.van,
+        tot=query.tot,
+        search=query.q,
+        limit=query.limit,
+        offset=query.offset,
+    )
+    page = service.list_tasks(carrier_id=who.carrier_id, filters=filters)
+    return list_response([serialize_task(t, page.definitions) for t in page.tasks], page.total)
+
+
+@operation(
+    "/transporteurs/<uuid:transporteur_id>/taken",
+    "GET",
+    summary="All tasks of a carrier (integrations; the caller's own carrier only)",
+    tag="tasks",
+    query=TaskQuery,
+    response=TaskOut,
+    many=True,
+    errors=(401, 403, 404, 422),
+    path_params=CARRIER_ID,
+)
+def carrier_tasks(transporteur_id: uuid.UUID):
+    who = principal()
+    if transporteur_id != who.carrier_id:
+        raise NotFound("carrier not found")
+    if who.kind != "api_key":
+        raise Forbidden("This list is for integrations; a driver reads GET /taken.")
+    return list_tasks()
+
+
+@operation(
+    "/taken/<uuid:task_id>",
+    "GET",
+    summary="One task",
+    tag="tasks",
+    response=TaskOut,
+    errors=(401, 403, 404),
+    headers={"ETag": "the task's version, for If-Match"},
+    path_params=TASK_ID,
+)
+def get_task(task_id: uuid.UUID):
+    return _task_response(_task_for_caller(task_id))
+
+
+@operation(
+    "/taken/<uuid:task_id>",
+    "PATCH",
+    summary="Change a task's fields (integrations); If-Match with its ETag",
+    tag="tasks",
+    description="Only the fields sent change. A stale If-Match answers 412; a completed or "
+    "cancelled task answers 409.",
+    body=TaskUpdate,
+    response=TaskOut,
+    errors=(401, 403, 404, 409, 412, 422),
+    headers={"ETag": "the task's new version"},
+    path_params=TASK_ID,
+)
+@write
+def update_task(task_id: uuid.UUID):
+    require_scope("tasks:write")
+    body = parse_body(TaskUpdate)
+    who = principal()
+    task = service.update_task(
+        carrier_id=who.carrier_id,
+        task_id=task_id,
+        data=body.model_dump(exclude_unset=True),
+        actor=who.actor,
+        expected_version=_if_match(),
+    )
+    return _task_response(task)
+
+
+def _if_match() -> int | None:
+    """The version an If-Match header names; None when absent. A malformed one is 412."""
+    header = request.headers.get("If-Match")
+    if header is None or header.strip() == "*":
+        return None
+    tag = header.strip().removeprefix("W/").strip('"')
+    try:
+        return int(tag)
+    except ValueError:
+        raise service.PreconditionFailed("If-Match names no version of this task.") from None
+
+
+@operation(
+    "/taken/<uuid:task_id>/status",
+    "PATCH",
+    summary="Move a task to another status, with the evidence the move needs",
+    tag="tasks",
+    description="Moves: gepland → ontvangen, gestart, geannuleerd; ontvangen → gestart, "
+    "geannuleerd; gestart → afgerond, geannuleerd; afgerond → gestart (office only). An illegal "
+    "move answers 409 with `allowed`. Completing checks the task's demands (photos, signature, "
+    "scan, location, temperature, disinfection) and answers 422 listing all that is missing.",
+    body=StatusChange,
+    response=TaskOut,
+    errors=(401, 403, 404, 409, 422),
+    path_params=TASK_ID,
+)
+@write
+def change_status(task_id: uuid.UUID):
+    body = parse_body(StatusChange)
+    who = principal()
+    _task_for_caller(task_id)
+    try:
+        task = lifecycle.move_task(
+            carrier_id=who.carrier_id,
+            task_id=task_id,
+            to=body.status,
+            actor=who.actor,
+            office=who.kind == "api_key",
+            evidence=_evidence(body),
+        )
+    except lifecycle.CompletionRefused as refused:
+        return refused_but_kept(refused)
+    return _task_response(task)
+
+
+@operation(
+    "/taken/<uuid:task_id>/afronding",
+    "POST",
+    summary="Register a task's completion for billing",
+    tag="tasks",
+    description="Completes the task if it is not completed yet (with the same checks as the "
+    "status move) and records its billing line: the actual quantity and unit, kilometres, "
+    "waiting minutes and remarks. Sent again, it updates the line until it is exported.",
+    body=AfrondingIn,
+    response=AfrondingOut,
+    errors=(401, 403, 404, 409, 422),
+    path_params=TASK_ID,
+)
+@write
+def complete_for_billing(task_id: uuid.UUID):
+    body = parse_body(AfrondingIn)
+    who = principal()
+    task = _task_for_caller(task_id)
+    if task.status != "afgerond":
+        try:
+            task = lifecycle.move_task(
+                carrier_id=who.carrier_id,
+                task_id=task_id,
+                to="afgerond",
+                actor=who.actor,
+                office=who.kind == "api_key",
+                evidence=_evidence(body),
+            )
+        except lifecycle.CompletionRefused as refused:
+            return refused_but_kept(refused)
+    from portal.billing import service as billing  # TEMP: lazy until billing lands
+
+    line = billing.record_line(
+        carrier_id=who.carrier_id,
+        task=task,
+        hoeveelheid=body.hoeveelheid,
+        eenheid=body.eenheid,
+        kilometers=body.kilometers,
+        wachttijd_minuten=body.wachttijd_minuten,
+        opmerkingen=body.opmerkingen,
+    )
+    data = {
+        "taak": serialize_task(
+            task, service.definitions_for(carrier_id=who.carrier_id, tasks=[task])
+        ),
+        "facturatieregel": {
+            "id": str(line.id),
+            "taak_id": str(line.taak_id),
+            "chauffeur_id": str(line.chauffeur_id) if line.chauffeur_id else None,
+            "afgerond_op": iso(line.afgerond_op),
+            "hoeveelheid": line.hoeveelheid,
+            "eenheid": line.eenheid,
+            "kilometers": line.kilometers,
+            "wachttijd_minuten": line.wachttijd_minuten,
+            "opmerkingen": line.opmerkingen,
+            "geexporteerd": line.export_id is not None,
+        },
+    }
+    return json_response(data)
+
+
+@operation(
+    "/taken/<uuid:task_id>",
+    "DELETE",
+    summary="Delete a task (integrations); one that holds work is archived instead",
+    tag="tasks",
+    response=DeleteOut,
+    errors=(401, 403, 404),
+    path_params=TASK_ID,
+)
+@write
+def delete_task(task_id: uuid.UUID):
+    require_scope("tasks:write")
+    who = principal()
+    outcome = service.delete_task(carrier_id=who.carrier_id, task_id=task_id, actor=who.actor)
+    return json_response(
+        {"verwijderd": int(outcome == "deleted"), "gearchiveerd": int(outcome == "archived")}
+    )
+
+
+@operation(
+    "/users/<user_token:user_token>/taken",
+    "DELETE",
+    summary="Delete every task of a driver (integrations); those that hold work are archived",
+    tag="tasks",
+    response=DeleteOut,
+    errors=(401, 403, 404),
+    path_params=USER_TOKEN,
+)
+@write
+def delete_driver_tasks(user_token: str):
+    require_scope("tasks:write")
+    driver = driver_access(user_token)
+    who = principal()
+    counts = service.delete_driver_tasks(
+        carrier_id=who.carrier_id, chauffeur_id=driver.id, actor=who.actor
+    )
+    return json_response({"verwijderd": counts["deleted"], "gearchiveerd": counts["archived"]})
+
+
+@operation(
+    "/taken/<uuid:task_id>/details",
+    "GET",
+    summary="A task with its questionnaire revision, answer sessions, evidence and blockers",
+    tag="task integration",
+    response=TaskDetailsOut,
+    errors=(401, 403, 404),
+    path_params=TASK_ID,
+)
+def task_details(task_id: uuid.UUID):
+    who = principal()
+    task = _task_for_caller(task_id)
+    revision = (
+        questionnaires.get_revision(
+            carrier_id=who.carrier_id, revision_id=task.activity_questionnaire_id
+        )
+        if task.activity_questionnaire_id
+        else None
+    )
+    sessions = questionnaires.sessions_for_task(carrier_id=who.carrier_id, task_id=task.id)
+    evidence = lifecycle.evidence_of(carrier_id=who.carrier_id, task_id=task.id)
+    data = {
+        "taak": serialize_task(task, {revision.id: revision.definition} if revision else {}),
+        "vragenlijst": serialize_revision(revision) if revision else None,
+        "answer_sessions": [
+            {
+                "id": str(s.id),
+                "activity_questionnaire_id": str(s.activity_questionnaire_id),
+                "activity_type": s.activity_type,
+                "status": s.status,
+                "created_at": iso(s.created_at),
+                "ingediend_op": iso(s.ingediend_op),
+                "answers": {a.question_id: orjson.Fragment(a.waarde) for a in answers},
+            }
+            for s, answers in sessions
+        ],
+        "bewijzen": [
+            {"bestand_id": str(e.bestand_id), "soort": e.soort, "created_at": iso(e.created_at)}
+            for e in evidence
+        ],
+        "gemeten_temperatuur": task.gemeten_temperatuur,
+        "desinfectie_bevestigd": task.desinfectie_bevestigd,
+        "afgerond_lat": task.afgerond_lat,
+        "afgerond_lng": task.afgerond_lng,
+        "blokkades": lifecycle.completion_blockers(carrier_id=who.carrier_id, task=task)
+        if task.status not in ("afgerond", "geannuleerd")
+        else [],
+        "toegestane_statussen": lifecycle.allowed_moves(task, office=who.kind == "api_key"),
+    }
+    return json_response(data)

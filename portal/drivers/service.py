@@ -82,6 +82,13 @@ def get_driver_by_token(*, carrier_id: uuid.UUID, user_token: str) -> Driver:
     return driver
 
 
+def find_by_token(*, carrier_id: uuid.UUID, user_token: str) -> Driver | None:
+    """The carrier's driver with this user_token, or None."""
+    return db.session.scalar(
+        select(Driver).where(Driver.transporteur_id == carrier_id, Driver.user_token == user_token)
+    )
+
+
 def list_drivers(*, carrier_id: uuid.UUID, active_only: bool = True) -> list[Driver]:
     stmt = select(Driver).where(Driver.transporteur_id == carrier_id).order_by(Driver.naam)
     if active_only:

@@ -11,7 +11,7 @@ from sqlalchemy import func, or_, select, update
 from portal.errors import NotFound, ValidationFailed
 from portal.extensions import db
 from portal.questionnaires import engine
-from portal.questionnaires.models import ActivityQuestionnaire
+from portal.questionnaires.models import ActivityQuestionnaire, Answer, AnswerSession
 
 
 def check(doc: object) -> dict:
@@ -125,3 +125,39 @@ def latest_revision(*, carrier_id: uuid.UUID, questionnaire_id: str) -> Activity
     if revision is None:
         raise NotFound(f"no questionnaire {questionnaire_id!r}")
     return revision
+
+
+def get_revision(*, carrier_id: uuid.UUID, revision_id: uuid.UUID) -> ActivityQuestionnaire:
+    """One stored revision of the carrier; NotFound otherwise."""
+    revision = db.session.scalar(
+        select(ActivityQuestionnaire).where(
+            ActivityQuestionnaire.transporteur_id == carrier_id,
+            ActivityQuestionnaire.id == revision_id,
+        )
+    )
+    if revision is None:
+        raise NotFound("questionnaire revision not found")
+    return revision
+
+
+def sessions_for_task(
+    *, carrier_id: uuid.UUID, task_id: uuid.UUID
+) -> list[tuple[AnswerSession, list[Answer]]]:
+    """The answer sessions of a task with their answers, oldest first: two queries."""
+    sessions = list(
+        db.session.scalars(
+            select(AnswerSession)
+            .where(AnswerSession.transporteur_id == carrier_id, AnswerSession.taak_id == task_id)
+            .order_by(AnswerSession.created_at, AnswerSession.id)
+        )
+    )
+    if not sessions:
+        return []
+    answers: dict[uuid.UUID, list[Answer]] = {s.id: [] for s in sessions}
+    for answer in db.session.scalars(
+        select(Answer)
+        .where(Answer.transporteur_id == carrier_id, Answer.answer_session_id.in_(list(answers)))
+        .order_by(Answer.question_id)
+    ):
+        answers[answer.answer_session_id].append(answer)
+    return [(s, answers[s.id]) for s in sessions]

@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 import uuid
 from datetime import date, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import orjson
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from portal.questionnaires.schemas import QuestionnaireDefinition
+from portal.questionnaires.schemas import ActivityQuestionnaireOut, QuestionnaireDefinition
 from portal.schemas import InModel, Timestamp, in_range
 from portal.tasks.models import STATUSES, Task
 from portal.types import iso
@@ -165,3 +165,156 @@ class DriverTaskQuery(BaseModel):
     )
     limit: int = Field(default=100, ge=1, le=1000)
     offset: int = Field(default=0, ge=0, le=1_000_000)
+
+
+def _optional(model: type[BaseModel], name: str, exclude: set[str]) -> type[BaseModel]:
+    """A copy of model with every field optional and without defaults: for partial updates."""
+    from pydantic import create_model
+
+    fields = {}
+    for field_name, info in model.model_fields.items():
+        if field_name in exclude:
+            continue
+        # Keep every constraint and validator of the field (they live in its metadata).
+        annotated = (
+            Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+        )
+        fields[field_name] = (annotated | None, Field(default=None, description=info.description))
+    return create_model(name, __base__=InModel, **fields)
+
+
+class TaskUpdate(_optional(TaskCreate, "TaskUpdateFields", exclude=set())):
+    """Fields to change; only those sent change. `chauffeur_id` reassigns the task."""
+
+    model_config = ConfigDict(title="UpdateTaskBody")
+
+    chauffeur_id: uuid.UUID | None = None
+    activity_questionnaire_id: uuid.UUID | None = Field(
+        default=None, description="pin another questionnaire revision"
+    )
+
+    @model_validator(mode="after")
+    def _no_null_for_required(self):
+        # Fields a task always has (naam, type, the demand switches) cannot be set to null.
+        required = {
+            name for name, info in TaskCreate.model_fields.items()
+            if info.is_required() or info.default is False
+        }  # fmt: skip
+        nulled = sorted(n for n in self.model_fields_set & required if getattr(self, n) is None)
+        if nulled:
+            raise ValueError(f"{', '.join(nulled)} cannot be null")
+        return self
+
+
+class EvidenceIn(InModel):
+    """What the driver sends to meet the task's demands: files (from POST /bestanden) and
+    recorded values."""
+
+    fotos: list[uuid.UUID] = Field(default_factory=list, max_length=50)
+    handtekeningen: list[uuid.UUID] = Field(default_factory=list, max_length=5)
+    scans: list[uuid.UUID] = Field(default_factory=list, max_length=20)
+    locatie_lat: Finite | None = Field(default=None, ge=-90, le=90)
+    locatie_lng: Finite | None = Field(default=None, ge=-180, le=180)
+    temperatuur: Finite | None = Field(default=None, ge=-60, le=100)
+    desinfectie_bevestigd: bool | None = None
+
+
+class StatusChange(EvidenceIn):
+    model_config = ConfigDict(title="StatusChange")
+
+    status: str = Field(description=", ".join(STATUSES))
+
+
+class AfrondingIn(EvidenceIn):
+    """Completion for billing: the actual work, and (if not completed yet) the evidence."""
+
+    model_config = ConfigDict(title="Afronding")
+
+    hoeveelheid: Finite | None = Field(default=None, ge=0, le=1e9)
+    eenheid: str | None = Field(default=None, max_length=20)
+    kilometers: Finite | None = Field(default=None, ge=0, le=100_000)
+    wachttijd_minuten: int | None = Field(default=None, ge=0, le=10_000)
+    opmerkingen: str | None = Field(default=None, max_length=5000)
+
+
+class BillingLineOut(BaseModel):
+    model_config = ConfigDict(title="BillingLine")
+
+    id: uuid.UUID
+    taak_id: uuid.UUID
+    chauffeur_id: uuid.UUID | None
+    afgerond_op: Timestamp
+    hoeveelheid: float | None
+    eenheid: str | None
+    kilometers: float | None
+    wachttijd_minuten: int | None
+    opmerkingen: str | None
+    geexporteerd: bool
+
+
+class AfrondingOut(BaseModel):
+    model_config = ConfigDict(title="AfrondingResult")
+
+    taak: TaskOut
+    facturatieregel: BillingLineOut
+
+
+class TaskQuery(BaseModel):
+    """Query of GET /taken: every filter narrows; ordered by gepland_op."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: str | None = DriverTaskQuery.model_fields["status"]
+    chauffeur: str | None = Field(default=None, max_length=64, description="a driver's user_token")
+    vehicle_id: uuid.UUID | None = None
+    type: str | None = Field(default=None, max_length=64)
+    van: Annotated[date | datetime, AfterValidator(in_range)] | None = None
+    tot: Annotated[date | datetime, AfterValidator(in_range)] | None = None
+    q: str | None = Field(
+        default=None, max_length=100, description="text in naam, adres, stad, VDM"
+    )
+    limit: int = Field(default=100, ge=1, le=1000)
+    offset: int = Field(default=0, ge=0, le=1_000_000)
+
+
+class EvidenceOut(BaseModel):
+    bestand_id: uuid.UUID
+    soort: str
+    created_at: Timestamp
+
+
+class Blocker(BaseModel):
+    field: str
+    message: str
+
+
+class AnswerSessionSummary(BaseModel):
+    id: uuid.UUID
+    activity_questionnaire_id: uuid.UUID
+    activity_type: str
+    status: str
+    created_at: Timestamp
+    ingediend_op: Timestamp | None
+    answers: dict[str, Any]
+
+
+class TaskDetailsOut(BaseModel):
+    model_config = ConfigDict(title="TaskWithQuestionnaires")
+
+    taak: TaskOut
+    vragenlijst: ActivityQuestionnaireOut | None
+    answer_sessions: list[AnswerSessionSummary]
+    bewijzen: list[EvidenceOut]
+    gemeten_temperatuur: float | None
+    desinfectie_bevestigd: bool
+    afgerond_lat: float | None
+    afgerond_lng: float | None
+    blokkades: list[Blocker]
+    toegestane_statussen: list[str]
+
+
+class DeleteOut(BaseModel):
+    model_config = ConfigDict(title="DeleteResult")
+
+    verwijderd: int = Field(description="tasks deleted")
+    gearchiveerd: int = Field(description="tasks archived because they hold work")

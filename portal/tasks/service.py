@@ -13,12 +13,20 @@ from sqlalchemy import Select, and_, func, or_, select
 from portal.accounts.service import carrier_zone
 from portal.audit import service as audit
 from portal.audit.service import Actor
-from portal.errors import NotFound, ValidationFailed
+from portal.drivers.models import Driver
+from portal.errors import Conflict, DomainError, NotFound, ValidationFailed
 from portal.extensions import db
 from portal.fleet.models import Vehicle
 from portal.questionnaires import service as questionnaires
-from portal.tasks.models import OPEN_STATUSES, STATUSES, Task
+from portal.tasks.models import OPEN_STATUSES, STATUSES, Task, TaskEvidence
 from portal.types import utcnow
+
+
+class PreconditionFailed(DomainError):
+    """The If-Match ETag is stale: someone changed the task meanwhile."""
+
+    status = 412
+    title = "Precondition failed"
 
 
 @dataclass(frozen=True)
@@ -26,6 +34,8 @@ class TaskFilters:
     """A selection of tasks. `default_window` selects the open tasks plus today's completed."""
 
     chauffeur_id: uuid.UUID | None = None
+    vehicle_id: uuid.UUID | None = None
+    types: tuple[str, ...] = ()
     statuses: tuple[str, ...] = ()
     van: date | datetime | None = None
     tot: date | datetime | None = None
@@ -51,9 +61,13 @@ def _moment(value: date | datetime, zone: ZoneInfo, *, end: bool) -> datetime:
 
 
 def _where(carrier_id: uuid.UUID, filters: TaskFilters, zone: ZoneInfo) -> list:
-    where = [Task.transporteur_id == carrier_id]
+    where = [Task.transporteur_id == carrier_id, Task.gearchiveerd_op.is_(None)]
     if filters.chauffeur_id is not None:
         where.append(Task.chauffeur_id == filters.chauffeur_id)
+    if filters.vehicle_id is not None:
+        where.append(Task.vehicle_id == filters.vehicle_id)
+    if filters.types:
+        where.append(Task.type.in_(filters.types))
     if filters.statuses:
         where.append(Task.status.in_(filters.statuses))
     if filters.van is not None:
@@ -119,15 +133,30 @@ def definitions_for(*, carrier_id: uuid.UUID, tasks: list[Task]) -> dict[uuid.UU
     )
 
 
-def create_task(
-    *, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID | None, data: dict, actor: Actor
-) -> Task:
-    """A new task in status gepland; it pins the active questionnaire of its type."""
+def _check_references(carrier_id: uuid.UUID, data: dict) -> None:
+    """The driver and vehicle a task names must be the carrier's own (422 at the field)."""
+    errors = []
     vehicle_id = data.get("vehicle_id")
     if vehicle_id is not None and not db.session.scalar(
         select(Vehicle.id).where(Vehicle.transporteur_id == carrier_id, Vehicle.id == vehicle_id)
     ):
-        raise ValidationFailed([{"field": "vehicle_id", "message": "no such vehicle"}])
+        errors.append({"field": "vehicle_id", "message": "no such vehicle"})
+    chauffeur_id = data.get("chauffeur_id")
+    if chauffeur_id is not None and not db.session.scalar(
+        select(Driver.id).where(Driver.transporteur_id == carrier_id, Driver.id == chauffeur_id)
+    ):
+        errors.append({"field": "chauffeur_id", "message": "no such driver"})
+    if errors:
+        raise ValidationFailed(errors)
+
+
+def create_task(
+    *, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID | None, data: dict, actor: Actor
+) -> Task:
+    """A new task in status gepland; it pins the active questionnaire of its type."""
+    data = dict(data)
+    data.pop("chauffeur_id", None)
+    _check_references(carrier_id, {**data, "chauffeur_id": chauffeur_id})
     revision = questionnaires.active_for_type(carrier_id=carrier_id, activity_type=data["type"])
     task = Task(
         transporteur_id=carrier_id,
@@ -152,13 +181,177 @@ def create_task(
     return task
 
 
-def get_task(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> Task:
-    task = db.session.scalar(
-        select(Task).where(Task.transporteur_id == carrier_id, Task.id == task_id)
-    )
+def get_task(
+    *, carrier_id: uuid.UUID, task_id: uuid.UUID, archived: bool = False, lock: bool = False
+) -> Task:
+    """The carrier's task; NotFound when absent, another carrier's, or archived (unless asked)."""
+    stmt = select(Task).where(Task.transporteur_id == carrier_id, Task.id == task_id)
+    if not archived:
+        stmt = stmt.where(Task.gearchiveerd_op.is_(None))
+    if lock:
+        stmt = stmt.with_for_update()
+    task = db.session.scalar(stmt)
     if task is None:
         raise NotFound("task not found")
     return task
+
+
+# Fields a planner or integration may change; status and timestamps move through lifecycle.
+EDITABLE = (
+    "chauffeur_id", "vehicle_id", "type", "naam", "omschrijving", "artikel", "hoeveelheid",
+    "eenheid", "adres", "postcode", "stad", "land", "contactpersoon", "telefoon",
+    "telefoon_mobiel", "gepland_op", "require_photos", "min_fotos", "max_fotos",
+    "require_signature", "require_document_scan", "require_location", "photo_label",
+    "opmerkingen", "vdm_nummer", "agr_verplicht", "required_desinfectie",
+    "required_temperatuur", "kooiaap", "locatie_lat", "locatie_lng",
+    "activity_questionnaire_id",
+)  # fmt: skip
+
+
+def update_task(
+    *,
+    carrier_id: uuid.UUID,
+    task_id: uuid.UUID,
+    data: dict,
+    actor: Actor,
+    expected_version: int | None = None,
+) -> Task:
+    """Change a task's fields; PreconditionFailed when expected_version is stale.
+
+    Changing `type` re-pins the active questionnaire of the new type, unless the caller pins
+    one explicitly with `activity_questionnaire_id`."""
+    task = get_task(carrier_id=carrier_id, task_id=task_id, lock=True)
+    if expected_version is not None and task.versie != expected_version:
+        raise PreconditionFailed(
+            f"The task changed meanwhile (version {task.versie}, you sent {expected_version}).",
+            etag=etag_of(task),
+        )
+    unknown = set(data) - set(EDITABLE)
+    if unknown:
+        raise ValidationFailed(
+            [{"field": f, "message": "cannot be changed"} for f in sorted(unknown)]
+        )
+    if task.status in ("afgerond", "geannuleerd"):
+        raise Conflict(f"A task that is {task.status} cannot be edited.", allowed=[])
+    _check_references(carrier_id, data)
+    if "activity_questionnaire_id" in data and data["activity_questionnaire_id"] is not None:
+        revision_id = data["activity_questionnaire_id"]
+        if not questionnaires.definitions(carrier_id=carrier_id, revision_ids={revision_id}):
+            raise ValidationFailed(
+                [{"field": "activity_questionnaire_id", "message": "no such questionnaire"}]
+            )
+    elif "type" in data and data["type"] != task.type:
+        revision = questionnaires.active_for_type(carrier_id=carrier_id, activity_type=data["type"])
+        data = {**data, "activity_questionnaire_id": revision.id if revision else None}
+    merged = {name: data.get(name, getattr(task, name)) for name in ("min_fotos", "max_fotos")}
+    if (
+        merged["min_fotos"] is not None
+        and merged["max_fotos"] is not None
+        and merged["min_fotos"] > merged["max_fotos"]
+    ):
+        raise ValidationFailed([{"field": "min_fotos", "message": "greater than max_fotos"}])
+    changes = {}
+    for name, value in data.items():
+        old = getattr(task, name)
+        if old != value:
+            changes[name] = [old, value]
+            setattr(task, name, value)
+    if changes:
+        db.session.flush()
+        audit.record(
+            carrier_id=carrier_id,
+            actor=actor,
+            entity="task",
+            entity_id=task.id,
+            action="updated",
+            changes=changes,
+        )
+    return task
+
+
+def duplicate_task(*, carrier_id: uuid.UUID, task_id: uuid.UUID, actor: Actor) -> Task:
+    """A copy of a task as a new planned task (same driver, vehicle, demands and questionnaire)."""
+    source = get_task(carrier_id=carrier_id, task_id=task_id)
+    data = {name: getattr(source, name) for name in EDITABLE if name != "chauffeur_id"}
+    data["naam"] = source.naam
+    revision_id = data.pop("activity_questionnaire_id")
+    copy = create_task(
+        carrier_id=carrier_id, chauffeur_id=source.chauffeur_id, data=data, actor=actor
+    )
+    copy.activity_questionnaire_id = revision_id
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="task",
+        entity_id=copy.id,
+        action="duplicated",
+        changes={"bron": [None, str(source.id)]},
+    )
+    return copy
+
+
+def delete_task(*, carrier_id: uuid.UUID, task_id: uuid.UUID, actor: Actor) -> str:
+    """Delete a task; one that holds work (completed, evidence, answers, billing) is archived
+    instead, so nothing billed is lost. Answers "deleted" or "archived"."""
+    task = get_task(carrier_id=carrier_id, task_id=task_id, lock=True)
+    if task.status == "afgerond" or _holds_work(carrier_id, task.id):
+        task.gearchiveerd_op = utcnow()
+        outcome = "archived"
+    else:
+        db.session.delete(task)
+        outcome = "deleted"
+    db.session.flush()
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="task",
+        entity_id=task_id,
+        action=outcome,
+        changes={"status": [task.status, None]},
+    )
+    return outcome
+
+
+def delete_driver_tasks(*, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID, actor: Actor) -> dict:
+    """Delete every task of a driver (archiving those that hold work)."""
+    ids = db.session.scalars(
+        select(Task.id).where(
+            Task.transporteur_id == carrier_id,
+            Task.chauffeur_id == chauffeur_id,
+            Task.gearchiveerd_op.is_(None),
+        )
+    ).all()
+    counts = {"deleted": 0, "archived": 0}
+    for task_id in ids:
+        counts[delete_task(carrier_id=carrier_id, task_id=task_id, actor=actor)] += 1
+    return counts
+
+
+def _holds_work(carrier_id: uuid.UUID, task_id: uuid.UUID) -> bool:
+    from portal.billing.models import BillingLine
+    from portal.questionnaires.models import AnswerSession
+
+    for model, column in (
+        (TaskEvidence, TaskEvidence.taak_id),
+        (AnswerSession, AnswerSession.taak_id),
+        (BillingLine, BillingLine.taak_id),
+    ):
+        if db.session.scalar(
+            select(func.count())
+            .select_from(model)
+            .where(model.transporteur_id == carrier_id, column == task_id)
+        ):
+            return True
+    return False
+
+
+def etag_of(task: Task) -> str:
+    return f'"{task.versie}"'
+
+
+def history(*, carrier_id: uuid.UUID, task_id: uuid.UUID):
+    """The task's audit trail, oldest first."""
+    return audit.entries_for(carrier_id=carrier_id, entity="task", entity_id=task_id)
 
 
 def parse_statuses(value: str | None) -> tuple[str, ...]:

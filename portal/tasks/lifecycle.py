@@ -1,0 +1,236 @@
+"""A task's lifecycle: status moves, the driver's evidence, and the completion check.
+
+Split from service.py (which holds reading, creating, editing and deleting) because the
+state machine and its demands are one rule set that the API and the board share.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+
+from portal.audit import service as audit
+from portal.audit.service import Actor
+from portal.errors import Conflict, ValidationFailed
+from portal.extensions import db
+from portal.files import service as files
+from portal.tasks.models import STATUSES, Task, TaskEvidence
+from portal.tasks.service import get_task
+from portal.types import utcnow
+
+# Status moves (DESIGN.md). Reopening a completed task is for the office only.
+MOVES = {
+    "gepland": ("ontvangen", "gestart", "geannuleerd"),
+    "ontvangen": ("gestart", "geannuleerd"),
+    "gestart": ("afgerond", "geannuleerd"),
+    "afgerond": ("gestart",),
+    "geannuleerd": (),
+}
+OFFICE_ONLY = {("afgerond", "gestart")}
+EVIDENCE_FIELDS = {"fotos": "photo", "handtekeningen": "signature", "scans": "document_scan"}
+
+
+class IllegalMove(Conflict):
+    title = "Illegal status move"
+
+
+class CompletionRefused(ValidationFailed):
+    """The task's demands are not met. Evidence sent along with the move stays attached."""
+
+    title = "Completion refused"
+
+
+@dataclass
+class Evidence:
+    """What a driver sends along with a move: files by id and recorded values."""
+
+    fotos: list[uuid.UUID] = field(default_factory=list)
+    handtekeningen: list[uuid.UUID] = field(default_factory=list)
+    scans: list[uuid.UUID] = field(default_factory=list)
+    locatie_lat: float | None = None
+    locatie_lng: float | None = None
+    temperatuur: float | None = None
+    desinfectie_bevestigd: bool | None = None
+
+    def is_empty(self) -> bool:
+        return not (
+            self.fotos or self.handtekeningen or self.scans
+            or self.locatie_lat is not None or self.temperatuur is not None
+            or self.desinfectie_bevestigd is not None
+        )  # fmt: skip
+
+
+def allowed_moves(task: Task, *, office: bool) -> list[str]:
+    """The statuses this task may move to, for the office (planner, integration) or a driver."""
+    return [to for to in MOVES[task.status] if office or (task.status, to) not in OFFICE_ONLY]
+
+
+def move_task(
+    *,
+    carrier_id: uuid.UUID,
+    task_id: uuid.UUID,
+    to: str,
+    actor: Actor,
+    office: bool,
+    evidence: Evidence | None = None,
+) -> Task:
+    """Move a task to status `to`, stamping its time; completing checks every demand.
+
+    IllegalMove (409, with the allowed moves) for a move the state machine does not allow;
+    ValidationFailed (422) listing everything a completion still lacks."""
+    task = get_task(carrier_id=carrier_id, task_id=task_id, lock=True)
+    if to not in STATUSES:
+        raise ValidationFailed([{"field": "status", "message": f"unknown status {to!r}"}])
+    allowed = allowed_moves(task, office=office)
+    if to not in allowed:
+        raise IllegalMove(
+            f"A task that is {task.status} cannot move to {to}.",
+            allowed=allowed,
+            current=task.status,
+        )
+    if evidence is not None and not evidence.is_empty():
+        add_evidence(carrier_id=carrier_id, task=task, evidence=evidence, actor=actor)
+    if to == "afgerond":
+        missing = completion_blockers(carrier_id=carrier_id, task=task)
+        if missing:
+            raise CompletionRefused(
+                missing,
+                detail="The task cannot be completed yet: "
+                + "; ".join(m["message"] for m in missing)
+                + ".",
+            )
+    now = utcnow()
+    old = task.status
+    task.status = to
+    if to == "ontvangen":
+        task.ontvangen_op = now
+    elif to == "gestart":
+        if old == "afgerond":
+            task.afgerond_op = None  # reopened: completed again later
+        else:
+            task.ontvangen_op = task.ontvangen_op or now
+            task.gestart_op = now
+    elif to == "afgerond":
+        task.afgerond_op = now
+    db.session.flush()
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="task",
+        entity_id=task.id,
+        action="reopened" if old == "afgerond" else "status",
+        changes={"status": [old, to]},
+    )
+    return task
+
+
+def add_evidence(*, carrier_id: uuid.UUID, task: Task, evidence: Evidence, actor: Actor) -> None:
+    """Attach files and recorded values to a task; files must be the carrier's, of the right
+    kind, and photos within max_fotos."""
+    errors = []
+    wanted = {
+        file_id: (name, kind)
+        for name, kind in EVIDENCE_FIELDS.items()
+        for file_id in getattr(evidence, name)
+    }
+    found = files.files_by_id(carrier_id=carrier_id, file_ids=set(wanted)) if wanted else {}
+    for file_id, (name, kind) in wanted.items():
+        stored = found.get(file_id)
+        if stored is None:
+            errors.append({"field": name, "message": f"no such file {file_id}"})
+        elif stored.soort != kind:
+            errors.append({"field": name, "message": f"file {file_id} is a {stored.soort}"})
+    if (evidence.locatie_lat is None) != (evidence.locatie_lng is None):
+        errors.append({"field": "locatie", "message": "latitude and longitude go together"})
+    existing = {
+        row.bestand_id: row.soort for row in evidence_of(carrier_id=carrier_id, task_id=task.id)
+    }
+    photos = {f for f, s in existing.items() if s == "photo"} | set(evidence.fotos)
+    if task.max_fotos is not None and len(photos) > task.max_fotos:
+        errors.append(
+            {"field": "fotos", "message": f"at most {task.max_fotos} photos, {len(photos)} given"}
+        )
+    if errors:
+        raise ValidationFailed(errors)
+    added = []
+    for file_id, (_name, kind) in wanted.items():
+        if file_id not in existing:
+            db.session.add(
+                TaskEvidence(
+                    transporteur_id=carrier_id, taak_id=task.id, bestand_id=file_id, soort=kind
+                )
+            )
+            added.append(str(file_id))
+    changes = {}
+    if evidence.locatie_lat is not None:
+        changes["afgerond_locatie"] = [None, [evidence.locatie_lat, evidence.locatie_lng]]
+        task.afgerond_lat, task.afgerond_lng = evidence.locatie_lat, evidence.locatie_lng
+    if evidence.temperatuur is not None:
+        changes["gemeten_temperatuur"] = [task.gemeten_temperatuur, evidence.temperatuur]
+        task.gemeten_temperatuur = evidence.temperatuur
+    if evidence.desinfectie_bevestigd is not None:
+        changes["desinfectie_bevestigd"] = [
+            task.desinfectie_bevestigd,
+            evidence.desinfectie_bevestigd,
+        ]
+        task.desinfectie_bevestigd = evidence.desinfectie_bevestigd
+    if added:
+        changes["bestanden"] = [None, added]
+    if changes:
+        db.session.flush()
+        audit.record(
+            carrier_id=carrier_id,
+            actor=actor,
+            entity="task",
+            entity_id=task.id,
+            action="evidence",
+            changes=changes,
+        )
+
+
+def evidence_of(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> list[TaskEvidence]:
+    """The files attached to a task, oldest first."""
+    return list(
+        db.session.scalars(
+            select(TaskEvidence)
+            .where(TaskEvidence.transporteur_id == carrier_id, TaskEvidence.taak_id == task_id)
+            .order_by(TaskEvidence.created_at, TaskEvidence.id)
+        )
+    )
+
+
+def completion_blockers(*, carrier_id: uuid.UUID, task: Task) -> list[dict]:
+    """Every demand of the task that is not met yet, as {field, message}."""
+    kinds = [row.soort for row in evidence_of(carrier_id=carrier_id, task_id=task.id)]
+    photos = kinds.count("photo")
+    missing = []
+    if task.require_photos:
+        least = task.min_fotos if task.min_fotos is not None else 1
+        if photos < least:
+            missing.append(
+                {"field": "fotos", "message": f"at least {least} photo(s) needed, {photos} given"}
+            )
+    if task.max_fotos is not None and photos > task.max_fotos:
+        missing.append(
+            {"field": "fotos", "message": f"at most {task.max_fotos} photo(s), {photos} given"}
+        )
+    if task.require_signature and "signature" not in kinds:
+        missing.append({"field": "handtekening", "message": "a signature is needed"})
+    if task.require_document_scan and "document_scan" not in kinds:
+        missing.append({"field": "scan", "message": "a document scan is needed"})
+    if (task.require_location or task.agr_verplicht) and task.afgerond_lat is None:
+        reason = "AGR-GPS registration" if task.agr_verplicht else "this task"
+        missing.append({"field": "locatie", "message": f"the location is needed for {reason}"})
+    if task.required_temperatuur is not None and task.gemeten_temperatuur is None:
+        missing.append(
+            {
+                "field": "temperatuur",
+                "message": f"the measured temperature is needed "
+                f"(required {task.required_temperatuur:g} °C)",
+            }
+        )
+    if task.required_desinfectie and not task.desinfectie_bevestigd:
+        missing.append({"field": "desinfectie", "message": "the disinfection must be confirmed"})
+    return missing
