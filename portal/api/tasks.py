@@ -20,6 +20,7 @@ from portal.api.core import (
     require_scope,
     write,
 )
+from portal.billing import service as billing
 from portal.drivers import service as drivers
 from portal.errors import Forbidden, NotFound, ValidationFailed
 from portal.questionnaires import service as questionnaires
@@ -324,8 +325,6 @@ def complete_for_billing(task_id: uuid.UUID):
             )
         except lifecycle.CompletionRefused as refused:
             return refused_but_kept(refused)
-    from portal.billing import service as billing  # TEMP: lazy until billing lands
-
     line = billing.record_line(
         carrier_id=who.carrier_id,
         task=task,
