@@ -27,6 +27,7 @@ CSP = (
 # The portal's sections, in navigation order: (endpoint, label key).
 SECTIONS = [
     ("tasks.index", _l("Taken")),
+    ("billing.index", _l("Facturatie")),
     ("shell.questionnaires", _l("Vragenlijsten")),
     ("shell.drivers", _l("Chauffeurs")),
     ("shell.vehicles", _l("Voertuigen")),

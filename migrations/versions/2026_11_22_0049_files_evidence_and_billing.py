@@ -68,11 +68,14 @@ def upgrade():
     sa.ForeignKeyConstraint(['transporteur_id', 'export_id'], ['facturatie_exports.transporteur_id', 'facturatie_exports.id'], name=op.f('fk_facturatieregels_facturatie_exports')),
     sa.ForeignKeyConstraint(['transporteur_id', 'taak_id'], ['taken.transporteur_id', 'taken.id'], name=op.f('fk_facturatieregels_taken')),
     sa.ForeignKeyConstraint(['transporteur_id'], ['transporteurs.id'], name=op.f('fk_facturatieregels_transporteurs')),
+    sa.CheckConstraint('hoeveelheid IS NULL OR hoeveelheid >= 0', name=op.f('ck_facturatieregels_hoeveelheid')),
+    sa.CheckConstraint('kilometers IS NULL OR kilometers >= 0', name=op.f('ck_facturatieregels_kilometers')),
+    sa.CheckConstraint('wachttijd_minuten IS NULL OR wachttijd_minuten >= 0', name=op.f('ck_facturatieregels_wachttijd')),
     sa.PrimaryKeyConstraint('transporteur_id', 'id', name=op.f('pk_facturatieregels'))
     )
     with op.batch_alter_table('facturatieregels', schema=None) as batch_op:
         batch_op.create_index('ix_facturatieregels_export', ['transporteur_id', 'export_id', 'afgerond_op'], unique=False)
-        batch_op.create_index('ix_facturatieregels_taak', ['transporteur_id', 'taak_id'], unique=False)
+        batch_op.create_index('ix_facturatieregels_taak', ['transporteur_id', 'taak_id'], unique=True)
 
     op.create_table('taak_bewijzen',
     sa.Column('transporteur_id', sa.Uuid(), nullable=False),

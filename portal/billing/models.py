@@ -5,7 +5,17 @@ from __future__ import annotations
 import uuid
 from datetime import date, datetime
 
-from sqlalchemy import Date, Float, ForeignKeyConstraint, Index, Integer, String, Text, Uuid
+from sqlalchemy import (
+    CheckConstraint,
+    Date,
+    Float,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    String,
+    Text,
+    Uuid,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.extensions import db
@@ -24,7 +34,11 @@ class BillingLine(CarrierScoped, db.Model):
             ["facturatie_exports.transporteur_id", "facturatie_exports.id"],
         ),
         Index("ix_facturatieregels_export", "transporteur_id", "export_id", "afgerond_op"),
-        Index("ix_facturatieregels_taak", "transporteur_id", "taak_id"),
+        # One line per task: a completion sent twice updates it.
+        Index("ix_facturatieregels_taak", "transporteur_id", "taak_id", unique=True),
+        CheckConstraint("hoeveelheid IS NULL OR hoeveelheid >= 0", name="hoeveelheid"),
+        CheckConstraint("kilometers IS NULL OR kilometers >= 0", name="kilometers"),
+        CheckConstraint("wachttijd_minuten IS NULL OR wachttijd_minuten >= 0", name="wachttijd"),
     )
 
     taak_id: Mapped[uuid.UUID] = mapped_column(Uuid)

@@ -1,0 +1,96 @@
+"""Portal forms of billing: the period and driver, to look at lines and to export them."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import uuid
+from datetime import date
+
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import Field, SelectChoice, SelectField, StringField
+from wtforms.validators import StopValidation, ValidationError
+from wtforms.widgets import DateInput
+
+from portal.billing.service import FIRST_DAY, LAST_DAY, longer_than_a_year
+
+DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+class DayField(StringField):
+    """A calendar day as YYYY-MM-DD (what <input type="date"> sends); data is a date."""
+
+    widget = DateInput()
+
+    def process_formdata(self, valuelist):
+        if not valuelist:
+            return  # absent: keep the default
+        raw = valuelist[0].strip()
+        self.data = None
+        if DAY.fullmatch(raw):
+            with contextlib.suppress(ValueError):  # 2025-02-30 matches but is no day
+                self.data = date.fromisoformat(raw)
+        self.raw = raw
+
+    def _value(self) -> str:
+        if getattr(self, "raw", None) is not None and self.data is None:
+            return self.raw
+        return self.data.isoformat() if self.data else ""
+
+    def pre_validate(self, form):
+        raw = getattr(self, "raw", None)
+        if self.data is None:
+            message = _("Kies een datum.") if not raw else _("Geen geldige datum (jjjj-mm-dd).")
+            raise StopValidation(message)
+        if not FIRST_DAY <= self.data <= LAST_DAY:
+            raise StopValidation(
+                _("Kies een datum tussen %(first)s en %(last)s.", first=FIRST_DAY, last=LAST_DAY)
+            )
+
+
+class PeriodForm(FlaskForm):
+    """Period (both days included) and an optional driver. Set `chauffeur.choices` first."""
+
+    van = DayField(_l("Van"))
+    tot = DayField(_l("Tot en met"))
+    chauffeur = SelectField(_l("Chauffeur"), choices=[], validate_choice=False)
+
+    def set_drivers(self, drivers) -> None:
+        self.chauffeur.choices = [SelectChoice("", _l("Alle chauffeurs"))] + [
+            SelectChoice(str(d.id), d.naam) for d in drivers
+        ]
+
+    def validate_tot(self, field: Field) -> None:
+        van, tot = self.van.data, field.data
+        if van is None or tot is None:
+            return
+        if tot < van:
+            raise ValidationError(_("De einddatum ligt voor de begindatum."))
+        if longer_than_a_year(van, tot):
+            raise ValidationError(_("Kies een periode van hoogstens een jaar."))
+
+    def validate_chauffeur(self, field: Field) -> None:
+        if field.data and field.data not in {c.value for c in field.choices}:
+            raise ValidationError(_("Deze chauffeur kennen we niet."))
+
+    @property
+    def chauffeur_id(self) -> uuid.UUID | None:
+        return uuid.UUID(self.chauffeur.data) if self.chauffeur.data else None
+
+
+class FilterForm(PeriodForm):
+    """The lines to look at, read from the query string (GET: no CSRF token)."""
+
+    class Meta:
+        csrf = False
+
+
+class ExportForm(PeriodForm):
+    """Export the lines shown: the same period and driver, and a file format."""
+
+    formaat = SelectField(
+        choices=[SelectChoice("csv", "CSV"), SelectChoice("xlsx", "XLSX")],
+        validate_choice=True,
+    )
