@@ -83,6 +83,17 @@ def load(overrides: dict | None = None) -> dict:
         "COMPRESS_LEVEL": 1,
         "COMPRESS_MIN_SIZE": 1024,
         "COMPRESS_ALGORITHM": ["gzip"],
+        # Stored files: "local" (a folder; default <instance>/bestanden) or "s3" (S3-compatible).
+        "FILE_STORAGE": os.environ.get("FILE_STORAGE", "local"),
+        "FILE_STORAGE_PATH": os.environ.get("FILE_STORAGE_PATH") or None,
+        "FILE_MAX_BYTES": int(os.environ.get("FILE_MAX_BYTES", str(15 * 1024 * 1024))),
+        "FILE_URL_TTL": int(os.environ.get("FILE_URL_TTL", "300")),  # signed URLs, seconds
+        "S3_BUCKET": os.environ.get("S3_BUCKET") or None,
+        "S3_ENDPOINT_URL": os.environ.get("S3_ENDPOINT_URL") or None,
+        "S3_REGION": os.environ.get("S3_REGION") or None,
+        "S3_ACCESS_KEY_ID": os.environ.get("S3_ACCESS_KEY_ID") or None,
+        "S3_SECRET_ACCESS_KEY": os.environ.get("S3_SECRET_ACCESS_KEY") or None,
+        "S3_PREFIX": os.environ.get("S3_PREFIX", ""),
     }
     if overrides:
         cfg.update(overrides)

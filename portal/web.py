@@ -102,7 +102,9 @@ def init_app(app: Flask) -> None:
     def _refuse_nul():
         # PostgreSQL text cannot hold NUL bytes: refuse them at the door, never as a 500.
         values = list(request.args.values())
-        if request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        # Only small url-encoded forms: a multipart upload is not parsed before its handler
+        # has checked who sends it (its text fields are validated there).
+        if request.mimetype == "application/x-www-form-urlencoded":
             values += list(request.form.values())
         if any("\x00" in value for value in values):
             if _wants_problem():

@@ -40,7 +40,11 @@ EXPECTED_TENANT_TABLES = {
     "answer_sessions",
     "answers",
     "idempotency_records",
-    "audit_log", "bestanden", "taak_bewijzen", "facturatie_exports", "facturatieregels",
+    "audit_log",
+    "bestanden",
+    "taak_bewijzen",
+    "facturatie_exports",
+    "facturatieregels",
 }
 
 
@@ -77,16 +81,35 @@ def populate(app, client, name: str) -> dict:
 
         create_activation_code(carrier_id=carrier.id, user_token=driver.user_token)
         png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
-        stored = store_file(carrier_id=carrier.id, stream=io.BytesIO(png), filename="f.png",
-                            soort="photo", actor=SYSTEM)
-        db.session.add(TaskEvidence(transporteur_id=carrier.id, taak_id=task.id,
-                                    bestand_id=stored.id, soort="photo"))
+        stored = store_file(
+            carrier_id=carrier.id,
+            stream=io.BytesIO(png),
+            filename="f.png",
+            soort="photo",
+            actor=SYSTEM,
+        )
+        db.session.add(
+            TaskEvidence(
+                transporteur_id=carrier.id, taak_id=task.id, bestand_id=stored.id, soort="photo"
+            )
+        )
         export_id = uuid.uuid4()
-        db.session.add(BillingExport(id=export_id, transporteur_id=carrier.id, van=now.date(),
-                                     tot=now.date(), regels=1, gemaakt_door="test"))
+        db.session.add(
+            BillingExport(
+                id=export_id,
+                transporteur_id=carrier.id,
+                van=now.date(),
+                tot=now.date(),
+                regels=1,
+                gemaakt_door="test",
+            )
+        )
         db.session.flush()
-        db.session.add(BillingLine(transporteur_id=carrier.id, taak_id=task.id,
-                                   afgerond_op=now, export_id=export_id))
+        db.session.add(
+            BillingLine(
+                transporteur_id=carrier.id, taak_id=task.id, afgerond_op=now, export_id=export_id
+            )
+        )
         session_id = uuid.uuid4()
         db.session.add(
             AnswerSession(
@@ -119,8 +142,36 @@ def populate(app, client, name: str) -> dict:
         return stored.id, export_id
 
     file_id, export_id = in_carrier(app, carrier.id, extra)
-    return {"carrier": carrier, "driver": driver, "task": task, "file_id": file_id,
-            "export_id": export_id}
+    return {
+        "carrier": carrier,
+        "driver": driver,
+        "task": task,
+        "file_id": file_id,
+        "export_id": export_id,
+        "import_token": csv_upload(app, carrier),
+    }
+
+
+def csv_upload(app, carrier) -> str:
+    """The token of a CSV import preview made by one of the carrier's planners."""
+    import io
+
+    from conftest import csrf_from
+
+    planner = create_user(app, carrier, "planner")
+    browser = app.test_client()
+    login(browser, planner)
+    token = csrf_from(browser.get("/taken/import").get_data(as_text=True))
+    response = browser.post(
+        "/taken/import",
+        data={
+            "csrf_token": token,
+            "bestand": (io.BytesIO(b"naam;type\nRit;mest_laden\n"), "taken.csv"),
+        },
+        content_type="multipart/form-data",
+    )
+    assert response.status_code == 303, response.status_code
+    return response.headers["Location"].rstrip("/").rsplit("/", 1)[-1]
 
 
 def test_every_table_with_a_carrier_column_is_a_tenant_table():
@@ -280,6 +331,7 @@ def test_every_route_with_an_id_is_404_for_another_carriers_object(app, client):
         "carrier_id": str(foreign["carrier"].id),
         "export_id": str(foreign["export_id"]),
         "fmt": "csv",  # not an id: any valid value
+        "token": foreign["import_token"],
     }
     login(client, admin)
     checked = 0

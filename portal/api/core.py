@@ -355,7 +355,14 @@ def write(fn):
         digest = hashlib.sha256()
         for part in (request.method, request.path, request.query_string.decode(errors="replace")):
             digest.update(part.encode() + b"\0")
-        digest.update(request.get_data(cache=True))
+        if request.mimetype == "multipart/form-data":
+            # The form and each file's bytes identify a multipart request.
+            for name, value in sorted(request.form.items(multi=True)):
+                digest.update(f"{name}={value}".encode() + b"\0")
+            for name, upload in sorted(request.files.items(multi=True), key=lambda i: i[0]):
+                digest.update(name.encode() + b"\0" + _stream_digest(upload.stream))
+        else:
+            digest.update(request.get_data(cache=True))
         outcome = idempotency.claim(
             carrier_id=who.carrier_id, caller=who.caller, key=key, request_hash=digest.hexdigest()
         )
@@ -388,6 +395,15 @@ def write(fn):
         return response
 
     return wrapper
+
+
+def _stream_digest(stream) -> bytes:
+    """The SHA-256 of an uploaded file's bytes; the stream is rewound for the handler."""
+    digest = hashlib.sha256()
+    for block in iter(lambda: stream.read(1 << 16), b""):
+        digest.update(block)
+    stream.seek(0)
+    return digest.digest()
 
 
 def _finish(response: Response) -> None:

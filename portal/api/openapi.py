@@ -85,6 +85,11 @@ class _Builder:
             if op.form:
                 content["application/x-www-form-urlencoded"] = {"schema": body_schema}
             doc["requestBody"] = {"required": True, "content": content}
+        elif op.multipart is not None:
+            doc["requestBody"] = {
+                "required": True,
+                "content": {"multipart/form-data": {"schema": op.multipart}},
+            }
         success: dict[str, Any] = {"description": "OK"}
         headers = {
             name: {"description": text, "schema": {"type": "string"}}
@@ -109,7 +114,7 @@ class _Builder:
         # Every operation may answer 400 (a NUL in the query, broken JSON) and 405; one with a
         # body also 413 (too large) and 415 (not JSON).
         errors = set(op.errors) | {400, 405} | ({401} if not op.public else set())
-        if op.body is not None:
+        if op.body is not None or op.multipart is not None:
             errors |= {413, 415, 422}
         for status in sorted(errors):
             doc["responses"][str(status)] = {

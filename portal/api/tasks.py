@@ -15,8 +15,8 @@ from portal.api.core import (
     operation,
     parse_body,
     parse_query,
-    refused_but_kept,
     principal,
+    refused_but_kept,
     require_scope,
     write,
 )
@@ -238,6 +238,7 @@ def get_task(task_id: uuid.UUID):
 @write
 def update_task(task_id: uuid.UUID):
     require_scope("tasks:write")
+    _task_for_caller(task_id)  # another carrier's id is 404 before the body is read
     body = parse_body(TaskUpdate)
     who = principal()
     task = service.update_task(
@@ -278,9 +279,9 @@ def _if_match() -> int | None:
 )
 @write
 def change_status(task_id: uuid.UUID):
+    _task_for_caller(task_id)  # another carrier's id is 404 before the body is read
     body = parse_body(StatusChange)
     who = principal()
-    _task_for_caller(task_id)
     try:
         task = lifecycle.move_task(
             carrier_id=who.carrier_id,
@@ -310,9 +311,9 @@ def change_status(task_id: uuid.UUID):
 )
 @write
 def complete_for_billing(task_id: uuid.UUID):
+    task = _task_for_caller(task_id)  # another carrier's id is 404 before the body is read
     body = parse_body(AfrondingIn)
     who = principal()
-    task = _task_for_caller(task_id)
     if task.status != "afgerond":
         try:
             task = lifecycle.move_task(

@@ -1,7 +1,55 @@
-"""Signed, expiring downloads of stored files."""
+"""Signed, expiring downloads of stored files.
+
+The download needs no sign-in and no Authorization header: the link's signature is the
+permission (it goes into <img src> and the driver app). It is therefore deliberately not
+behind login_required.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint
+import time
+import uuid
+
+from flask import Blueprint, abort, request, send_file
+
+from portal.errors import Forbidden, NotFound
+from portal.files import service
 
 bp = Blueprint("files", __name__)
+
+
+@bp.get("/bestanden/<uuid:carrier_id>/<uuid:file_id>")
+def download(carrier_id: uuid.UUID, file_id: uuid.UUID):
+    """Stream a file for a valid signed link: 403 for a missing, altered or expired signature
+    (decided before anything is looked up, so it tells nothing about what exists), 404 for a
+    file that is not the carrier's."""
+    exp, sig = request.args.get("exp", ""), request.args.get("sig", "")
+    if not (exp.isascii() and exp.isdigit() and len(exp) <= 12) or not sig:
+        abort(403)
+    expires = int(exp)
+    try:
+        file, stream = service.open_signed(
+            carrier_id=carrier_id, file_id=file_id, exp=expires, sig=sig
+        )
+    except Forbidden:
+        abort(403)
+    except NotFound:
+        abort(404)
+    response = send_file(
+        stream,
+        mimetype=file.content_type,
+        download_name=service.download_name(file),
+        as_attachment=False,
+        conditional=True,
+        etag=file.sha256,
+        max_age=None,
+    )
+    if response.status_code == 200:
+        response.content_length = file.grootte
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    # Cacheable by the browser until the link expires, never by shared caches.
+    response.cache_control.no_cache = None
+    response.cache_control.no_store = None
+    response.cache_control.private = True
+    response.cache_control.max_age = max(0, expires - int(time.time()))
+    return response

@@ -1,10 +1,552 @@
 """The task page: every field, history, evidence, answers, and what blocks completion.
 
 A second views module of the tasks domain so the board (views.py) and the task page can
-grow apart; both use the same service."""
+grow apart; both use the same service. The page runs a fixed number of queries: the files of
+all evidence and all answers come in one `files_by_id`, names and plates in one each.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import orjson
+from flask import Blueprint, abort, render_template, url_for
+from flask_babel import format_datetime, format_decimal, ngettext
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_login import current_user
+from werkzeug.routing import BuildError
+
+from portal.accounts.permissions import role_required
+from portal.drivers import service as drivers
+from portal.errors import NotFound
+from portal.files import service as files
+from portal.fleet import service as fleet
+from portal.questionnaires import service as questionnaires
+from portal.tasks import lifecycle, service
+from portal.tasks.forms import STATUS_LABELS
+from portal.web import ACTIVITY_LABELS, is_fragment
 
 bp = Blueprint("task_detail", __name__)
+
+# Signed links on the page live a quarter of an hour: long enough to click a thumbnail a
+# while after loading the page, short enough that a copied link soon stops working.
+LINK_TTL = 15 * 60
+FILE_QUESTION_TYPES = ("photo", "signature", "document_scan")
+SHOWN_IMAGE_TYPES = ("image/jpeg", "image/png")  # what every browser shows in <img>
+
+FIELD_LABELS = {
+    "status": _l("Status"),
+    "chauffeur_id": _l("Chauffeur"),
+    "vehicle_id": _l("Voertuig"),
+    "type": _l("Soort werk"),
+    "naam": _l("Naam"),
+    "omschrijving": _l("Omschrijving"),
+    "artikel": _l("Artikel"),
+    "hoeveelheid": _l("Hoeveelheid"),
+    "eenheid": _l("Eenheid"),
+    "adres": _l("Adres"),
+    "postcode": _l("Postcode"),
+    "stad": _l("Plaats"),
+    "land": _l("Land"),
+    "contactpersoon": _l("Contactpersoon"),
+    "telefoon": _l("Telefoon"),
+    "telefoon_mobiel": _l("Mobiel"),
+    "gepland_op": _l("Gepland op"),
+    "require_photos": _l("Foto's vereist"),
+    "min_fotos": _l("Minimaal aantal foto's"),
+    "max_fotos": _l("Maximaal aantal foto's"),
+    "require_signature": _l("Handtekening vereist"),
+    "require_document_scan": _l("Documentscan vereist"),
+    "require_location": _l("Locatie vereist"),
+    "photo_label": _l("Fotolabel"),
+    "opmerkingen": _l("Opmerkingen"),
+    "vdm_nummer": _l("VDM-nummer"),
+    "agr_verplicht": _l("AGR-GPS verplicht"),
+    "required_desinfectie": _l("Desinfectie vereist"),
+    "required_temperatuur": _l("Vereiste temperatuur"),
+    "kooiaap": _l("Kooiaap"),
+    "locatie_lat": _l("Breedtegraad"),
+    "locatie_lng": _l("Lengtegraad"),
+    "activity_questionnaire_id": _l("Vragenlijst"),
+    "gemeten_temperatuur": _l("Gemeten temperatuur"),
+    "desinfectie_bevestigd": _l("Desinfectie bevestigd"),
+    "afgerond_locatie": _l("Locatie chauffeur"),
+    "bestanden": _l("Bestanden"),
+    "bron": _l("Kopie van"),
+}
+ACTION_LABELS = {
+    "created": _l("Aangemaakt"),
+    "updated": _l("Gewijzigd"),
+    "status": _l("Status gewijzigd"),
+    "reopened": _l("Heropend"),
+    "evidence": _l("Bewijs toegevoegd"),
+    "duplicated": _l("Gekopieerd"),
+    "archived": _l("Gearchiveerd"),
+    "deleted": _l("Verwijderd"),
+}
+ACTOR_LABELS = {
+    "user": _l("portaal"),
+    "driver": _l("chauffeur"),
+    "api_key": _l("koppeling"),
+    "system": _l("systeem"),
+}
+SOORT_LABELS = {
+    "photo": _l("Foto"),
+    "signature": _l("Handtekening"),
+    "document_scan": _l("Scan"),
+}
+TIME_FIELDS = ("gepland_op", "ontvangen_op", "gestart_op", "afgerond_op")
+
+
+@dataclass
+class FileLink:
+    """A stored file as the page shows it: a signed link, and whether <img> can show it."""
+
+    id: uuid.UUID
+    soort: str
+    name: str
+    content_type: str
+    size: int
+    url: str
+
+    @property
+    def is_image(self) -> bool:
+        return self.content_type in SHOWN_IMAGE_TYPES
+
+
+@dataclass
+class Change:
+    label: str
+    old: str | None
+    new: str | None
+    link: str | None = None
+
+
+@dataclass
+class HistoryItem:
+    at: datetime
+    who: str
+    via: str
+    what: str
+    changes: list[Change] = field(default_factory=list)
+
+
+@dataclass
+class AnswerItem:
+    label: str
+    depth: int
+    text: str | None = None
+    unit: str | None = None
+    files: list[FileLink] = field(default_factory=list)
+    missing_files: int = 0
+    lat: float | None = None
+    lng: float | None = None
+    heading: bool = False
+
+
+@dataclass
+class SessionView:
+    title: str
+    status: str
+    created_at: datetime
+    ingediend_op: datetime | None
+    items: list[AnswerItem]
+
+
+def osm_url(lat: float, lng: float) -> str:
+    """OpenStreetMap centred on a point with a marker: a link, nothing loaded from there."""
+    return (
+        f"https://www.openstreetmap.org/?mlat={lat:.6f}&mlon={lng:.6f}#map=16/{lat:.6f}/{lng:.6f}"
+    )
+
+
+def _number(value) -> str:
+    if isinstance(value, bool):
+        return _("ja") if value else _("nee")
+    if isinstance(value, int | float):
+        return format_decimal(value)
+    return str(value)
+
+
+def _moment(value) -> str:
+    """An audit timestamp (ISO text) in the carrier's time zone."""
+    try:
+        parsed = datetime.fromisoformat(str(value))
+    except ValueError:
+        return str(value)
+    if parsed.tzinfo is None:
+        return str(value)
+    return format_datetime(parsed, "d MMM yyyy HH:mm")
+
+
+@bp.context_processor
+def _helpers():
+    return {
+        "osm_url": osm_url,
+        "fmt_number": _number,
+        "soort_labels": SOORT_LABELS,
+        "field_labels": FIELD_LABELS,
+    }
+
+
+@bp.route("/taken/<uuid:task_id>")
+@role_required("planner")
+def show(task_id: uuid.UUID):
+    carrier_id = current_user.transporteur_id
+    try:
+        task = service.get_task(carrier_id=carrier_id, task_id=task_id, archived=True)
+    except NotFound:
+        abort(404)
+    entries = service.history(carrier_id=carrier_id, task_id=task.id)
+    evidence = lifecycle.evidence_of(carrier_id=carrier_id, task_id=task.id)
+    sessions = questionnaires.sessions_for_task(carrier_id=carrier_id, task_id=task.id)
+    revisions = questionnaires.definitions(
+        carrier_id=carrier_id,
+        revision_ids={s.activity_questionnaire_id for s, _answers in sessions}
+        | {task.activity_questionnaire_id},
+    )
+    definitions = {rid: _parse(text) for rid, text in revisions.items()}
+    answer_values = {
+        (session.id, answer.question_id): _parse(answer.waarde)
+        for session, answers in sessions
+        for answer in answers
+    }
+    changes = [(entry, _parse(entry.changes) or {}) for entry in entries]
+    driver_ids = {task.chauffeur_id} | _ids_in(changes, "chauffeur_id")
+    vehicle_ids = {task.vehicle_id} | _ids_in(changes, "vehicle_id")
+    file_ids = {row.bestand_id for row in evidence} | _answer_file_ids(
+        sessions, definitions, answer_values
+    )
+    stored = files.files_by_id(carrier_id=carrier_id, file_ids=file_ids)
+    links = {file_id: _link(row) for file_id, row in stored.items()}
+    kinds = {file_id: row.soort for file_id, row in stored.items()}
+    names = drivers.names_by_id(carrier_id=carrier_id, driver_ids=driver_ids)
+    plates = fleet.plates_by_id(carrier_id=carrier_id, vehicle_ids=vehicle_ids)
+
+    photos = [links[r.bestand_id] for r in evidence if r.soort == "photo" and r.bestand_id in links]
+    signatures = [
+        links[r.bestand_id] for r in evidence if r.soort == "signature" and r.bestand_id in links
+    ]
+    scans = [
+        links[r.bestand_id]
+        for r in evidence
+        if r.soort == "document_scan" and r.bestand_id in links
+    ]
+    finished = task.status in ("afgerond", "geannuleerd")
+    blockers = (
+        []
+        if finished
+        else _blockers(
+            lifecycle.completion_blockers(carrier_id=carrier_id, task=task),
+            photos=sum(1 for r in evidence if r.soort == "photo"),
+            task=task,
+        )
+    )
+    pinned = definitions.get(task.activity_questionnaire_id) or {}
+    context = {
+        "task": task,
+        "status_labels": STATUS_LABELS,
+        "driver_name": names.get(task.chauffeur_id),
+        "plate": plates.get(task.vehicle_id),
+        "history": [_history_item(e, c, names, plates, kinds) for e, c in changes],
+        "photos": photos,
+        "signatures": signatures,
+        "scans": scans,
+        "blockers": blockers,
+        "sessions": [
+            _session_view(s, answers, definitions, answer_values, links) for s, answers in sessions
+        ],
+        "pinned_title": pinned.get("title"),
+        "edit_url": _edit_url(task) if not finished and task.gearchiveerd_op is None else None,
+    }
+    if is_fragment():
+        return render_template("tasks/_detail_body.html", **context)
+    return render_template("tasks/detail.html", **context)
+
+
+def _parse(text: str | None):
+    if not text:
+        return None
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+
+
+def _edit_url(task) -> str | None:
+    try:
+        return url_for("tasks.edit", task_id=task.id)
+    except BuildError:
+        # The board's edit form is not there (yet): the page simply offers no edit link.
+        return None
+
+
+def _link(row) -> FileLink:
+    url, _expires = files.signed_url(row, expires_in=LINK_TTL)
+    return FileLink(
+        id=row.id,
+        soort=row.soort,
+        name=row.bestandsnaam or f"{row.soort}-{row.id.hex[:8]}",
+        content_type=row.content_type,
+        size=row.grootte,
+        url=url,
+    )
+
+
+def _as_uuid(value) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None
+
+
+def _ids_in(changes: list, name: str) -> set[uuid.UUID]:
+    found = set()
+    for _entry, change in changes:
+        if isinstance(change, dict) and isinstance(change.get(name), list):
+            found |= {u for u in map(_as_uuid, change[name]) if u is not None}
+    return found
+
+
+# --- completion ------------------------------------------------------------------------
+
+
+def _blockers(missing: list[dict], *, photos: int, task) -> list[str]:
+    """What lifecycle.completion_blockers finds, said in the planner's language."""
+    said = []
+    for item in missing:
+        name = item.get("field")
+        if name == "fotos":
+            if task.max_fotos is not None and photos > task.max_fotos:
+                said.append(
+                    _(
+                        "Te veel foto's: %(given)s, hoogstens %(max)s",
+                        given=photos,
+                        max=task.max_fotos,
+                    )
+                )
+            else:
+                least = task.min_fotos if task.min_fotos is not None else 1
+                said.append(
+                    _("Foto's: %(given)s van minstens %(least)s", given=photos, least=least)
+                )
+        elif name == "handtekening":
+            said.append(_("Handtekening ontbreekt"))
+        elif name == "scan":
+            said.append(_("Documentscan ontbreekt"))
+        elif name == "locatie":
+            said.append(
+                _("Locatie van de chauffeur ontbreekt (nodig voor de AGR-GPS-registratie)")
+                if task.agr_verplicht
+                else _("Locatie van de chauffeur ontbreekt")
+            )
+        elif name == "temperatuur":
+            said.append(
+                _(
+                    "Gemeten temperatuur ontbreekt (vereist %(t)s °C)",
+                    t=_number(task.required_temperatuur),
+                )
+            )
+        elif name == "desinfectie":
+            said.append(_("Desinfectie is nog niet bevestigd"))
+        else:
+            said.append(str(item.get("message", name)))
+    return said
+
+
+# --- history ---------------------------------------------------------------------------
+
+
+def _files_added(ids, kinds: dict) -> str:
+    """'2 foto's, 1 handtekening' for the file ids an evidence entry added."""
+    ids = ids if isinstance(ids, list) else [ids]
+    counts: dict[str, int] = {}
+    for file_id in ids:
+        kind = kinds.get(_as_uuid(file_id), "")
+        counts[kind] = counts.get(kind, 0) + 1
+    said = []
+    for kind, count in counts.items():
+        if kind == "photo":
+            said.append(ngettext("%(num)s foto", "%(num)s foto's", count))
+        elif kind == "signature":
+            said.append(ngettext("%(num)s handtekening", "%(num)s handtekeningen", count))
+        elif kind == "document_scan":
+            said.append(ngettext("%(num)s scan", "%(num)s scans", count))
+        else:
+            said.append(ngettext("%(num)s bestand", "%(num)s bestanden", count))
+    return ", ".join(said)
+
+
+def _history_item(entry, changes, names: dict, plates: dict, kinds: dict) -> HistoryItem:
+    system = entry.actor_type == "system"
+    item = HistoryItem(
+        at=entry.at,
+        who=_("het systeem") if system else entry.actor_label,
+        via="" if system else str(ACTOR_LABELS.get(entry.actor_type, entry.actor_type)),
+        what=str(ACTION_LABELS.get(entry.action, entry.action)),
+    )
+    if not isinstance(changes, dict):
+        return item
+    for name, pair in changes.items():
+        old, new = pair if isinstance(pair, list) and len(pair) == 2 else (None, pair)
+        if entry.action in ("archived", "deleted") and name == "status":
+            continue
+        label = str(FIELD_LABELS.get(name, name))
+        if name == "bron":
+            source = _as_uuid(new)
+            link = url_for("task_detail.show", task_id=source) if source else None
+            item.changes.append(Change(label, None, str(new), link))
+            continue
+        if name == "bestanden":
+            item.changes.append(Change(label, None, _files_added(new, kinds)))
+            continue
+        if name == "chauffeur_id" and old is None and new is None:
+            continue
+        item.changes.append(
+            Change(label, _display(name, old, names, plates), _display(name, new, names, plates))
+        )
+    return item
+
+
+def _display(name: str, value, names: dict, plates: dict) -> str | None:
+    if value is None:
+        return None
+    if name == "status":
+        return str(STATUS_LABELS.get(value, value))
+    if name == "chauffeur_id":
+        return names.get(_as_uuid(value)) or _("onbekende chauffeur")
+    if name == "vehicle_id":
+        return plates.get(_as_uuid(value)) or _("onbekend voertuig")
+    if name == "type":
+        return str(ACTIVITY_LABELS.get(value, value))
+    if name in TIME_FIELDS:
+        return _moment(value)
+    if name == "afgerond_locatie" and isinstance(value, list) and len(value) == 2:
+        return ", ".join(_coordinate(v) for v in value)
+    if name in ("gemeten_temperatuur", "required_temperatuur") and isinstance(value, int | float):
+        return f"{_number(value)} °C"
+    if name == "activity_questionnaire_id":
+        return _("revisie %(id)s", id=str(value)[:8])
+    if isinstance(value, bool | int | float):
+        return _number(value)
+    return str(value)
+
+
+def _coordinate(value) -> str:
+    return f"{value:.6f}" if isinstance(value, int | float) else str(value)
+
+
+# --- answers ---------------------------------------------------------------------------
+
+
+def _walk(questions, depth: int = 0):
+    for question in questions or []:
+        if not isinstance(question, dict):
+            continue
+        yield question, depth
+        if question.get("type") == "group":
+            yield from _walk(question.get("questions"), depth + 1)
+
+
+def _file_ids(value) -> list[uuid.UUID]:
+    values = value if isinstance(value, list) else [value]
+    found = []
+    for item in values:
+        if isinstance(item, dict):
+            item = item.get("bestand_id") or item.get("id")
+        parsed = _as_uuid(item) if item is not None else None
+        if parsed is not None:
+            found.append(parsed)
+    return found
+
+
+def _answer_file_ids(sessions, definitions, values) -> set[uuid.UUID]:
+    found: set[uuid.UUID] = set()
+    for session, _answers in sessions:
+        definition = definitions.get(session.activity_questionnaire_id) or {}
+        for question, _depth in _walk(definition.get("questions")):
+            if question.get("type") in FILE_QUESTION_TYPES:
+                value = values.get((session.id, question.get("id")))
+                if value is not None:
+                    found.update(_file_ids(value))
+    return found
+
+
+def _location(value) -> tuple[float, float] | None:
+    if isinstance(value, dict):
+        lat = value.get("lat", value.get("latitude"))
+        lng = value.get("lng", value.get("lon", value.get("longitude")))
+    elif isinstance(value, list) and len(value) == 2:
+        lat, lng = value
+    else:
+        return None
+    if isinstance(lat, int | float) and isinstance(lng, int | float):
+        return float(lat), float(lng)
+    return None
+
+
+def _answer_text(kind: str | None, value) -> str:
+    if value is None or value == "" or value == []:
+        return "—"
+    if kind == "boolean" and isinstance(value, bool):
+        return _("Ja") if value else _("Nee")
+    if isinstance(value, list):
+        return ", ".join(_answer_text(None, v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_answer_text(None, v)}" for k, v in value.items())
+    if isinstance(value, bool | int | float):
+        return _number(value)
+    return str(value)
+
+
+def _session_view(session, answers, definitions, values, links) -> SessionView:
+    definition = definitions.get(session.activity_questionnaire_id) or {}
+    answered = {a.question_id for a in answers}
+    items: list[AnswerItem] = []
+    known: set[str] = set()
+    for question, depth in _walk(definition.get("questions")):
+        qid = question.get("id")
+        known.add(qid)
+        label = str(question.get("label") or qid)
+        kind = question.get("type")
+        if kind == "group":
+            items.append(AnswerItem(label=label, depth=depth, heading=True))
+            continue
+        if qid not in answered:
+            continue
+        value = values.get((session.id, qid))
+        item = AnswerItem(label=label, depth=depth, unit=question.get("unit"))
+        if kind in FILE_QUESTION_TYPES:
+            ids = _file_ids(value)
+            item.files = [links[i] for i in ids if i in links]
+            item.missing_files = len(ids) - len(item.files)
+            if not ids:
+                item.text = _answer_text(kind, value)
+        elif kind == "location" and _location(value):
+            item.lat, item.lng = _location(value)
+        else:
+            item.text = _answer_text(kind, value)
+        items.append(item)
+    # Answers to questions the revision does not name (should not happen): shown, not lost.
+    for answer in answers:
+        if answer.question_id not in known:
+            value = values.get((session.id, answer.question_id))
+            items.append(
+                AnswerItem(label=answer.question_id, depth=0, text=_answer_text(None, value))
+            )
+    # A group heading with nothing answered under it says nothing.
+    items = [
+        item
+        for index, item in enumerate(items)
+        if not item.heading or (index + 1 < len(items) and items[index + 1].depth > item.depth)
+    ]
+    return SessionView(
+        title=str(definition.get("title") or session.activity_type),
+        status=session.status,
+        created_at=session.created_at,
+        ingediend_op=session.ingediend_op,
+        items=items,
+    )

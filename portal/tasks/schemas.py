@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import uuid
 from datetime import date, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import orjson
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
@@ -222,7 +222,7 @@ class EvidenceIn(InModel):
 class StatusChange(EvidenceIn):
     model_config = ConfigDict(title="StatusChange")
 
-    status: str = Field(description=", ".join(STATUSES))
+    status: Literal["gepland", "ontvangen", "gestart", "afgerond", "geannuleerd"]
 
 
 class AfrondingIn(EvidenceIn):

@@ -135,50 +135,91 @@ def definitions_for(*, carrier_id: uuid.UUID, tasks: list[Task]) -> dict[uuid.UU
 
 def _check_references(carrier_id: uuid.UUID, data: dict) -> None:
     """The driver and vehicle a task names must be the carrier's own (422 at the field)."""
-    errors = []
-    vehicle_id = data.get("vehicle_id")
-    if vehicle_id is not None and not db.session.scalar(
-        select(Vehicle.id).where(Vehicle.transporteur_id == carrier_id, Vehicle.id == vehicle_id)
-    ):
-        errors.append({"field": "vehicle_id", "message": "no such vehicle"})
-    chauffeur_id = data.get("chauffeur_id")
-    if chauffeur_id is not None and not db.session.scalar(
-        select(Driver.id).where(Driver.transporteur_id == carrier_id, Driver.id == chauffeur_id)
-    ):
-        errors.append({"field": "chauffeur_id", "message": "no such driver"})
-    if errors:
-        raise ValidationFailed(errors)
+    _check_all_references(carrier_id, [(data.get("chauffeur_id"), data)])
 
 
 def create_task(
     *, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID | None, data: dict, actor: Actor
 ) -> Task:
     """A new task in status gepland; it pins the active questionnaire of its type."""
-    data = dict(data)
-    data.pop("chauffeur_id", None)
-    _check_references(carrier_id, {**data, "chauffeur_id": chauffeur_id})
-    revision = questionnaires.active_for_type(carrier_id=carrier_id, activity_type=data["type"])
-    task = Task(
-        transporteur_id=carrier_id,
-        chauffeur_id=chauffeur_id,
-        status="gepland",
-        activity_questionnaire_id=revision.id if revision else None,
-        **data,
-    )
+    return create_tasks(carrier_id=carrier_id, rows=[(chauffeur_id, data)], actor=actor)[0]
+
+
+def create_tasks(
+    *, carrier_id: uuid.UUID, rows: list[tuple[uuid.UUID | None, dict]], actor: Actor
+) -> list[Task]:
+    """New tasks in status gepland, checked and written together (a CSV import): drivers and
+    vehicles are checked in one query each, each type's questionnaire looked up once."""
+    rows = [
+        (chauffeur_id, {k: v for k, v in data.items() if k != "chauffeur_id"})
+        for chauffeur_id, data in rows
+    ]
+    _check_all_references(carrier_id, rows)
+    revisions: dict[str, uuid.UUID | None] = {}
     now = utcnow()
-    task.created_at = now
-    task.updated_at = now
-    db.session.add(task)
+    tasks = []
+    for chauffeur_id, data in rows:
+        kind = data["type"]
+        if kind not in revisions:
+            revision = questionnaires.active_for_type(carrier_id=carrier_id, activity_type=kind)
+            revisions[kind] = revision.id if revision else None
+        task = Task(
+            id=uuid.uuid4(),
+            transporteur_id=carrier_id,
+            chauffeur_id=chauffeur_id,
+            status="gepland",
+            activity_questionnaire_id=revisions[kind],
+            created_at=now,
+            updated_at=now,
+            **data,
+        )
+        db.session.add(task)
+        tasks.append(task)
+        audit.record(
+            carrier_id=carrier_id,
+            actor=actor,
+            entity="task",
+            entity_id=task.id,
+            action="created",
+            changes={"status": [None, "gepland"], "chauffeur_id": [None, chauffeur_id]},
+        )
     db.session.flush()
-    audit.record(
-        carrier_id=carrier_id,
-        actor=actor,
-        entity="task",
-        entity_id=task.id,
-        action="created",
-        changes={"status": [None, "gepland"], "chauffeur_id": [None, chauffeur_id]},
+    return tasks
+
+
+def _check_all_references(carrier_id: uuid.UUID, rows: list[tuple]) -> None:
+    """Every driver and vehicle the rows name must be the carrier's own (422 at the field)."""
+    driver_ids = {c for c, _ in rows if c is not None}
+    vehicle_ids = {d.get("vehicle_id") for _, d in rows} - {None}
+    known_drivers = (
+        set(
+            db.session.scalars(
+                select(Driver.id).where(
+                    Driver.transporteur_id == carrier_id, Driver.id.in_(driver_ids)
+                )
+            )
+        )
+        if driver_ids
+        else set()
     )
-    return task
+    known_vehicles = (
+        set(
+            db.session.scalars(
+                select(Vehicle.id).where(
+                    Vehicle.transporteur_id == carrier_id, Vehicle.id.in_(vehicle_ids)
+                )
+            )
+        )
+        if vehicle_ids
+        else set()
+    )
+    errors = []
+    if vehicle_ids - known_vehicles:
+        errors.append({"field": "vehicle_id", "message": "no such vehicle"})
+    if driver_ids - known_drivers:
+        errors.append({"field": "chauffeur_id", "message": "no such driver"})
+    if errors:
+        raise ValidationFailed(errors)
 
 
 def get_task(

@@ -8,6 +8,7 @@ characters, calendar edges, 64-bit offsets, undocumented 400/413) as regression 
 
 from __future__ import annotations
 
+import io
 import logging
 import re
 from collections import Counter
@@ -34,6 +35,7 @@ import portal.api  # noqa: F401  (registers every operation)
 from portal.api.core import OPERATIONS
 
 DOCUMENT = "/api/v1/openapi.json"
+TINY_PNG = b"\x89PNG\r\n\x1a\n" + bytes(16)  # the magic number is all the type check reads
 PREFIX = "/api/v1"
 SEED_QUESTIONNAIRE_FIELDS = [
     "id",
@@ -327,11 +329,33 @@ def test_an_escaped_backslash_before_u0000_is_no_nul(client, driver, api_key):
 
 @pytest.fixture
 def world(app, client, carrier, driver, api_key) -> dict:
-    """A carrier with a driver (with a password), an API key, a published questionnaire and a
-    task that pins it, so lists answer real rows with a vragenpad."""
+    """A carrier with a driver (with a password), an API key, a published questionnaire,
+    tasks that pin it (one planned, one started, one to delete) and an uploaded photo, so
+    every operation can be called with real ids."""
     publish_questionnaire(app, carrier)
-    create_task(app, carrier, driver, hoeveelheid=28.5, eenheid="ton")
-    return {"driver": driver, "key": api_key.key, "driver_token": driver_token(client, driver)}
+    task = create_task(app, carrier, driver, hoeveelheid=28.5, eenheid="ton")
+    started = create_task(app, carrier, driver, naam="Gestart", status="gestart")
+    spare = create_task(app, carrier, driver, naam="Weg ermee")
+    upload = client.post(
+        f"{PREFIX}/bestanden",
+        data={"soort": "photo", "file": (io.BytesIO(TINY_PNG), "foto.png")},
+        content_type="multipart/form-data",
+        headers=bearer(api_key.key),
+    )
+    assert upload.status_code == 201, upload.get_data(as_text=True)
+    return {
+        "driver": driver,
+        "key": api_key.key,
+        "driver_token": driver_token(client, driver),
+        "params": {
+            "user_token": driver.user_token,
+            "file_id": upload.get_json()["id"],
+            "task_id": str(task.id),
+            "transporteur_id": str(carrier.id),
+        },
+        "started_task_id": str(started.id),
+        "spare_task_id": str(spare.id),
+    }
 
 
 @contextmanager
@@ -356,7 +380,6 @@ def server_errors() -> Iterator[list[BaseException]]:
 def explicit_cases(operation, world: dict) -> list:
     """Requests that must succeed, so every 2xx schema is checked against a real answer."""
     driver, headers = world["driver"], api_headers(world["key"])
-    token = {"user_token": driver.user_token}
     bodies = {
         "POST /auth/token": [
             {"grant_type": "password", "username": driver.email, "password": PASSWORD}
@@ -372,8 +395,25 @@ def explicit_cases(operation, world: dict) -> list:
             },
             {"type": "voer_leveren", "naam": "Voer zonder vragenlijst"},
         ],
+        "PATCH /taken/{task_id}": [{"naam": "Nieuwe naam"}],
+        "PATCH /taken/{task_id}/status": [{"status": "ontvangen"}],
+        "POST /taken/{task_id}/afronding": [{"kilometers": 12, "wachttijd_minuten": 5}],
     }
-    params = token if "{user_token}" in operation.path else None
+    names = re.findall(r"{(\w+)}", operation.path)
+    params = {name: world["params"][name] for name in names} or None
+    if operation.label == "POST /taken/{task_id}/afronding":
+        params = {"task_id": world["started_task_id"]}
+    if operation.label == "DELETE /taken/{task_id}":
+        params = {"task_id": world["spare_task_id"]}
+    if operation.label == "POST /bestanden":
+        return [
+            operation.Case(
+                headers=h,
+                body={"soort": soort, "file": TINY_PNG},
+                media_type="multipart/form-data",
+            )
+            for h, soort in ((headers, "photo"), (api_headers(world["driver_token"]), "signature"))
+        ]
     if operation.label in bodies:
         return [
             operation.Case(
@@ -381,6 +421,8 @@ def explicit_cases(operation, world: dict) -> list:
             )
             for body in bodies[operation.label]
         ]
+    if operation.method.upper() == "DELETE" or "{transporteur_id}" in operation.path:
+        return [operation.Case(path_parameters=params, headers=headers)]  # integrations only
     # The driver app reads with the driver's own access token; integrations with the key.
     return [
         operation.Case(path_parameters=params, headers=headers),
@@ -407,22 +449,39 @@ def test_operation_conforms_to_the_document(app, world, label, mode):
     if mode is GenerationMode.POSITIVE:
         for case in explicit_cases(operation, world):
             response = case.call()
+            statuses[response.status_code] += 1
             assert 200 <= response.status_code < 300, (label, response.status_code, response.text)
             case.validate_response(response, checks=CHECKS)
 
     cases = operation.as_strategy(generation_mode=mode, headers=headers)
-    if "{user_token}" in operation.path:
-        real = world["driver"].user_token
+    names = re.findall(r"{(\w+)}", operation.path)
+    if names:
+        real = {name: world["params"][name] for name in names}
 
         def mostly_real(pair):
-            # Four in five cases go to the real driver, so they get past 404; the rest keep
-            # the generated token.
+            # Four in five cases use the real ids, so they get past 404; the rest keep the
+            # generated ones.
             case, n = pair
             if n < 4:
-                case.path_parameters = {**(case.path_parameters or {}), "user_token": real}
+                case.path_parameters = {**(case.path_parameters or {}), **real}
             return case
 
         cases = st.tuples(cases, st.sampled_from(range(5))).map(mostly_real)
+    if label == "POST /bestanden" and mode is GenerationMode.POSITIVE:
+
+        def mostly_a_real_image(pair):
+            # Generated bytes are never an image: four in five cases carry a PNG's magic
+            # number ahead of them, so they get past the type check.
+            case, n = pair
+            if n < 4 and isinstance(case.body, dict) and "file" in case.body:
+                generated = case.body["file"]
+                generated = getattr(generated, "data", generated)  # schemathesis' Binary
+                if isinstance(generated, str):
+                    generated = generated.encode()
+                case.body = {**case.body, "file": TINY_PNG + generated}
+            return case
+
+        cases = st.tuples(cases, st.sampled_from(range(5))).map(mostly_a_real_image)
 
     FUZZ_SETTINGS(given(cases)(check))()
 
