@@ -1,22 +1,197 @@
-"""The tasks section of the portal."""
+"""The planning board: a day of tasks in a lane per driver, or a range of days by status.
+
+Tasks move by drag and drop (static/js/board.js) or by a keyboard-friendly form, change
+status through the lifecycle's state machine, and are created and edited in one form. Every
+route works as a plain page and form without JavaScript; htmx requests get fragments.
+Each request loads, checks and acts through the tasks service, then commits once.
+"""
 
 from __future__ import annotations
 
-import math
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from functools import wraps
+from urllib.parse import parse_qs, urlsplit
 
-from flask import Blueprint, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    abort,
+    flash,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_babel import format_datetime
+from flask_babel import gettext as _
 from flask_login import current_user
+from werkzeug.routing import BuildError
 
 from portal.accounts.permissions import role_required
-from portal.drivers import service as drivers
+from portal.accounts.service import carrier_zone
+from portal.audit.service import Actor
+from portal.drivers import service as drivers_service
+from portal.errors import Conflict, NotFound, ValidationFailed
+from portal.extensions import csrf, db
 from portal.fleet import service as fleet
-from portal.tasks import service
-from portal.tasks.forms import STATUS_LABELS, TaskFilterForm
+from portal.questionnaires import service as questionnaires
+from portal.tasks import lifecycle, service
+from portal.tasks.forms import (
+    BLOCKER_LABELS,
+    FIRST_DAY,
+    LAST_DAY,
+    MOVE_LABELS,
+    REOPEN_LABEL,
+    STATUS_LABELS,
+    UNASSIGNED,
+    BoardFilterForm,
+    MoveForm,
+    TaskForm,
+)
+from portal.tasks.models import STATUSES, Task
 from portal.web import is_fragment
 
 bp = Blueprint("tasks", __name__)
 
-PAGE_SIZE = 50
+BOARD_LIMIT = 1000  # the most tasks one board shows; more asks the planner to filter
+STATUS_WEEK = 7  # the status view's default range, in days from the chosen date
+FILTER_NAMES = ("chauffeur", "voertuig", "type", "status", "q")
+CLOSED = ("afgerond", "geannuleerd")
+
+
+# --- helpers --------------------------------------------------------------------------
+
+
+def _carrier_id() -> uuid.UUID:
+    return current_user.transporteur_id
+
+
+def _actor() -> Actor:
+    return Actor("user", current_user.id, current_user.naam)
+
+
+def _url(endpoint: str, fallback: str, **values) -> str:
+    """url_for, or a literal path while the blueprint that owns endpoint is not built yet."""
+    try:
+        return url_for(endpoint, **values)
+    except BuildError:
+        return fallback
+
+
+def task_page_url(task_id: uuid.UUID) -> str:
+    return _url("task_detail.show", f"/taken/{task_id}", task_id=task_id)
+
+
+def _safe_back(target: str | None) -> str:
+    """Where to return after a write: a board URL only (no open redirect)."""
+    if target and target.isprintable() and "\\" not in target and " " not in target:
+        parts = urlsplit(target)
+        if not parts.scheme and not parts.netloc and parts.path == url_for("tasks.index"):
+            return target
+    return url_for("tasks.index")
+
+
+def _back() -> str:
+    return _safe_back(request.values.get("terug"))
+
+
+def _zone():
+    return carrier_zone(_carrier_id())
+
+
+def _local(moment: datetime | None) -> datetime | None:
+    return moment.astimezone(_zone()) if moment else None
+
+
+def _instant(day: date, clock: time) -> datetime:
+    """A wall-clock time on a day in the carrier's zone, as a UTC instant."""
+    return datetime.combine(day, clock.replace(second=0, microsecond=0), tzinfo=_zone()).astimezone(
+        UTC
+    )
+
+
+def _when(moment: datetime | None) -> str:
+    return format_datetime(moment, "EEE d MMM HH:mm") if moment else _("zonder datum")
+
+
+def _trigger(response, **events):
+    """Tell the page's other regions that tasks changed (HX-Trigger)."""
+    response.headers["HX-Trigger"] = json.dumps({"tasksChanged": True, **events})
+    return response
+
+
+def _message(text: str, category: str = "info", status: int = 200, *, changed: bool = True):
+    """The outcome of a write: for htmx a message in the board's message region (also when
+    the request came from the dialog) and a board refresh; without JavaScript a flash and a
+    redirect back to the board with its filters."""
+    if not is_fragment():
+        flash(text, category)
+        return redirect(_back(), code=303)
+    response = make_response(
+        render_template("tasks/_message.html", text=text, category=category), status
+    )
+    if request.headers.get("HX-Target") != "board-message":
+        response.headers["HX-Retarget"] = "#board-message"
+        response.headers["HX-Reswap"] = "innerHTML"
+    return _trigger(response) if changed else response
+
+
+def _load(task_id: uuid.UUID) -> Task:
+    try:
+        return service.get_task(carrier_id=_carrier_id(), task_id=task_id)
+    except NotFound:
+        abort(404)
+
+
+def task_route(rule: str, methods: tuple[str, ...] = ("GET",)):
+    """A planner's route of one task. The task loads first, so another carrier's id is a 404
+    whatever the method; then a POST's CSRF token is checked (400 when missing or wrong)."""
+
+    def decorate(view):
+        @wraps(view)
+        def wrapper(task_id: uuid.UUID):
+            task = _load(task_id)
+            if request.method == "POST":
+                csrf.protect()
+            return view(task)
+
+        guarded = role_required("planner")(wrapper)
+        csrf.exempt(guarded)  # checked inside, after the 404
+        bp.add_url_rule(rule, view.__name__, guarded, methods=list(methods))
+        return guarded
+
+    return decorate
+
+
+def _drivers_for(task: Task | None = None) -> list:
+    """Active drivers, plus the task's own driver when that one is no longer active."""
+    drivers = drivers_service.list_drivers(carrier_id=_carrier_id())
+    if task and task.chauffeur_id and task.chauffeur_id not in {d.id for d in drivers}:
+        drivers.append(
+            drivers_service.get_driver(carrier_id=_carrier_id(), driver_id=task.chauffeur_id)
+        )
+    return drivers
+
+
+def _parse_uuid(value: str | None) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value) if value else None
+    except ValueError:
+        return None
+
+
+# --- the board ------------------------------------------------------------------------
+
+
+@dataclass
+class Lane:
+    key: str  # the driver's id, or "" for the unassigned tasks
+    title: str
+    tasks: list[Task] = field(default_factory=list)
+    inactive: bool = False
 
 
 @bp.route("/")
@@ -27,34 +202,559 @@ def home():
 @bp.route("/taken")
 @role_required("planner")
 def index():
-    form = TaskFilterForm(request.args)
-    valid = form.validate()
-    page_number = (form.pagina.data or 1) if valid else 1
-    carrier_id = current_user.transporteur_id
+    """The board: `weergave=dag` (lanes per driver on one day) or `weergave=status`."""
+    carrier_id = _carrier_id()
+    today = datetime.now(_zone()).date()
+    drivers = drivers_service.list_drivers(carrier_id=carrier_id)
+    vehicles = fleet.list_vehicles(carrier_id=carrier_id)
+    form = BoardFilterForm(request.args)
+    form.set_choices(drivers, vehicles)
+    form.validate()
+    view = form.clean("weergave") or "dag"
+    day = form.clean("datum") or today
+    chauffeur = form.clean("chauffeur")
+    status = form.clean("status")
+
+    args: dict[str, str] = {}
+    if view != "dag":
+        args["weergave"] = view
+    if form.clean("datum") and day != today:  # today stays "today", also after midnight
+        args["datum"] = day.isoformat()
+    if view == "dag":
+        van = tot = day
+    else:
+        van = form.clean("van") if "van" in request.args else day
+        tot = form.clean("tot") if "tot" in request.args else day + timedelta(days=STATUS_WEEK - 1)
+        if "van" in request.args or "tot" in request.args:
+            args["van"] = van.isoformat() if van else ""
+            args["tot"] = tot.isoformat() if tot else ""
+    for name in FILTER_NAMES:
+        value = form.clean(name)
+        if value:
+            args[name] = value.strip() if name == "q" else value
+
+    # The inputs show the day and range in use, also when they came from the defaults.
+    form.datum.data = day
+    if view != "dag":
+        form.van.data, form.tot.data = van, tot
     filters = service.TaskFilters(
-        statuses=(form.status.data,) if valid and form.status.data else (),
-        search=form.q.data if valid else None,
-        limit=PAGE_SIZE,
-        offset=(page_number - 1) * PAGE_SIZE,
+        chauffeur_id=_parse_uuid(chauffeur),
+        vehicle_id=_parse_uuid(form.clean("voertuig")),
+        types=(form.clean("type"),) if form.clean("type") else (),
+        statuses=(status,) if status else (),
+        van=van,
+        tot=tot,
+        search=(form.clean("q") or "").strip() or None,
+        limit=BOARD_LIMIT,
     )
     page = service.list_tasks(carrier_id=carrier_id, filters=filters)
-    names = drivers.names_by_id(
-        carrier_id=carrier_id, driver_ids={t.chauffeur_id for t in page.tasks}
-    )
-    plates = fleet.plates_by_id(
-        carrier_id=carrier_id, vehicle_ids={t.vehicle_id for t in page.tasks}
-    )
-    pages = max(1, math.ceil(page.total / PAGE_SIZE))
+    tasks = page.tasks
+    total = page.total
+    if chauffeur == UNASSIGNED:
+        # TaskFilters cannot ask for "no driver" yet: narrowed here, within the limit.
+        tasks = [t for t in tasks if t.chauffeur_id is None]
+        total = len(tasks)
+
+    names = {d.id: d.naam for d in drivers}
+    missing = {t.chauffeur_id for t in tasks if t.chauffeur_id and t.chauffeur_id not in names}
+    inactive = drivers_service.names_by_id(carrier_id=carrier_id, driver_ids=missing)
+    names.update(inactive)
+    plates = {v.id: v.kenteken for v in vehicles}
+
+    lanes: list[Lane] = []
+    columns: list[tuple[str, list[Task]]] = []
+    if view == "dag":
+        by_key: dict[str, Lane] = {}
+        if chauffeur in (None, UNASSIGNED):
+            by_key[""] = Lane("", _("Niet toegewezen"))
+        for driver in drivers:
+            if chauffeur is None or chauffeur == str(driver.id):
+                by_key[str(driver.id)] = Lane(str(driver.id), driver.naam)
+        for driver_id, naam in sorted(inactive.items(), key=lambda item: item[1]):
+            by_key[str(driver_id)] = Lane(str(driver_id), naam, inactive=True)
+        for task in tasks:
+            lane = by_key.get(str(task.chauffeur_id) if task.chauffeur_id else "")
+            if lane is not None:
+                lane.tasks.append(task)
+        lanes = list(by_key.values())
+    else:
+        shown = [status] if status else list(STATUSES)
+        columns = [(s, [t for t in tasks if t.status == s]) for s in shown]
+
+    board_url = url_for("tasks.index", **args)
+    filtered = any(args.get(name) for name in FILTER_NAMES)
+    kept = {name: args[name] for name in FILTER_NAMES if name in args}
+    links = {
+        "dag": url_for("tasks.index", datum=args.get("datum"), **kept),
+        "status": url_for("tasks.index", weergave="status", datum=args.get("datum"), **kept),
+        "prev": url_for("tasks.index", datum=(day - timedelta(days=1)).isoformat(), **kept),
+        "next": url_for("tasks.index", datum=(day + timedelta(days=1)).isoformat(), **kept),
+        "today": url_for("tasks.index", **({"weergave": view} if view != "dag" else {}), **kept),
+        "clear": url_for("tasks.index", **{k: v for k, v in args.items() if k not in kept}),
+        "new": url_for(
+            "tasks.new",
+            datum=day.isoformat(),
+            chauffeur=chauffeur if chauffeur != UNASSIGNED else None,
+            terug=board_url,
+        ),
+        "import": _url("task_import.upload", "/taken/import"),
+    }
+    if view != "dag" and van and tot:
+        span = (tot - van).days + 1
+        for name, shift in (("prev_range", -span), ("next_range", span)):
+            start, end = van + timedelta(days=shift), tot + timedelta(days=shift)
+            if start >= FIRST_DAY and end <= LAST_DAY:
+                links[name] = url_for(
+                    "tasks.index", weergave="status", van=start.isoformat(), tot=end.isoformat(),
+                    **kept,
+                )  # fmt: skip
     context = {
         "form": form,
-        "page": page,
+        "view": view,
+        "day": day,
+        "today": today,
+        "van": van,
+        "tot": tot,
+        "tasks": tasks,
+        "total": total,
+        "limit": BOARD_LIMIT,
+        "lanes": lanes,
+        "columns": columns,
         "names": names,
         "plates": plates,
-        "page_number": page_number,
-        "pages": pages,
-        "status_labels": STATUS_LABELS,
+        "board_url": board_url,
+        "args": args,
+        "filtered": filtered,
+        "has_drivers": bool(drivers),
+        "card": card_context(board_url, show_date=view != "dag"),
+        "links": links,
+        "prev_day": day - timedelta(days=1),
+        "next_day": day + timedelta(days=1),
     }
-    template = "tasks/index.html"
+    if not is_fragment():
+        return render_template("tasks/board.html", **context)
+    response = make_response(render_template("tasks/_board.html", **context))
+    if request.headers.get("HX-Trigger") == "board-filters":
+        # The filter form's request: the address bar shows the tidy URL, not every empty field.
+        response.headers["HX-Push-Url"] = board_url
+    return response
+
+
+def card_context(back: str, *, show_date: bool) -> dict:
+    """What every card on a board needs besides its task."""
+    return {
+        "back": back,
+        "show_date": show_date,
+        "status_labels": STATUS_LABELS,
+        "move_labels": MOVE_LABELS,
+        "reopen_label": REOPEN_LABEL,
+        "allowed_moves": lambda task: lifecycle.allowed_moves(task, office=True),
+        "task_page_url": task_page_url,
+        "closed": CLOSED,
+        "demands": card_demands,
+    }
+
+
+def card_demands(task: Task) -> list[tuple[str, str, str]]:
+    """What the driver must deliver, as (kind, short text, explanation) for a card."""
+    demands = []
+    if task.require_photos:
+        low, high = task.min_fotos, task.max_fotos
+        count = ""
+        if low is not None and high is not None:
+            count = f" {low}\u2013{high}"
+        elif low is not None:
+            count = f" \u2265{low}"
+        elif high is not None:
+            count = f" \u2264{high}"
+        demands.append(("foto", _("Foto's") + count, task.photo_label or _("Foto's verplicht")))
+    if task.require_signature:
+        demands.append(("handtekening", _("Handtekening"), _("Handtekening verplicht")))
+    if task.require_document_scan:
+        demands.append(("scan", _("Scan"), _("Documentscan verplicht")))
+    if task.agr_verplicht:
+        demands.append(("locatie", _("AGR"), _("AGR-GPS-registratie verplicht")))
+    elif task.require_location:
+        demands.append(("locatie", _("Locatie"), _("Locatie vastleggen")))
+    if task.required_temperatuur is not None:
+        demands.append(
+            ("temperatuur", f"{task.required_temperatuur:g} °C", _("Vereiste temperatuur (°C)"))
+        )
+    if task.required_desinfectie:
+        demands.append(("desinfectie", _("Desinfectie"), _("Desinfectie bevestigen")))
+    if task.kooiaap:
+        demands.append(("kooiaap", _("Kooiaap"), _("Kooiaap nodig")))
+    return demands
+
+
+def _card(task: Task, status: int = 200, *, notice: dict | None = None):
+    """One card, re-rendered after a status change (htmx)."""
+    back = _back()
+    show_date = parse_qs(urlsplit(back).query).get("weergave") == ["status"]
+    names = drivers_service.names_by_id(carrier_id=_carrier_id(), driver_ids={task.chauffeur_id})
+    plates = fleet.plates_by_id(carrier_id=_carrier_id(), vehicle_ids={task.vehicle_id})
+    html = render_template(
+        "tasks/_card_fragment.html",
+        task=task,
+        names=names,
+        plates=plates,
+        notice=notice,
+        card=card_context(back, show_date=show_date),
+    )
+    return make_response(html, status)
+
+
+# --- status ---------------------------------------------------------------------------
+
+
+@task_route("/taken/<uuid:task_id>/status", methods=("POST",))
+def change_status(task: Task):
+    """Move a task along the state machine; completion lists what still blocks it."""
+    to = request.form.get("status", "")
+    task_id, naam = task.id, task.naam
+    try:
+        moved = lifecycle.move_task(
+            carrier_id=_carrier_id(), task_id=task_id, to=to, actor=_actor(), office=True
+        )
+    except lifecycle.IllegalMove as error:
+        db.session.rollback()
+        allowed = [str(STATUS_LABELS[s]) for s in error.extra.get("allowed", [])]
+        text = (
+            _("Deze statuswijziging kan niet. Mogelijk: %(allowed)s.", allowed=", ".join(allowed))
+            if allowed
+            else _("Deze taak kan geen andere status meer krijgen.")
+        )
+        return _status_refused(task_id, naam, text, [], 409)
+    except ValidationFailed as error:
+        db.session.rollback()
+        blockers = [
+            {"label": BLOCKER_LABELS.get(e["field"], e["field"]), "message": e["message"]}
+            for e in error.errors
+        ]
+        text = (
+            _("Taak “%(naam)s” kan nog niet worden afgerond:", naam=naam)
+            if to == "afgerond"
+            else _("Deze status bestaat niet.")
+        )
+        return _status_refused(task_id, naam, text, blockers, 422)
+    db.session.commit()
+    label = STATUS_LABELS[moved.status]
+    if not is_fragment():
+        flash(_("Taak “%(naam)s” is nu %(status)s.", naam=naam, status=str(label).lower()))
+        return redirect(_back(), code=303)
+    return _trigger(_card(moved))
+
+
+def _status_refused(task_id, naam, text: str, blockers: list[dict], status: int):
+    if not is_fragment():
+        flash(text, "error")
+        for blocker in blockers:
+            flash(f"{blocker['label']}: {blocker['message']}", "error")
+        return redirect(_back(), code=303)
+    task = _load(task_id)
+    return _card(task, status, notice={"text": text, "blockers": blockers})
+
+
+# --- moving ---------------------------------------------------------------------------
+
+
+@task_route("/taken/<uuid:task_id>/verplaats", methods=("GET", "POST"))
+def move(task: Task):
+    """Move a task to another driver, day or time: dropped on the board, or by this form."""
+    form = MoveForm(request.form if request.method == "POST" else None)
+    form.set_choices(_drivers_for(task))
+    if request.method == "GET":
+        local = _local(task.gepland_op)
+        form.chauffeur_id.data = str(task.chauffeur_id) if task.chauffeur_id else ""
+        form.datum.data = local.date() if local else datetime.now(_zone()).date()
+        form.tijd.data = local.time() if local else None
+        form.versie.data = task.versie
+        form.terug.data = _back()
+        return _move_form(task, form)
+
+    data: dict = {}
+    if form.validate():
+        if "chauffeur_id" in request.form:
+            data["chauffeur_id"] = _parse_uuid(form.chauffeur_id.data)
+        if "datum" in request.form or "tijd" in request.form:
+            local = _local(task.gepland_op)
+            day = form.datum.data or (local.date() if local else None)
+            clock = form.tijd.data or (local.time() if local else None)
+            if day is None:
+                form.datum.errors.append(_("Kies een datum."))
+            elif clock is None:
+                form.tijd.errors.append(_("Kies een tijd."))
+            else:
+                data["gepland_op"] = _instant(day, clock)
+    if any(f.errors for f in form):
+        if request.headers.get("HX-Target") == "board-message":
+            errors = "; ".join(str(e) for f in form for e in f.errors)
+            return _message(errors, "error", 422, changed=False)
+        return _move_form(task, form, 422)
+
+    naam = task.naam
+    try:
+        moved = service.update_task(
+            carrier_id=_carrier_id(),
+            task_id=task.id,
+            data=data,
+            actor=_actor(),
+            expected_version=form.versie.data,
+        )
+    except service.PreconditionFailed:
+        db.session.rollback()
+        return _message(
+            _("Deze taak is intussen gewijzigd. Het bord is ververst; probeer het opnieuw."),
+            "error",
+            412,
+        )
+    except Conflict:
+        db.session.rollback()
+        return _message(
+            _("Een afgeronde of geannuleerde taak kan niet meer worden verplaatst."), "error", 409
+        )
+    except ValidationFailed:
+        db.session.rollback()
+        return _message(_("Deze chauffeur bestaat niet (meer)."), "error", 422)
+    driver = drivers_service.names_by_id(
+        carrier_id=_carrier_id(), driver_ids={moved.chauffeur_id}
+    ).get(moved.chauffeur_id) or _("niet toegewezen")
+    when = _when(moved.gepland_op)
+    db.session.commit()
+    return _message(
+        _("“%(naam)s” verplaatst: %(driver)s, %(when)s.", naam=naam, driver=driver, when=when)
+    )
+
+
+def _move_form(task: Task, form: MoveForm, status: int = 200):
+    template = "tasks/_move.html" if is_fragment() else "tasks/move.html"
+    html = render_template(template, task=task, form=form, back=_back())
+    return make_response(html, status)
+
+
+# --- cancel, delete, duplicate ----------------------------------------------------------
+
+
+@task_route("/taken/<uuid:task_id>/annuleren", methods=("GET", "POST"))
+def cancel(task: Task):
+    """Cancel a task after a confirmation (a dialog with JavaScript, this page without)."""
+    if request.method == "GET":
+        return _confirm(task, "cancel")
+    naam = task.naam
+    try:
+        lifecycle.move_task(
+            carrier_id=_carrier_id(), task_id=task.id, to="geannuleerd", actor=_actor(), office=True
+        )
+    except lifecycle.IllegalMove:
+        db.session.rollback()
+        return _message(
+            _("Taak “%(naam)s” kan niet meer worden geannuleerd.", naam=naam), "error", 409
+        )
+    db.session.commit()
+    return _message(_("Taak “%(naam)s” is geannuleerd.", naam=naam))
+
+
+@task_route("/taken/<uuid:task_id>/verwijderen", methods=("GET", "POST"))
+def delete(task: Task):
+    """Delete a task after a confirmation; one that holds work is archived instead."""
+    if request.method == "GET":
+        return _confirm(task, "delete")
+    naam = task.naam
+    outcome = service.delete_task(carrier_id=_carrier_id(), task_id=task.id, actor=_actor())
+    db.session.commit()
+    if outcome == "archived":
+        return _message(
+            _(
+                "Taak “%(naam)s” is gearchiveerd, niet verwijderd: er is al werk op "
+                "vastgelegd, en dat blijft bewaard.",
+                naam=naam,
+            )
+        )
+    return _message(_("Taak “%(naam)s” is verwijderd.", naam=naam))
+
+
+def _confirm(task: Task, action: str):
+    template = "tasks/_confirm.html" if is_fragment() else "tasks/confirm.html"
+    can_cancel = "geannuleerd" in lifecycle.allowed_moves(task, office=True)
+    return render_template(
+        template,
+        task=task,
+        action=action,
+        can_cancel=can_cancel,
+        back=_back(),
+        when=_when(task.gepland_op),
+    )
+
+
+@task_route("/taken/<uuid:task_id>/dupliceer", methods=("POST",))
+def duplicate(task: Task):
+    """Copy a task as a new planned one and open the copy's form."""
+    copy = service.duplicate_task(carrier_id=_carrier_id(), task_id=task.id, actor=_actor())
+    db.session.commit()
+    flash(_("Kopie gemaakt van “%(naam)s”. Pas aan wat anders is en sla op.", naam=task.naam))
+    target = url_for("tasks.edit", task_id=copy.id, terug=_back())
     if is_fragment():
-        return render_template("tasks/_table.html", **context)
-    return render_template(template, **context)
+        response = make_response("", 200)
+        response.headers["HX-Redirect"] = target
+        return response
+    return redirect(target, code=303)
+
+
+# --- create and edit ------------------------------------------------------------------
+
+
+def _task_form(task: Task | None) -> TaskForm:
+    form = TaskForm(request.form if request.method == "POST" else None)
+    types = {task.type} if task else set()
+    active, _total = questionnaires.list_active(carrier_id=_carrier_id(), limit=200)
+    types |= {revision.activity_type for revision in active}
+    form.set_choices(
+        drivers=_drivers_for(task),
+        vehicles=fleet.list_vehicles(carrier_id=_carrier_id()),
+        types=types,
+    )
+    return form
+
+
+def _render_form(form: TaskForm, task: Task | None, status: int = 200, *, notice=None):
+    template = "tasks/_form.html" if is_fragment() else "tasks/form.html"
+    action = url_for("tasks.edit", task_id=task.id) if task else url_for("tasks.new")
+    html = render_template(
+        template,
+        form=form,
+        task=task,
+        action=action,
+        notice=notice,
+        back=_safe_back(form.terug.data),
+        locked=bool(task and task.status in CLOSED),
+        status_labels=STATUS_LABELS,
+        task_page_url=task_page_url,
+    )
+    return make_response(html, status)
+
+
+def _apply_service_errors(form: TaskForm, error: ValidationFailed) -> list[str]:
+    """Put the service's {field, message} errors at the form's fields; the rest in a list."""
+    general = []
+    messages = {
+        "chauffeur_id": _("Deze chauffeur bestaat niet (meer)."),
+        "vehicle_id": _("Dit voertuig bestaat niet (meer)."),
+        "min_fotos": _("Het minimum is groter dan het maximum."),
+    }
+    for item in error.errors:
+        name = item.get("field")
+        if name in form and name in messages:
+            form[name].errors.append(messages[name])
+        else:
+            general.append(f"{name}: {item.get('message')}")
+    return general
+
+
+def _after_save(task: Task) -> str:
+    """Back to the board the planner came from, else to the task's day."""
+    back = _safe_back(request.form.get("terug"))
+    if back != url_for("tasks.index"):
+        return back
+    local = _local(task.gepland_op)
+    return url_for("tasks.index", datum=local.date().isoformat()) if local else back
+
+
+def _saved(task: Task, text: str):
+    flash(text)
+    target = _after_save(task)
+    if is_fragment():
+        response = make_response("", 200)
+        response.headers["HX-Redirect"] = target
+        return response
+    return redirect(target, code=303)
+
+
+def _gepland_op(form: TaskForm) -> datetime | None:
+    if form.gepland_datum.data is None or form.gepland_tijd.data is None:
+        return None
+    return _instant(form.gepland_datum.data, form.gepland_tijd.data)
+
+
+@bp.route("/taken/nieuw", methods=["GET", "POST"])
+@role_required("planner")
+def new():
+    """A new task: the form, prefilled with the board's day and driver."""
+    form = _task_form(None)
+    if request.method == "GET":
+        try:
+            form.gepland_datum.data = date.fromisoformat(request.args.get("datum", ""))
+        except ValueError:
+            form.gepland_datum.data = datetime.now(_zone()).date()
+        chauffeur = request.args.get("chauffeur", "")
+        if chauffeur in {value for value, *_rest in form.chauffeur_id.iter_choices()}:
+            form.chauffeur_id.data = chauffeur
+        form.land.data = "NL"
+        form.terug.data = _safe_back(request.args.get("terug"))
+        return _render_form(form, None)
+    if not form.validate():
+        return _render_form(form, None, 422)
+    data = form.task_data()
+    data["gepland_op"] = _gepland_op(form)
+    try:
+        task = service.create_task(
+            carrier_id=_carrier_id(),
+            chauffeur_id=_parse_uuid(form.chauffeur_id.data),
+            data=data,
+            actor=_actor(),
+        )
+    except ValidationFailed as error:
+        db.session.rollback()
+        general = _apply_service_errors(form, error)
+        return _render_form(form, None, 422, notice={"errors": general})
+    db.session.commit()
+    return _saved(task, _("Taak “%(naam)s” is aangemaakt.", naam=task.naam))
+
+
+@task_route("/taken/<uuid:task_id>/bewerken", methods=("GET", "POST"))
+def edit(task: Task):
+    """Edit every field of a task; the version it started from guards against overwrites."""
+    form = _task_form(task)
+    if request.method == "GET":
+        local = _local(task.gepland_op)
+        for name in (*TaskForm.TEXT_FIELDS, *TaskForm.NUMBER_FIELDS, *TaskForm.FLAG_FIELDS):
+            form[name].data = getattr(task, name)
+        form.type.data = task.type
+        form.chauffeur_id.data = str(task.chauffeur_id) if task.chauffeur_id else ""
+        form.vehicle_id.data = str(task.vehicle_id) if task.vehicle_id else ""
+        form.gepland_datum.data = local.date() if local else None
+        form.gepland_tijd.data = local.time() if local else None
+        form.versie.data = task.versie
+        form.terug.data = _back()
+        return _render_form(form, task)
+    if not form.validate():
+        return _render_form(form, task, 422)
+    data = form.task_data()
+    data["gepland_op"] = _gepland_op(form)
+    data["chauffeur_id"] = _parse_uuid(form.chauffeur_id.data)
+    if form.versie.data is None:
+        form.versie.errors = [_("Laad het formulier opnieuw.")]
+        return _render_form(form, task, 422)
+    try:
+        saved = service.update_task(
+            carrier_id=_carrier_id(),
+            task_id=task.id,
+            data=data,
+            actor=_actor(),
+            expected_version=form.versie.data,
+        )
+    except service.PreconditionFailed:
+        db.session.rollback()
+        # Keep the planner's input; saving again knowingly overwrites the other change.
+        current = _load(task.id)
+        form.versie.data = current.versie
+        form.versie.raw_data = [str(current.versie)]
+        return _render_form(form, current, 412, notice={"conflict": True})
+    except Conflict:
+        db.session.rollback()
+        return _render_form(form, _load(task.id), 409, notice={"closed": True})
+    except ValidationFailed as error:
+        db.session.rollback()
+        general = _apply_service_errors(form, error)
+        return _render_form(form, _load(task.id), 422, notice={"errors": general})
+    db.session.commit()
+    return _saved(saved, _("Taak “%(naam)s” is opgeslagen.", naam=saved.naam))

@@ -31,8 +31,9 @@ def png_bytes() -> bytes:
 
     header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
     pixels = zlib.compress(b"\x00\xff\x00\x00")
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels)
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
 
 
 def upload(client, token: str, soort: str = "photo") -> str:
@@ -56,8 +57,11 @@ def token(client, driver) -> str:
 
 
 def move(client, token, task_id, status, **evidence):
-    return client.patch(f"/api/v1/taken/{task_id}/status", json={"status": status, **evidence},
-                        headers=bearer(token))
+    return client.patch(
+        f"/api/v1/taken/{task_id}/status",
+        json={"status": status, **evidence},
+        headers=bearer(token),
+    )
 
 
 # --- reading ---------------------------------------------------------------------------
@@ -85,7 +89,9 @@ def test_list_filters(app, client, carrier, driver, api_key):
     vehicle = create_vehicle(app, carrier)
     colleague = create_driver(app, carrier, "Piet")
     create_task(app, carrier, driver, naam="Mest Enter", stad="Enter", gepland_op=datetime.now(UTC))
-    create_task(app, carrier, colleague, naam="Voer Epe", type="voer_leveren", vehicle_id=vehicle.id)
+    create_task(
+        app, carrier, colleague, naam="Voer Epe", type="voer_leveren", vehicle_id=vehicle.id
+    )
     create_task(app, carrier, driver, naam="Klaar", status="afgerond")
     key = bearer(api_key.key)
 
@@ -117,11 +123,15 @@ def test_the_carriers_list_is_for_its_own_carrier_only(app, client, carrier, dri
 # --- changing --------------------------------------------------------------------------
 
 
-def test_patch_changes_only_the_fields_sent_and_bumps_the_etag(app, client, carrier, driver,
-                                                               api_key):
+def test_patch_changes_only_the_fields_sent_and_bumps_the_etag(
+    app, client, carrier, driver, api_key
+):
     task = create_task(app, carrier, driver, naam="Oud", stad="Enter")
-    response = client.patch(f"/api/v1/taken/{task.id}", json={"naam": "Nieuw"},
-                            headers={**bearer(api_key.key), "If-Match": '"1"'})
+    response = client.patch(
+        f"/api/v1/taken/{task.id}",
+        json={"naam": "Nieuw"},
+        headers={**bearer(api_key.key), "If-Match": '"1"'},
+    )
     assert response.status_code == 200, response.get_json()
     body = response.get_json()
     assert body["naam"] == "Nieuw" and body["stad"] == "Enter"
@@ -131,23 +141,30 @@ def test_patch_changes_only_the_fields_sent_and_bumps_the_etag(app, client, carr
 def test_a_stale_if_match_is_412_and_changes_nothing(app, client, carrier, driver, api_key):
     task = create_task(app, carrier, driver, naam="Oud")
     client.patch(f"/api/v1/taken/{task.id}", json={"naam": "Eerst"}, headers=bearer(api_key.key))
-    stale = client.patch(f"/api/v1/taken/{task.id}", json={"naam": "Later"},
-                         headers={**bearer(api_key.key), "If-Match": '"1"'})
+    stale = client.patch(
+        f"/api/v1/taken/{task.id}",
+        json={"naam": "Later"},
+        headers={**bearer(api_key.key), "If-Match": '"1"'},
+    )
     assert stale.status_code == 412
     assert stale.mimetype == "application/problem+json"
-    assert client.get(f"/api/v1/taken/{task.id}", headers=bearer(api_key.key)).get_json()[
-        "naam"] == "Eerst"
+    assert (
+        client.get(f"/api/v1/taken/{task.id}", headers=bearer(api_key.key)).get_json()["naam"]
+        == "Eerst"
+    )
 
 
 def test_patch_refuses_bad_values_and_foreign_references(app, client, carrier, driver, api_key):
     task = create_task(app, carrier, driver)
     foreign = create_driver(app, create_carrier(app, "Ander"))
-    for body, field in [({"naam": None}, "body"), ({"land": "NLD"}, "land"),
-                        ({"chauffeur_id": str(foreign.id)}, "chauffeur_id"),
-                        ({"min_fotos": 5, "max_fotos": 2}, "min_fotos"),
-                        ({"status": "afgerond"}, "status")]:
-        response = client.patch(f"/api/v1/taken/{task.id}", json=body,
-                                headers=bearer(api_key.key))
+    for body, field in [
+        ({"naam": None}, "body"),
+        ({"land": "NLD"}, "land"),
+        ({"chauffeur_id": str(foreign.id)}, "chauffeur_id"),
+        ({"min_fotos": 5, "max_fotos": 2}, "min_fotos"),
+        ({"status": "afgerond"}, "status"),
+    ]:
+        response = client.patch(f"/api/v1/taken/{task.id}", json=body, headers=bearer(api_key.key))
         assert response.status_code == 422, body
         fields = [e["field"] for e in response.get_json()["errors"]]
         assert field in fields or field == "body", (body, fields)
@@ -162,8 +179,7 @@ def test_a_driver_cannot_patch_fields(client, app, carrier, driver, token):
 # --- moving ----------------------------------------------------------------------------
 
 
-def test_a_driver_moves_its_task_and_each_move_stamps_its_time(app, client, carrier, driver,
-                                                               token):
+def test_a_driver_moves_its_task_and_each_move_stamps_its_time(app, client, carrier, driver, token):
     task = create_task(app, carrier, driver)
     received = move(client, token, task.id, "ontvangen")
     assert received.status_code == 200
@@ -191,8 +207,7 @@ def test_an_illegal_move_is_409_with_the_allowed_moves(app, client, carrier, dri
 
 
 def test_only_the_office_reopens_a_completed_task(app, client, carrier, driver, token, api_key):
-    task = create_task(app, carrier, driver, status="afgerond",
-                       afgerond_op=datetime.now(UTC))
+    task = create_task(app, carrier, driver, status="afgerond", afgerond_op=datetime.now(UTC))
     assert move(client, token, task.id, "gestart").status_code == 409
     reopened = move(client, api_key.key, task.id, "gestart")
     assert reopened.status_code == 200
@@ -208,28 +223,60 @@ def test_an_unknown_status_is_422(app, client, carrier, driver, token):
 
 
 def test_completion_lists_every_missing_demand(app, client, carrier, driver, token):
-    task = create_task(app, carrier, driver, status="gestart", require_photos=True, min_fotos=2,
-                       require_signature=True, require_document_scan=True,
-                       agr_verplicht=True, required_temperatuur=4, required_desinfectie=True)
+    task = create_task(
+        app,
+        carrier,
+        driver,
+        status="gestart",
+        require_photos=True,
+        min_fotos=2,
+        require_signature=True,
+        require_document_scan=True,
+        agr_verplicht=True,
+        required_temperatuur=4,
+        required_desinfectie=True,
+    )
     response = move(client, token, task.id, "afgerond")
     assert response.status_code == 422
     fields = [e["field"] for e in response.get_json()["errors"]]
     assert fields == ["fotos", "handtekening", "scan", "locatie", "temperatuur", "desinfectie"]
     assert "at least 2 photo" in response.get_json()["errors"][0]["message"]
-    assert client.get(f"/api/v1/taken/{task.id}", headers=bearer(token)).get_json()[
-        "status"] == "gestart"
+    assert (
+        client.get(f"/api/v1/taken/{task.id}", headers=bearer(token)).get_json()["status"]
+        == "gestart"
+    )
 
 
 def test_completion_with_the_evidence_succeeds(app, client, carrier, driver, token):
-    task = create_task(app, carrier, driver, status="gestart", require_photos=True, min_fotos=2,
-                       max_fotos=3, require_signature=True, agr_verplicht=True,
-                       required_temperatuur=4, required_desinfectie=True)
+    task = create_task(
+        app,
+        carrier,
+        driver,
+        status="gestart",
+        require_photos=True,
+        min_fotos=2,
+        max_fotos=3,
+        require_signature=True,
+        agr_verplicht=True,
+        required_temperatuur=4,
+        required_desinfectie=True,
+    )
     photos = [upload(client, token), upload(client, token)]
     signature = upload(client, token, "signature")
     refused = move(client, token, task.id, "afgerond", fotos=photos[:1])
     assert refused.status_code == 422
-    done = move(client, token, task.id, "afgerond", fotos=photos[1:], handtekeningen=[signature],
-                locatie_lat=52.3, locatie_lng=6.6, temperatuur=3.8, desinfectie_bevestigd=True)
+    done = move(
+        client,
+        token,
+        task.id,
+        "afgerond",
+        fotos=photos[1:],
+        handtekeningen=[signature],
+        locatie_lat=52.3,
+        locatie_lng=6.6,
+        temperatuur=3.8,
+        desinfectie_bevestigd=True,
+    )
     assert done.status_code == 200, done.get_json()
     details = client.get(f"/api/v1/taken/{task.id}/details", headers=bearer(token)).get_json()
     assert sorted(e["soort"] for e in details["bewijzen"]) == ["photo", "photo", "signature"]
@@ -244,8 +291,9 @@ def test_more_photos_than_allowed_are_refused(app, client, carrier, driver, toke
     assert "at most 1" in response.get_json()["errors"][0]["message"]
 
 
-def test_evidence_must_be_the_carriers_own_files_of_the_right_kind(app, client, carrier, driver,
-                                                                   token):
+def test_evidence_must_be_the_carriers_own_files_of_the_right_kind(
+    app, client, carrier, driver, token
+):
     other = create_carrier(app, "Ander")
     stranger = create_driver(app, other, "Vreemd")
     foreign_file = upload(client, driver_token(client, stranger))
@@ -259,17 +307,20 @@ def test_evidence_must_be_the_carriers_own_files_of_the_right_kind(app, client, 
 
 def test_afronding_completes_and_records_the_billing_line(app, client, carrier, driver, token):
     task = create_task(app, carrier, driver, status="gestart", hoeveelheid=30, eenheid="ton")
-    response = client.post(f"/api/v1/taken/{task.id}/afronding",
-                           json={"hoeveelheid": 28.4, "kilometers": 42, "wachttijd_minuten": 15},
-                           headers=bearer(token))
+    response = client.post(
+        f"/api/v1/taken/{task.id}/afronding",
+        json={"hoeveelheid": 28.4, "kilometers": 42, "wachttijd_minuten": 15},
+        headers=bearer(token),
+    )
     assert response.status_code == 200, response.get_json()
     body = response.get_json()
     assert body["taak"]["status"] == "afgerond"
     line = body["facturatieregel"]
     assert line["hoeveelheid"] == 28.4 and line["eenheid"] == "ton"
     assert line["kilometers"] == 42 and line["geexporteerd"] is False
-    again = client.post(f"/api/v1/taken/{task.id}/afronding", json={"kilometers": 44},
-                        headers=bearer(token)).get_json()
+    again = client.post(
+        f"/api/v1/taken/{task.id}/afronding", json={"kilometers": 44}, headers=bearer(token)
+    ).get_json()
     assert again["facturatieregel"]["id"] == line["id"]
     assert again["facturatieregel"]["kilometers"] == 44
 
@@ -291,11 +342,11 @@ def test_deleting_a_planned_task_removes_it(app, client, carrier, driver, api_ke
     assert client.get(f"/api/v1/taken/{task.id}", headers=bearer(api_key.key)).status_code == 404
 
 
-def test_deleting_completed_work_archives_it_and_keeps_the_billing_line(app, client, carrier,
-                                                                        driver, token, api_key):
+def test_deleting_completed_work_archives_it_and_keeps_the_billing_line(
+    app, client, carrier, driver, token, api_key
+):
     task = create_task(app, carrier, driver, status="gestart")
-    client.post(f"/api/v1/taken/{task.id}/afronding", json={"kilometers": 3},
-                headers=bearer(token))
+    client.post(f"/api/v1/taken/{task.id}/afronding", json={"kilometers": 3}, headers=bearer(token))
     response = client.delete(f"/api/v1/taken/{task.id}", headers=bearer(api_key.key))
     assert response.get_json() == {"verwijderd": 0, "gearchiveerd": 1}
     assert client.get(f"/api/v1/taken/{task.id}", headers=bearer(api_key.key)).status_code == 404
@@ -305,8 +356,10 @@ def test_deleting_completed_work_archives_it_and_keeps_the_billing_line(app, cli
     from portal.tasks.service import get_task
 
     def still_there():
-        return (get_task(carrier_id=carrier.id, task_id=task.id, archived=True).gearchiveerd_op,
-                db.session.query(BillingLine).count())
+        return (
+            get_task(carrier_id=carrier.id, task_id=task.id, archived=True).gearchiveerd_op,
+            db.session.query(BillingLine).count(),
+        )
 
     archived_at, lines = in_carrier(app, carrier.id, still_there)
     assert archived_at is not None and lines == 1
@@ -317,8 +370,9 @@ def test_deleting_all_tasks_of_a_driver(app, client, carrier, driver, api_key):
     create_task(app, carrier, driver, status="afgerond", afgerond_op=datetime.now(UTC))
     other = create_driver(app, carrier, "Piet")
     kept = create_task(app, carrier, other)
-    response = client.delete(f"/api/v1/users/{driver.user_token}/taken",
-                             headers=bearer(api_key.key))
+    response = client.delete(
+        f"/api/v1/users/{driver.user_token}/taken", headers=bearer(api_key.key)
+    )
     assert response.get_json() == {"verwijderd": 1, "gearchiveerd": 1}
     remaining = client.get("/api/v1/taken", headers=bearer(api_key.key)).get_json()
     assert [t["id"] for t in remaining] == [str(kept.id)]
@@ -375,15 +429,19 @@ def test_a_refused_request_is_not_remembered(client, driver, api_key):
 def test_a_status_move_retried_with_its_key_is_not_a_409(app, client, carrier, driver, token):
     task = create_task(app, carrier, driver)
     headers = {**bearer(token), "Idempotency-Key": "start-1"}
-    first = client.patch(f"/api/v1/taken/{task.id}/status", json={"status": "gestart"},
-                         headers=headers)
-    again = client.patch(f"/api/v1/taken/{task.id}/status", json={"status": "gestart"},
-                         headers=headers)
+    first = client.patch(
+        f"/api/v1/taken/{task.id}/status", json={"status": "gestart"}, headers=headers
+    )
+    again = client.patch(
+        f"/api/v1/taken/{task.id}/status", json={"status": "gestart"}, headers=headers
+    )
     assert first.status_code == again.status_code == 200
 
 
 def test_a_bad_idempotency_key_is_422(client, driver, api_key):
-    response = client.post(f"/api/v1/users/{driver.user_token}/taken",
-                           json={"type": "mest_laden", "naam": "A"},
-                           headers={**bearer(api_key.key), "Idempotency-Key": "x" * 300})
+    response = client.post(
+        f"/api/v1/users/{driver.user_token}/taken",
+        json={"type": "mest_laden", "naam": "A"},
+        headers={**bearer(api_key.key), "Idempotency-Key": "x" * 300},
+    )
     assert response.status_code == 422

@@ -77,9 +77,17 @@ def _seed_tasks(app, carrier: Ref, driver: Ref | None, specs) -> dict[str, Ref]:
             state["gestart_op"] = planned
         if status == "afgerond":
             state["afgerond_op"] = planned + timedelta(hours=1)
-        refs[naam] = create_task(app, carrier, driver, naam=naam, type=kind,
-                                 stad=naam.split()[-1], gepland_op=planned, status=status,
-                                 **state)
+        refs[naam] = create_task(
+            app,
+            carrier,
+            driver,
+            naam=naam,
+            type=kind,
+            stad=naam.split()[-1],
+            gepland_op=planned,
+            status=status,
+            **state,
+        )
     return refs
 
 
@@ -132,8 +140,10 @@ def planner(live_server) -> Ref:
 @pytest.fixture(scope="session")
 def browser():
     if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium package "
-                    "(scripts/test.sh does) to run the browser tests")
+        pytest.skip(
+            f"{CHROMIUM} is missing: install Debian's chromium package "
+            "(scripts/test.sh does) to run the browser tests"
+        )
     from playwright.sync_api import sync_playwright
 
     playwright = sync_playwright().start()

@@ -1,15 +1,16 @@
-"""Benchmark: the driver's task list, the hot path (a phone polls it all day).
+"""Benchmark: the driver's task list (the hot path: a phone polls it all day) and the
+planner's board, on a database holding many tasks.
 
 Run by hand, it prints figures; it is not a test:
 
-    .venv/bin/python bench/driver_tasks.py                    # SQLite in a temp folder
-    .venv/bin/python bench/driver_tasks.py --tasks 50 --background 100000 \\
+    .venv/bin/python bench/tasks.py                    # SQLite, 100,000 tasks
+    .venv/bin/python bench/tasks.py --tasks 50 --background 100000 \\
         --database postgresql://postgres@127.0.0.1/rijplan_bench   # an existing, empty DB
 
 It creates one carrier with a driver holding --tasks open tasks (each with a 30-question
 questionnaire, as DESIGN.md measures) plus --background tasks of other drivers, then times
-GET /api/v1/users/{user_token}/taken in-process: full responses, 304 polls, and the queries
-per request.
+GET /api/v1/users/{user_token}/taken and the board (GET /taken for today) in-process: full
+responses, 304 polls, and the queries per request (they must not grow with the tasks shown).
 """
 
 from __future__ import annotations
@@ -99,6 +100,11 @@ def seed(app, tasks: int, background: int) -> tuple[str, str]:
                     rows = []
             if rows:
                 db.session.execute(insert(Task), rows)
+            from portal.accounts.service import create_user
+
+            create_user(
+                carrier_id=carrier_id, email="p@bench.nl", password="bench-password", rol="planner"
+            )
             pair = password_grant(username="b@bench.nl", password="bench-password", ip=None)
             db.session.commit()
             return pair.access_token, pair.user_token
@@ -107,7 +113,7 @@ def seed(app, tasks: int, background: int) -> tuple[str, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=50)
-    parser.add_argument("--background", type=int, default=10_000)
+    parser.add_argument("--background", type=int, default=100_000)
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--database", default=None)
     args = parser.parse_args()
@@ -120,6 +126,7 @@ def main() -> None:
             "SECRET_KEY": "bench-secret-key-of-at-least-32-bytes",
             "INSTANCE_PATH": str(folder),
             "PASSWORD_HASH_PROFILE": "CHEAPEST",
+            "WTF_CSRF_ENABLED": False,
         }
     )
     with app.app_context():
@@ -144,29 +151,49 @@ def main() -> None:
 
     with app.app_context():
         engine = db.engine
-    statements = []
 
-    def count(conn, cursor, statement, *rest):
-        statements.append(statement)
+    def queries(client, url, headers) -> int:
+        statements = []
 
-    event.listen(engine, "before_cursor_execute", count)
-    client.get(path, headers=headers)
-    event.remove(engine, "before_cursor_execute", count)
-    print(f"queries per request: {len(statements)}")
+        def count(conn, cursor, statement, *rest):
+            statements.append(statement)
 
-    for label, extra in (("full list", {}), ("304 poll", {"If-None-Match": first.headers["ETag"]})):
+        event.listen(engine, "before_cursor_execute", count)
+        response = client.get(url, headers=headers)
+        event.remove(engine, "before_cursor_execute", count)
+        assert response.status_code in (200, 304), response.status_code
+        return len(statements)
+
+    def timed(label, client, url, headers, requests):
         timings = []
-        for _ in range(args.requests):
+        for _ in range(requests):
             begin = time.perf_counter()
-            response = client.get(path, headers={**headers, **extra})
+            response = client.get(url, headers=headers)
             timings.append(time.perf_counter() - begin)
             assert response.status_code in (200, 304)
         median = statistics.median(timings) * 1000
         p95 = statistics.quantiles(timings, n=20)[-1] * 1000
         print(
-            f"{label:>10}: median {median:.1f} ms, p95 {p95:.1f} ms, "
+            f"{label:>16}: median {median:.1f} ms, p95 {p95:.1f} ms, "
             f"{1 / statistics.mean(timings):.0f} req/s (one process, in-process client)"
         )
+
+    print(f"driver list, queries per request: {queries(client, path, headers)}")
+    timed("driver list", client, path, headers, args.requests)
+    poll = {**headers, "If-None-Match": first.headers["ETag"]}
+    timed("driver 304 poll", client, path, poll, args.requests)
+
+    board = app.test_client()
+    login = board.post("/login", data={"email": "p@bench.nl", "password": "bench-password"})
+    assert login.status_code == 303, login.status_code
+    page = board.get("/taken")
+    cards = page.get_data(as_text=True).count('id="task-')
+    print(
+        f"board: {cards} cards for today, "
+        f"{len(page.get_data()) / 1024:.0f} KiB HTML, "
+        f"queries per request: {queries(board, '/taken', {})}"
+    )
+    timed("board (today)", board, "/taken", {}, max(20, args.requests // 5))
 
 
 if __name__ == "__main__":
