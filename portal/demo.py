@@ -177,10 +177,14 @@ def _seed_tasks(carrier_id, driver_rows, vehicles) -> None:
 
 def _advance(task, day_offset: int, n: int, planned: datetime) -> None:
     """Put demo tasks in every status: past days done, today under way, later planned."""
-    if day_offset < 0:
+    if day_offset == -1 and n % 2 == 1:
+        status = "gestart"  # yesterday's last job, still open: a planner should notice
+    elif day_offset < 0:
         status = "geannuleerd" if n % 9 == 0 else "afgerond"
     elif day_offset == 0:
         status = STATUSES[n % 4]
+        if planned > datetime.now(UTC) and status in ("gestart", "afgerond"):
+            status = "ontvangen"  # nothing starts before its time
     else:
         status = "ontvangen" if n % 3 == 0 else "gepland"
     task.status = status
@@ -189,4 +193,4 @@ def _advance(task, day_offset: int, n: int, planned: datetime) -> None:
     if status in ("gestart", "afgerond"):
         task.gestart_op = planned
     if status == "afgerond":
-        task.afgerond_op = min(planned + timedelta(hours=2), datetime.now(UTC))
+        task.afgerond_op = planned + timedelta(hours=2)
