@@ -34,6 +34,7 @@ class TaskFilters:
     """A selection of tasks. `default_window` selects the open tasks plus today's completed."""
 
     chauffeur_id: uuid.UUID | None = None
+    unassigned: bool = False  # only tasks without a driver
     vehicle_id: uuid.UUID | None = None
     types: tuple[str, ...] = ()
     statuses: tuple[str, ...] = ()
@@ -64,6 +65,8 @@ def _where(carrier_id: uuid.UUID, filters: TaskFilters, zone: ZoneInfo) -> list:
     where = [Task.transporteur_id == carrier_id, Task.gearchiveerd_op.is_(None)]
     if filters.chauffeur_id is not None:
         where.append(Task.chauffeur_id == filters.chauffeur_id)
+    if filters.unassigned:
+        where.append(Task.chauffeur_id.is_(None))
     if filters.vehicle_id is not None:
         where.append(Task.vehicle_id == filters.vehicle_id)
     if filters.types:
@@ -111,7 +114,11 @@ def list_fingerprint(*, carrier_id: uuid.UUID, filters: TaskFilters) -> tuple[st
 
 
 def list_tasks(
-    *, carrier_id: uuid.UUID, filters: TaskFilters, total: int | None = None
+    *,
+    carrier_id: uuid.UUID,
+    filters: TaskFilters,
+    total: int | None = None,
+    with_definitions: bool = True,
 ) -> TaskPage:
     """One page of tasks with their questionnaire definitions: three queries at most."""
     zone = carrier_zone(carrier_id)
@@ -123,7 +130,8 @@ def list_tasks(
             _ordered(select(Task).where(*where)).limit(filters.limit).offset(filters.offset)
         )
     )
-    return TaskPage(tasks, total, definitions_for(carrier_id=carrier_id, tasks=tasks))
+    definitions = definitions_for(carrier_id=carrier_id, tasks=tasks) if with_definitions else {}
+    return TaskPage(tasks, total, definitions)
 
 
 def definitions_for(*, carrier_id: uuid.UUID, tasks: list[Task]) -> dict[uuid.UUID, str]:

@@ -245,15 +245,13 @@ def index():
         van=van,
         tot=tot,
         search=(form.clean("q") or "").strip() or None,
+        unassigned=chauffeur == UNASSIGNED,
         limit=BOARD_LIMIT,
     )
-    page = service.list_tasks(carrier_id=carrier_id, filters=filters)
+    # The board shows no questionnaires: skip loading their definitions.
+    page = service.list_tasks(carrier_id=carrier_id, filters=filters, with_definitions=False)
     tasks = page.tasks
     total = page.total
-    if chauffeur == UNASSIGNED:
-        # TaskFilters cannot ask for "no driver" yet: narrowed here, within the limit.
-        tasks = [t for t in tasks if t.chauffeur_id is None]
-        total = len(tasks)
 
     names = {d.id: d.naam for d in drivers}
     missing = {t.chauffeur_id for t in tasks if t.chauffeur_id and t.chauffeur_id not in names}
