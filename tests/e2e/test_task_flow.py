@@ -40,7 +40,8 @@ def test_planned_on_the_board_run_by_the_driver_and_seen_done(page, live_server,
     page.locator("#min_fotos").fill("2")
     page.locator("#require_signature").check()
     page.locator("form button[type=submit]").last.click()
-    page.goto(f"{live_server.url}/taken?datum={today.isoformat()}")
+    # Saved, the planner lands on the board of the task's day.
+    expect(page).to_have_url(re.compile(rf"/taken\?datum={today.isoformat()}"))
     lane = page.locator(f'section.lane[data-drop-driver="{driver.id}"]')
     card = lane.locator("article.card", has_text="Mest laden Ommen")
     expect(card).to_be_visible()
