@@ -281,19 +281,24 @@ def _if_match() -> int | None:
 def change_status(task_id: uuid.UUID):
     _task_for_caller(task_id)  # another carrier's id is 404 before the body is read
     body = parse_body(StatusChange)
-    who = principal()
     try:
-        task = lifecycle.move_task(
-            carrier_id=who.carrier_id,
-            task_id=task_id,
-            to=body.status,
-            actor=who.actor,
-            office=who.kind == "api_key",
-            evidence=_evidence(body),
-        )
+        task = _move(task_id, body.status, body)
     except lifecycle.CompletionRefused as refused:
         return refused_but_kept(refused)
     return _task_response(task)
+
+
+def _move(task_id: uuid.UUID, to: str, evidence: EvidenceIn):
+    """Move the task as the caller: integrations act for the office, drivers for themselves."""
+    who = principal()
+    return lifecycle.move_task(
+        carrier_id=who.carrier_id,
+        task_id=task_id,
+        to=to,
+        actor=who.actor,
+        office=who.kind == "api_key",
+        evidence=_evidence(evidence),
+    )
 
 
 @operation(
@@ -316,14 +321,7 @@ def complete_for_billing(task_id: uuid.UUID):
     who = principal()
     if task.status != "afgerond":
         try:
-            task = lifecycle.move_task(
-                carrier_id=who.carrier_id,
-                task_id=task_id,
-                to="afgerond",
-                actor=who.actor,
-                office=who.kind == "api_key",
-                evidence=_evidence(body),
-            )
+            task = _move(task_id, "afgerond", body)
         except lifecycle.CompletionRefused as refused:
             return refused_but_kept(refused)
     line = billing.record_line(
