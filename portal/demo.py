@@ -12,6 +12,7 @@ from sqlalchemy import select
 from portal.accounts import service as accounts
 from portal.accounts.models import Carrier
 from portal.audit.service import SYSTEM
+from portal.billing import service as billing
 from portal.config import ROOT
 from portal.drivers import service as drivers
 from portal.extensions import db
@@ -172,6 +173,14 @@ def _seed_tasks(carrier_id, driver_rows, vehicles) -> None:
                     carrier_id=carrier_id, chauffeur_id=driver.id, data=data, actor=SYSTEM
                 )
                 _advance(task, day_offset, n, planned)
+                if task.status == "afgerond":
+                    # Completed work waits on the billing page, as the driver app leaves it.
+                    billing.record_line(
+                        carrier_id=carrier_id,
+                        task=task,
+                        kilometers=float(12 + n * 7 % 60),
+                        wachttijd_minuten=(n * 13) % 45,
+                    )
                 n += 1
 
 

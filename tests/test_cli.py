@@ -160,6 +160,24 @@ def test_seed_demo_creates_two_carriers_once(app, run, client):
     }
     assert statuses == {"gepland", "ontvangen", "gestart", "afgerond", "geannuleerd"}
 
+    # The completed demo work waits on the billing page.
+    from datetime import date, timedelta
+
+    from conftest import csrf_from
+
+    page = client.get("/login")
+    client.post(
+        "/login",
+        data={
+            "email": logins["portal"][0],
+            "password": logins["password"],
+            "csrf_token": csrf_from(page.get_data(as_text=True)),
+        },
+    )
+    week = f"van={date.today() - timedelta(days=7)}&tot={date.today()}"
+    billing = client.get(f"/facturatie?{week}").get_data(as_text=True)
+    assert "Mest laden" in billing and "Geen regels" not in billing
+
 
 def test_grant_app_role_grants_rows_but_refuses_a_role_that_bypasses_rls(app, run, backend):
     if backend != "postgresql":
