@@ -47,8 +47,16 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.tasks.import_views import bp as task_import_bp
     from portal.tasks.views import bp as tasks_bp
 
-    blueprints = (accounts_bp, tasks_bp, task_detail_bp, task_import_bp, billing_bp, files_bp,
-                  shell_bp, api_bp)
+    blueprints = (
+        accounts_bp,
+        tasks_bp,
+        task_detail_bp,
+        task_import_bp,
+        billing_bp,
+        files_bp,
+        shell_bp,
+        api_bp,
+    )
     for blueprint in blueprints:
         app.register_blueprint(blueprint)
 

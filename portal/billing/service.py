@@ -468,3 +468,14 @@ def to_xlsx(rows: Sequence[BillingRow]) -> bytes:
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
+
+
+def has_line(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> bool:
+    """Whether the task has a billing line (then deleting it archives it instead)."""
+    return bool(
+        db.session.scalar(
+            select(BillingLine.id).where(
+                BillingLine.transporteur_id == carrier_id, BillingLine.taak_id == task_id
+            )
+        )
+    )

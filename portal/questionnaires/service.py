@@ -161,3 +161,14 @@ def sessions_for_task(
     ):
         answers[answer.answer_session_id].append(answer)
     return [(s, answers[s.id]) for s in sessions]
+
+
+def task_has_sessions(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> bool:
+    """Whether a driver has answered (or begun answering) for the task."""
+    return bool(
+        db.session.scalar(
+            select(AnswerSession.id)
+            .where(AnswerSession.transporteur_id == carrier_id, AnswerSession.taak_id == task_id)
+            .limit(1)
+        )
+    )

@@ -13,10 +13,11 @@ from sqlalchemy import Select, and_, func, or_, select
 from portal.accounts.service import carrier_zone
 from portal.audit import service as audit
 from portal.audit.service import Actor
-from portal.drivers.models import Driver
+from portal.billing import service as billing
+from portal.drivers import service as drivers
 from portal.errors import Conflict, DomainError, NotFound, ValidationFailed
 from portal.extensions import db
-from portal.fleet.models import Vehicle
+from portal.fleet import service as fleet
 from portal.questionnaires import service as questionnaires
 from portal.tasks.models import OPEN_STATUSES, STATUSES, Task, TaskEvidence
 from portal.types import utcnow
@@ -199,32 +200,12 @@ def _check_all_references(carrier_id: uuid.UUID, rows: list[tuple]) -> None:
     """Every driver and vehicle the rows name must be the carrier's own (422 at the field)."""
     driver_ids = {c for c, _ in rows if c is not None}
     vehicle_ids = {d.get("vehicle_id") for _, d in rows} - {None}
-    known_drivers = (
-        set(
-            db.session.scalars(
-                select(Driver.id).where(
-                    Driver.transporteur_id == carrier_id, Driver.id.in_(driver_ids)
-                )
-            )
-        )
-        if driver_ids
-        else set()
-    )
-    known_vehicles = (
-        set(
-            db.session.scalars(
-                select(Vehicle.id).where(
-                    Vehicle.transporteur_id == carrier_id, Vehicle.id.in_(vehicle_ids)
-                )
-            )
-        )
-        if vehicle_ids
-        else set()
-    )
+    known_drivers = drivers.names_by_id(carrier_id=carrier_id, driver_ids=driver_ids)
+    known_vehicles = fleet.plates_by_id(carrier_id=carrier_id, vehicle_ids=vehicle_ids)
     errors = []
-    if vehicle_ids - known_vehicles:
+    if vehicle_ids - known_vehicles.keys():
         errors.append({"field": "vehicle_id", "message": "no such vehicle"})
-    if driver_ids - known_drivers:
+    if driver_ids - known_drivers.keys():
         errors.append({"field": "chauffeur_id", "message": "no such driver"})
     if errors:
         raise ValidationFailed(errors)
@@ -377,21 +358,17 @@ def delete_driver_tasks(*, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID, actor
 
 
 def _holds_work(carrier_id: uuid.UUID, task_id: uuid.UUID) -> bool:
-    from portal.billing.models import BillingLine
-    from portal.questionnaires.models import AnswerSession
-
-    for model, column in (
-        (TaskEvidence, TaskEvidence.taak_id),
-        (AnswerSession, AnswerSession.taak_id),
-        (BillingLine, BillingLine.taak_id),
-    ):
-        if db.session.scalar(
-            select(func.count())
-            .select_from(model)
-            .where(model.transporteur_id == carrier_id, column == task_id)
-        ):
-            return True
-    return False
+    """Whether the task has evidence, answers or a billing line: then it is archived."""
+    has_evidence = db.session.scalar(
+        select(func.count())
+        .select_from(TaskEvidence)
+        .where(TaskEvidence.transporteur_id == carrier_id, TaskEvidence.taak_id == task_id)
+    )
+    return bool(
+        has_evidence
+        or questionnaires.task_has_sessions(carrier_id=carrier_id, task_id=task_id)
+        or billing.has_line(carrier_id=carrier_id, task_id=task_id)
+    )
 
 
 def etag_of(task: Task) -> str:
