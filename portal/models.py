@@ -7,7 +7,12 @@ from portal.drivers.models import Driver
 from portal.files.models import StoredFile
 from portal.fleet.models import Vehicle
 from portal.idempotency.models import IdempotencyRecord
-from portal.questionnaires.models import ActivityQuestionnaire, Answer, AnswerSession
+from portal.questionnaires.models import (
+    ActivityQuestionnaire,
+    Answer,
+    AnswerSession,
+    QuestionnaireDraft,
+)
 from portal.tasks.models import Task, TaskEvidence
 
 __all__ = [
@@ -23,6 +28,7 @@ __all__ = [
     "Driver",
     "IdempotencyRecord",
     "LoginAttempt",
+    "QuestionnaireDraft",
     "RefreshToken",
     "StoredFile",
     "Task",

@@ -39,6 +39,7 @@ EXPECTED_TENANT_TABLES = {
     "taken",
     "answer_sessions",
     "answers",
+    "questionnaire_drafts",
     "idempotency_records",
     "audit_log",
     "bestanden",

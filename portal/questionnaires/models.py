@@ -74,6 +74,17 @@ class AnswerSession(CarrierScoped, db.Model):
         CheckConstraint("status IN ('open', 'ingediend')", name="status"),
         Index("ix_answer_sessions_taak", "transporteur_id", "taak_id"),
         Index("ix_answer_sessions_chauffeur", "transporteur_id", "chauffeur_id", "created_at"),
+        # One session per task and revision: two phones (or a retried request) answering
+        # the same task continue one session instead of splitting the answers.
+        Index(
+            "uq_answer_sessions_task_revision",
+            "transporteur_id",
+            "taak_id",
+            "activity_questionnaire_id",
+            unique=True,
+            postgresql_where=text("taak_id IS NOT NULL"),
+            sqlite_where=text("taak_id IS NOT NULL"),
+        ),
     )
 
     activity_questionnaire_id: Mapped[uuid.UUID] = mapped_column(Uuid)
@@ -101,5 +112,34 @@ class Answer(CarrierScoped, db.Model):
     answer_session_id: Mapped[uuid.UUID] = mapped_column(Uuid)
     question_id: Mapped[str] = mapped_column(String(100))
     waarde: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+
+class QuestionnaireDraft(CarrierScoped, db.Model):
+    """The author's working copy of a questionnaire, one per questionnaire_id.
+
+    Unlike a revision it may hold problems (the builder shows them at their question) and
+    changes with every autosave; `versie` guards against two tabs overwriting each other.
+    Publishing turns it into a revision and removes it.
+    """
+
+    __tablename__ = "questionnaire_drafts"
+    __table_args__ = (
+        UniqueConstraint(
+            "transporteur_id", "questionnaire_id", name="uq_questionnaire_drafts_questionnaire"
+        ),
+        ForeignKeyConstraint(
+            ["transporteur_id", "gewijzigd_door"], ["gebruikers.transporteur_id", "gebruikers.id"]
+        ),
+    )
+
+    questionnaire_id: Mapped[str] = mapped_column(String(100))
+    # The revision this draft started from (null for a new questionnaire); not a foreign key
+    # on purpose: it is a remark, and revisions are never deleted anyway.
+    basis_revisie_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    definition: Mapped[str] = mapped_column(Text)
+    versie: Mapped[int] = mapped_column(Integer, default=1)
+    gewijzigd_door: Mapped[uuid.UUID | None] = mapped_column(Uuid)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
