@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import DateTime
 from sqlalchemy.types import TypeDecorator
@@ -13,6 +14,15 @@ def utcnow() -> datetime:
     """The current time, timezone-aware in UTC, at millisecond precision."""
     now = datetime.now(UTC)
     return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+
+def period_bound(value: date | datetime, zone: ZoneInfo, *, end: bool) -> datetime:
+    """A filter bound (van/tot) as a UTC instant; a date means its whole day in the carrier's
+    zone (`tot` a date: up to the end of that day), a naive time is read in that zone."""
+    if isinstance(value, datetime):
+        return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=zone).astimezone(UTC)
+    day = value + timedelta(days=1) if end else value
+    return datetime.combine(day, time(0), tzinfo=zone).astimezone(UTC)
 
 
 def new_id() -> uuid.UUID:

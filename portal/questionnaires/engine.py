@@ -1317,3 +1317,82 @@ def validate_answers(definition: dict, answers: dict, *, final: bool) -> tuple[d
                 )
             )
     return cleaned, problems
+
+
+# -------------------------------------------------------------------------------- builder helpers
+
+FORMULA_OPERAND_TYPES = _FORMULA_OPERAND_TYPES
+_BARE_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+
+
+def operators_for(qtype: object) -> tuple[str, ...]:
+    """The visible_if operators that fit a question of this type (none for group and info)."""
+    return _OPERATORS_BY_TYPE.get(qtype, ()) if isinstance(qtype, str) else ()
+
+
+def fields_for(qtype: object) -> tuple[str, ...]:
+    """The Question fields a question of this type may carry, in QUESTION_FIELDS order."""
+    if not isinstance(qtype, str) or qtype not in QUESTION_TYPES:
+        return ("id", "type", "label")
+    allowed = {"id", "type", "label", "unit", "visible_if"}
+    if qtype not in _NO_ANSWER_TYPES:
+        allowed |= {"required", "readonly"}
+    if qtype not in _NO_DEFAULT_TYPES:
+        allowed.add("default_value")
+    if qtype in _FILE_TYPES:
+        allowed.add("max_files")
+    if qtype in _CHOICE_TYPES:
+        allowed.add("options")
+    if validation_keys_for(qtype):
+        allowed.add("validation")
+    if qtype == "group":
+        allowed.add("questions")
+    if qtype == "calculated":
+        allowed.add("formula")
+    return tuple(name for name in QUESTION_FIELDS if name in allowed)
+
+
+def validation_keys_for(qtype: object) -> tuple[str, ...]:
+    """The ValidationRule fields that apply to a question of this type."""
+    keys: tuple[str, ...] = ()
+    if qtype in _RANGE_TYPES:
+        keys += ("min", "max")
+    if qtype in _TEXT_TYPES:
+        keys += ("minlength", "maxlength", "regex")
+    return keys
+
+
+def rename_reference(formula: object, old: str, new: str) -> object:
+    """The formula with its references to question id `old` spelled as `new`.
+
+    A formula that does not tokenize, and a `new` that is no valid id, leave it as it is.
+    """
+    if (
+        not isinstance(formula, str)
+        or len(formula) > MAX_FORMULA_LENGTH
+        or not isinstance(new, str)
+        or not _ID_RE.fullmatch(new)
+    ):
+        return formula
+    bare = bool(_BARE_NAME_RE.fullmatch(new)) and new not in _KEYWORDS and new not in _FUNCTIONS
+    spelled = new if bare else "{" + new + "}"
+    parts: list[str] = []
+    pos = 0
+    while pos < len(formula):
+        if formula[pos] in " \t\r\n":
+            parts.append(formula[pos])
+            pos += 1
+            continue
+        match = _TOKEN_RE.match(formula, pos)
+        if match is None:
+            return formula
+        text = match.group(0)
+        after = formula[match.end() :].lstrip(" \t\r\n")
+        is_call = match["name"] is not None and after.startswith("(")
+        if (match["name"] == old and old not in _KEYWORDS and not is_call) or match[
+            "braced"
+        ] == old:
+            text = spelled
+        parts.append(text)
+        pos = match.end()
+    return "".join(parts)

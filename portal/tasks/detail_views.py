@@ -11,9 +11,8 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import orjson
 from flask import Blueprint, abort, render_template, url_for
-from flask_babel import format_datetime, format_decimal, ngettext
+from flask_babel import format_datetime, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
@@ -24,6 +23,7 @@ from portal.drivers import service as drivers
 from portal.errors import NotFound
 from portal.files import service as files
 from portal.fleet import service as fleet
+from portal.questionnaires import presenting
 from portal.questionnaires import service as questionnaires
 from portal.tasks import lifecycle, service
 from portal.tasks.forms import STATUS_LABELS
@@ -31,11 +31,6 @@ from portal.web import ACTIVITY_LABELS, is_fragment
 
 bp = Blueprint("task_detail", __name__)
 
-# Signed links on the page live a quarter of an hour: long enough to click a thumbnail a
-# while after loading the page, short enough that a copied link soon stops working.
-LINK_TTL = 15 * 60
-FILE_QUESTION_TYPES = ("photo", "signature", "document_scan")
-SHOWN_IMAGE_TYPES = ("image/jpeg", "image/png")  # what every browser shows in <img>
 
 FIELD_LABELS = {
     "status": _l("Status"),
@@ -75,6 +70,7 @@ FIELD_LABELS = {
     "desinfectie_bevestigd": _l("Desinfectie bevestigd"),
     "afgerond_locatie": _l("Locatie chauffeur"),
     "bestanden": _l("Bestanden"),
+    "vragenlijst": _l("Vragenlijst"),
     "bron": _l("Kopie van"),
 }
 ACTION_LABELS = {
@@ -83,6 +79,7 @@ ACTION_LABELS = {
     "status": _l("Status gewijzigd"),
     "reopened": _l("Heropend"),
     "evidence": _l("Bewijs toegevoegd"),
+    "questionnaire_submitted": _l("Vragenlijst ingediend"),
     "duplicated": _l("Gekopieerd"),
     "archived": _l("Gearchiveerd"),
     "deleted": _l("Verwijderd"),
@@ -102,22 +99,6 @@ TIME_FIELDS = ("gepland_op", "ontvangen_op", "gestart_op", "afgerond_op")
 
 
 @dataclass
-class FileLink:
-    """A stored file as the page shows it: a signed link, and whether <img> can show it."""
-
-    id: uuid.UUID
-    soort: str
-    name: str
-    content_type: str
-    size: int
-    url: str
-
-    @property
-    def is_image(self) -> bool:
-        return self.content_type in SHOWN_IMAGE_TYPES
-
-
-@dataclass
 class Change:
     label: str
     old: str | None
@@ -134,41 +115,7 @@ class HistoryItem:
     changes: list[Change] = field(default_factory=list)
 
 
-@dataclass
-class AnswerItem:
-    label: str
-    depth: int
-    text: str | None = None
-    unit: str | None = None
-    files: list[FileLink] = field(default_factory=list)
-    missing_files: int = 0
-    lat: float | None = None
-    lng: float | None = None
-    heading: bool = False
-
-
-@dataclass
-class SessionView:
-    title: str
-    status: str
-    created_at: datetime
-    ingediend_op: datetime | None
-    items: list[AnswerItem]
-
-
-def osm_url(lat: float, lng: float) -> str:
-    """OpenStreetMap centred on a point with a marker: a link, nothing loaded from there."""
-    return (
-        f"https://www.openstreetmap.org/?mlat={lat:.6f}&mlon={lng:.6f}#map=16/{lat:.6f}/{lng:.6f}"
-    )
-
-
-def _number(value) -> str:
-    if isinstance(value, bool):
-        return _("ja") if value else _("nee")
-    if isinstance(value, int | float):
-        return format_decimal(value)
-    return str(value)
+_number = presenting.number
 
 
 def _moment(value) -> str:
@@ -185,7 +132,7 @@ def _moment(value) -> str:
 @bp.context_processor
 def _helpers():
     return {
-        "osm_url": osm_url,
+        "osm_url": presenting.osm_url,
         "fmt_number": _number,
         "soort_labels": SOORT_LABELS,
         "field_labels": FIELD_LABELS,
@@ -203,25 +150,17 @@ def show(task_id: uuid.UUID):
     entries = service.history(carrier_id=carrier_id, task_id=task.id)
     evidence = lifecycle.evidence_of(carrier_id=carrier_id, task_id=task.id)
     sessions = questionnaires.sessions_for_task(carrier_id=carrier_id, task_id=task.id)
-    revisions = questionnaires.definitions(
+    loaded = presenting.load(
         carrier_id=carrier_id,
-        revision_ids={s.activity_questionnaire_id for s, _answers in sessions}
-        | {task.activity_questionnaire_id},
+        sessions=sessions,
+        extra_revision_ids={task.activity_questionnaire_id},
     )
-    definitions = {rid: _parse(text) for rid, text in revisions.items()}
-    answer_values = {
-        (session.id, answer.question_id): _parse(answer.waarde)
-        for session, answers in sessions
-        for answer in answers
-    }
     changes = [(entry, _parse(entry.changes) or {}) for entry in entries]
     driver_ids = {task.chauffeur_id} | _ids_in(changes, "chauffeur_id")
     vehicle_ids = {task.vehicle_id} | _ids_in(changes, "vehicle_id")
-    file_ids = {row.bestand_id for row in evidence} | _answer_file_ids(
-        sessions, definitions, answer_values
-    )
+    file_ids = {row.bestand_id for row in evidence} | presenting.answer_file_ids(sessions, loaded)
     stored = files.files_by_id(carrier_id=carrier_id, file_ids=file_ids)
-    links = {file_id: _link(row) for file_id, row in stored.items()}
+    links = {file_id: presenting.file_link(row) for file_id, row in stored.items()}
     kinds = {file_id: row.soort for file_id, row in stored.items()}
     names = drivers.names_by_id(carrier_id=carrier_id, driver_ids=driver_ids)
     plates = fleet.plates_by_id(carrier_id=carrier_id, vehicle_ids=vehicle_ids)
@@ -245,7 +184,7 @@ def show(task_id: uuid.UUID):
             task=task,
         )
     )
-    pinned = definitions.get(task.activity_questionnaire_id) or {}
+    pinned = loaded.definitions.get(task.activity_questionnaire_id) or {}
     context = {
         "task": task,
         "status_labels": STATUS_LABELS,
@@ -256,9 +195,7 @@ def show(task_id: uuid.UUID):
         "signatures": signatures,
         "scans": scans,
         "blockers": blockers,
-        "sessions": [
-            _session_view(s, answers, definitions, answer_values, links) for s, answers in sessions
-        ],
+        "sessions": [presenting.session_view(s, answers, loaded, links) for s, answers in sessions],
         "pinned_title": pinned.get("title"),
         "edit_url": _edit_url(task) if not finished and task.gearchiveerd_op is None else None,
     }
@@ -267,13 +204,7 @@ def show(task_id: uuid.UUID):
     return render_template("tasks/detail.html", **context)
 
 
-def _parse(text: str | None):
-    if not text:
-        return None
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return text
+_parse = presenting.parse_json
 
 
 def _edit_url(task) -> str | None:
@@ -282,18 +213,6 @@ def _edit_url(task) -> str | None:
     except BuildError:
         # The board's edit form is not there (yet): the page simply offers no edit link.
         return None
-
-
-def _link(row) -> FileLink:
-    url, _expires = files.signed_url(row, expires_in=LINK_TTL)
-    return FileLink(
-        id=row.id,
-        soort=row.soort,
-        name=row.bestandsnaam or f"{row.soort}-{row.id.hex[:8]}",
-        content_type=row.content_type,
-        size=row.grootte,
-        url=url,
-    )
 
 
 def _as_uuid(value) -> uuid.UUID | None:
@@ -352,6 +271,8 @@ def _blockers(missing: list[dict], *, photos: int, task) -> list[str]:
             )
         elif name == "desinfectie":
             said.append(_("Desinfectie is nog niet bevestigd"))
+        elif name == "vragenlijst":
+            said.append(_("De vragenlijst is nog niet ingediend"))
         else:
             said.append(str(item.get("message", name)))
     return said
@@ -437,116 +358,3 @@ def _display(name: str, value, names: dict, plates: dict) -> str | None:
 
 def _coordinate(value) -> str:
     return f"{value:.6f}" if isinstance(value, int | float) else str(value)
-
-
-# --- answers ---------------------------------------------------------------------------
-
-
-def _walk(questions, depth: int = 0):
-    for question in questions or []:
-        if not isinstance(question, dict):
-            continue
-        yield question, depth
-        if question.get("type") == "group":
-            yield from _walk(question.get("questions"), depth + 1)
-
-
-def _file_ids(value) -> list[uuid.UUID]:
-    values = value if isinstance(value, list) else [value]
-    found = []
-    for item in values:
-        if isinstance(item, dict):
-            item = item.get("bestand_id") or item.get("id")
-        parsed = _as_uuid(item) if item is not None else None
-        if parsed is not None:
-            found.append(parsed)
-    return found
-
-
-def _answer_file_ids(sessions, definitions, values) -> set[uuid.UUID]:
-    found: set[uuid.UUID] = set()
-    for session, _answers in sessions:
-        definition = definitions.get(session.activity_questionnaire_id) or {}
-        for question, _depth in _walk(definition.get("questions")):
-            if question.get("type") in FILE_QUESTION_TYPES:
-                value = values.get((session.id, question.get("id")))
-                if value is not None:
-                    found.update(_file_ids(value))
-    return found
-
-
-def _location(value) -> tuple[float, float] | None:
-    if isinstance(value, dict):
-        lat = value.get("lat", value.get("latitude"))
-        lng = value.get("lng", value.get("lon", value.get("longitude")))
-    elif isinstance(value, list) and len(value) == 2:
-        lat, lng = value
-    else:
-        return None
-    if isinstance(lat, int | float) and isinstance(lng, int | float):
-        return float(lat), float(lng)
-    return None
-
-
-def _answer_text(kind: str | None, value) -> str:
-    if value is None or value == "" or value == []:
-        return "—"
-    if kind == "boolean" and isinstance(value, bool):
-        return _("Ja") if value else _("Nee")
-    if isinstance(value, list):
-        return ", ".join(_answer_text(None, v) for v in value)
-    if isinstance(value, dict):
-        return ", ".join(f"{k}: {_answer_text(None, v)}" for k, v in value.items())
-    if isinstance(value, bool | int | float):
-        return _number(value)
-    return str(value)
-
-
-def _session_view(session, answers, definitions, values, links) -> SessionView:
-    definition = definitions.get(session.activity_questionnaire_id) or {}
-    answered = {a.question_id for a in answers}
-    items: list[AnswerItem] = []
-    known: set[str] = set()
-    for question, depth in _walk(definition.get("questions")):
-        qid = question.get("id")
-        known.add(qid)
-        label = str(question.get("label") or qid)
-        kind = question.get("type")
-        if kind == "group":
-            items.append(AnswerItem(label=label, depth=depth, heading=True))
-            continue
-        if qid not in answered:
-            continue
-        value = values.get((session.id, qid))
-        item = AnswerItem(label=label, depth=depth, unit=question.get("unit"))
-        if kind in FILE_QUESTION_TYPES:
-            ids = _file_ids(value)
-            item.files = [links[i] for i in ids if i in links]
-            item.missing_files = len(ids) - len(item.files)
-            if not ids:
-                item.text = _answer_text(kind, value)
-        elif kind == "location" and _location(value):
-            item.lat, item.lng = _location(value)
-        else:
-            item.text = _answer_text(kind, value)
-        items.append(item)
-    # Answers to questions the revision does not name (should not happen): shown, not lost.
-    for answer in answers:
-        if answer.question_id not in known:
-            value = values.get((session.id, answer.question_id))
-            items.append(
-                AnswerItem(label=answer.question_id, depth=0, text=_answer_text(None, value))
-            )
-    # A group heading with nothing answered under it says nothing.
-    items = [
-        item
-        for index, item in enumerate(items)
-        if not item.heading or (index + 1 < len(items) and items[index + 1].depth > item.depth)
-    ]
-    return SessionView(
-        title=str(definition.get("title") or session.activity_type),
-        status=session.status,
-        created_at=session.created_at,
-        ingediend_op=session.ingediend_op,
-        items=items,
-    )

@@ -16,6 +16,7 @@ from portal.audit.service import Actor
 from portal.errors import Conflict, ValidationFailed
 from portal.extensions import db
 from portal.files import service as files
+from portal.questionnaires import answering
 from portal.tasks.models import STATUSES, Task, TaskEvidence
 from portal.tasks.service import get_task
 from portal.types import utcnow
@@ -233,4 +234,10 @@ def completion_blockers(*, carrier_id: uuid.UUID, task: Task) -> list[dict]:
         )
     if task.required_desinfectie and not task.desinfectie_bevestigd:
         missing.append({"field": "desinfectie", "message": "the disinfection must be confirmed"})
+    if task.activity_questionnaire_id is not None and not answering.submitted_for_task(
+        carrier_id=carrier_id, task_id=task.id, revision_id=task.activity_questionnaire_id
+    ):
+        missing.append(
+            {"field": "vragenlijst", "message": "the questionnaire must be filled in and submitted"}
+        )
     return missing

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import Select, and_, func, or_, select
@@ -20,7 +20,7 @@ from portal.extensions import db
 from portal.fleet import service as fleet
 from portal.questionnaires import service as questionnaires
 from portal.tasks.models import OPEN_STATUSES, STATUSES, Task, TaskEvidence
-from portal.types import utcnow
+from portal.types import period_bound, utcnow
 
 
 class PreconditionFailed(DomainError):
@@ -54,12 +54,7 @@ class TaskPage:
     definitions: dict[uuid.UUID, str]
 
 
-def _moment(value: date | datetime, zone: ZoneInfo, *, end: bool) -> datetime:
-    """A filter bound as a UTC instant; a date means its whole day in the carrier's zone."""
-    if isinstance(value, datetime):
-        return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=zone).astimezone(UTC)
-    day = value + timedelta(days=1) if end else value
-    return datetime.combine(day, time(0), tzinfo=zone).astimezone(UTC)
+_moment = period_bound
 
 
 def _where(carrier_id: uuid.UUID, filters: TaskFilters, zone: ZoneInfo) -> list:
@@ -388,3 +383,31 @@ def parse_statuses(value: str | None) -> tuple[str, ...]:
     if unknown:
         raise ValidationFailed([{"field": "status", "message": f"unknown status {unknown[0]!r}"}])
     return statuses
+
+
+def count_open_pinned(*, carrier_id: uuid.UUID, revision_id: uuid.UUID) -> int:
+    """How many open, not archived tasks carry this questionnaire revision (publishing's impact)."""
+    return (
+        db.session.scalar(
+            select(func.count())
+            .select_from(Task)
+            .where(
+                Task.transporteur_id == carrier_id,
+                Task.activity_questionnaire_id == revision_id,
+                Task.status.in_(OPEN_STATUSES),
+                Task.gearchiveerd_op.is_(None),
+            )
+        )
+        or 0
+    )
+
+
+def names_by_id(*, carrier_id: uuid.UUID, task_ids: set[uuid.UUID]) -> dict[uuid.UUID, str]:
+    """Task names (archived tasks too) for rows that refer to tasks, in one query."""
+    ids = {i for i in task_ids if i is not None}
+    if not ids:
+        return {}
+    rows = db.session.execute(
+        select(Task.id, Task.naam).where(Task.transporteur_id == carrier_id, Task.id.in_(ids))
+    )
+    return {row.id: row.naam for row in rows}

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import struct
-import zlib
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -18,33 +15,11 @@ from conftest import (
     driver_token,
     in_carrier,
 )
+from conftest import (
+    upload_file as upload,
+)
 
 from portal.tasks.schemas import TaskOut
-
-
-def png_bytes() -> bytes:
-    """A valid 1x1 PNG."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    pixels = zlib.compress(b"\x00\xff\x00\x00")
-    return (
-        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
-    )
-
-
-def upload(client, token: str, soort: str = "photo") -> str:
-    response = client.post(
-        "/api/v1/bestanden",
-        data={"soort": soort, "file": (io.BytesIO(png_bytes()), "foto.png")},
-        headers=bearer(token),
-        content_type="multipart/form-data",
-    )
-    assert response.status_code == 201, response.get_json()
-    return response.get_json()["id"]
 
 
 def at(hours: float) -> str:

@@ -1,0 +1,271 @@
+"""The builder's words: question types, comparisons and fields by name, and the checker's
+and the engine's problems in the author's (and the driver's) words.
+
+Kept apart from the views so the labels have one home; messages are Dutch msgids, as
+everywhere in the portal.
+"""
+
+from __future__ import annotations
+
+import orjson
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from jinja2 import Undefined
+
+from portal.questionnaires import engine
+from portal.web import ACTIVITY_LABELS
+
+TYPE_LABELS = {
+    "text": _l("Tekst"),
+    "textarea": _l("Tekstvak (meerdere regels)"),
+    "number": _l("Getal"),
+    "integer": _l("Geheel getal"),
+    "boolean": _l("Ja/nee"),
+    "select": _l("Keuze (één)"),
+    "multiselect": _l("Keuze (meerdere)"),
+    "date": _l("Datum"),
+    "time": _l("Tijd"),
+    "datetime": _l("Datum en tijd"),
+    "photo": _l("Foto"),
+    "signature": _l("Handtekening"),
+    "document_scan": _l("Documentscan"),
+    "barcode": _l("Barcode"),
+    "location": _l("Locatie (GPS)"),
+    "group": _l("Groep"),
+    "calculated": _l("Berekening"),
+    "info": _l("Informatietekst"),
+}
+TYPE_GROUPS = [
+    (_l("Tekst"), ("text", "textarea", "barcode")),
+    (_l("Getallen"), ("number", "integer", "calculated")),
+    (_l("Keuzes"), ("boolean", "select", "multiselect")),
+    (_l("Datum en tijd"), ("date", "time", "datetime")),
+    (_l("Bewijs"), ("photo", "signature", "document_scan", "location")),
+    (_l("Opbouw"), ("group", "info")),
+]
+NEW_LABELS = {"group": _l("Nieuwe groep"), "info": _l("Informatie voor de chauffeur")}
+OPERATOR_LABELS = {
+    "eq": _l("is gelijk aan"),
+    "neq": _l("is niet gelijk aan"),
+    "gt": _l("is groter dan"),
+    "gte": _l("is minstens"),
+    "lt": _l("is kleiner dan"),
+    "lte": _l("is hoogstens"),
+    "in": _l("is een van"),
+    "not_in": _l("is geen van"),
+    "contains": _l("bevat"),
+    "empty": _l("is niet ingevuld"),
+    "not_empty": _l("is ingevuld"),
+}
+FIELD_LABELS = {
+    "id": _l("Id"),
+    "type": _l("Type"),
+    "label": _l("Vraag"),
+    "required": _l("Verplicht"),
+    "readonly": _l("Alleen lezen"),
+    "default_value": _l("Standaardwaarde"),
+    "unit": _l("Eenheid"),
+    "max_files": _l("Max. bestanden"),
+    "options": _l("Keuzes"),
+    "validation": _l("Controle"),
+    "validation.min": _l("Minimum"),
+    "validation.max": _l("Maximum"),
+    "validation.minlength": _l("Min. lengte"),
+    "validation.maxlength": _l("Max. lengte"),
+    "validation.regex": _l("Patroon"),
+    "visible_if": _l("Zichtbaar als"),
+    "visible_if.question_id": _l("Zichtbaar als: vraag"),
+    "visible_if.operator": _l("Zichtbaar als: vergelijking"),
+    "visible_if.value": _l("Zichtbaar als: waarde"),
+    "formula": _l("Formule"),
+    "questions": _l("Vragen"),
+    "group": _l("Groep"),
+    "position": _l("Plaats"),
+    "title": _l("Titel"),
+    "activity_type": _l("Activiteit"),
+    "schema_version": _l("Schemaversie"),
+    "questionnaire_id": _l("Vragenlijst-id"),
+    "": _l("Vragenlijst"),
+}
+EDIT_ERRORS = {
+    "path": _l("Deze vraag bestaat niet (meer). Laad het concept opnieuw."),
+    "not_a_group": _l("Alleen in een groep kun je vragen zetten."),
+    "too_deep": _l("Groepen kunnen hoogstens %(depth)s lagen diep in elkaar."),
+    "too_many": _l("Een vragenlijst heeft hoogstens %(limit)s vragen."),
+    "into_itself": _l("Een groep kan niet in zichzelf."),
+    "cannot_move": _l("Deze vraag kan niet verder die kant op."),
+    "direction": _l("Onbekende richting."),
+    "type": _l("Onbekend vraagtype."),
+    "group_not_empty": _l(
+        "Een groep met vragen kan geen ander type krijgen. Verplaats of verwijder eerst de "
+        "vragen erin."
+    ),
+    "too_many_options": _l("Een vraag heeft hoogstens %(limit)s keuzes."),
+    "action": _l("Onbekende actie."),
+    "too_big": _l("Het concept wordt zo groter dan 1 MB en is niet opgeslagen."),
+}
+
+
+def activity_label(value: str) -> str:
+    if value in ACTIVITY_LABELS:
+        return str(ACTIVITY_LABELS[value])
+    return value.replace("_", " ").replace("-", " ").capitalize() if value else ""
+
+
+def field_label(name: str) -> str:
+    return str(FIELD_LABELS.get(name, name))
+
+
+def show_value(value: object) -> str:
+    """A JSON value as an author reads it."""
+    if value is None or isinstance(value, Undefined):
+        return "—"
+    if value is True:
+        return _("ja")
+    if value is False:
+        return _("nee")
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(value)
+    if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
+        return ", ".join(show_value(v) for v in value) if value else "—"
+    if isinstance(value, (dict, list)):
+        text = orjson.dumps(value).decode()
+        return text if len(text) <= 200 else text[:197] + "…"
+    text = str(value)
+    return text if len(text) <= 300 else text[:297] + "…"
+
+
+def input_text(value: object) -> str:
+    """A JSON value as the text of an input field ("" for none)."""
+    if value is None or isinstance(value, Undefined):
+        return ""
+    if isinstance(value, bool):
+        return "ja" if value else "nee"
+    if isinstance(value, (dict, list)):
+        return orjson.dumps(value).decode()
+    return str(value)
+
+
+def problem_text(name: str, problem: engine.Problem) -> str:
+    """A checker's problem in the author's words."""
+    code, field_name = problem.code, field_label(name)
+    detail = problem.message
+    required = {
+        "id": _("Geef de vraag een id."),
+        "label": _("Schrijf de vraag (het label)."),
+        "type": _("Kies een type."),
+        "title": _("Geef de vragenlijst een titel."),
+        "activity_type": _("Kies een activiteit."),
+        "questionnaire_id": _("De vragenlijst heeft een id nodig."),
+        "schema_version": _("De schemaversie ontbreekt."),
+        "formula": _("Een berekening heeft een formule nodig."),
+        "visible_if.question_id": _("Kies de vraag waar dit van afhangt."),
+        "visible_if.operator": _("Kies een vergelijking."),
+    }
+    if code == "required_field":
+        if name == "questions":
+            if problem.question_id is not None or "questions[" in problem.path:
+                return _("Een groep heeft minstens één vraag nodig.")
+            return _("De vragenlijst heeft een lijst met vragen nodig.")
+        return required.get(name, _("%(field)s is verplicht.", field=field_name))
+    if code == "invalid_value":
+        if name == "id":
+            return _("Een id bestaat uit letters, cijfers, '_', '.' en '-' (geen spaties).")
+        if name == "activity_type":
+            return _("Een activiteit bestaat uit kleine letters, cijfers, '_' en '-'.")
+        if name == "options":
+            return _("Een keuze mag niet leeg zijn.")
+        if name == "max_files":
+            return _("Minstens 1 bestand.")
+        return _("%(field)s mag niet negatief zijn.", field=field_name)
+    if code == "min_gt_max":
+        if "length" in name:
+            return _("De minimale lengte is groter dan de maximale.")
+        return _("Het minimum is groter dan het maximum.")
+    if code == "unknown_field":
+        return _("Onbekend veld “%(name)s”: Rijplan kent het niet.", name=name.rsplit(".", 1)[-1])
+    if code == "field_not_allowed":
+        return _("%(field)s hoort niet bij dit type vraag.", field=field_name)
+    if code == "field_type":
+        return _("%(field)s heeft het verkeerde soort waarde.", field=field_name)
+    if code == "too_large":
+        return _("%(field)s is te groot of te lang (%(detail)s).", field=field_name, detail=detail)
+    if code == "regex_invalid":
+        return _("Dit patroon is geen geldige reguliere expressie (RE2): %(detail)s", detail=detail)
+    if code == "formula_syntax":
+        return _("De formule klopt niet: %(detail)s", detail=detail)
+    if code == "formula_unknown_id":
+        return _("De formule gebruikt een vraag die niet bestaat (%(detail)s).", detail=detail)
+    if code == "value_type" and name.startswith("visible_if"):
+        return _("De waarde past niet bij de gekozen vraag of vergelijking (%(detail)s).",
+                 detail=detail)  # fmt: skip
+    if code in ("value_type", "out_of_range", "pattern_mismatch", "not_an_option"):
+        if name == "default_value":
+            return _("De standaardwaarde past niet bij deze vraag (%(detail)s).", detail=detail)
+        if code == "not_an_option":
+            return _("De waarde is geen van de keuzes van die vraag.")
+    fixed = {
+        "duplicate_id": _("Deze id wordt al gebruikt door een eerdere vraag."),
+        "type_unknown": _("Onbekend vraagtype."),
+        "schema_version": _("Deze schemaversie kent Rijplan niet (alleen 1)."),
+        "options_missing": _("Geef minstens één keuze."),
+        "duplicate_option": _("Deze keuze staat er twee keer in."),
+        "unknown_reference": _("De vraag waar dit van afhangt bestaat niet (meer)."),
+        "forward_reference": _("Een vraag kan alleen afhangen van een eerdere vraag."),
+        "enclosing_reference": _("Een vraag kan niet afhangen van de groep waar ze in staat."),
+        "reference_type": _("Een groep of informatietekst heeft geen antwoord om op te testen."),
+        "operator_unknown": _("Onbekende vergelijking."),
+        "operator_type": _("Deze vergelijking past niet bij het type van de gekozen vraag."),
+        "readonly_without_default": _(
+            "Een verplichte alleen-lezen vraag heeft een standaardwaarde nodig."
+        ),
+        "formula_type": _(
+            "Een formule rekent alleen met getallen, berekeningen en ja/nee-vragen (%(detail)s).",
+            detail=detail,
+        ),
+        "formula_cycle": _("De formule hangt via andere formules af van haar eigen uitkomst."),
+    }
+    return fixed.get(code, detail)
+
+
+def answer_problem_text(question: dict, problem: engine.Problem) -> str:
+    """An answer's problem as the driver reads it in the preview."""
+    code, message = problem.code, problem.message
+    qtype = question.get("type")
+    rule = question.get("validation") if isinstance(question.get("validation"), dict) else {}
+    unit = f" {question['unit']}" if question.get("unit") else ""
+    if code == "required":
+        return _("Dit is verplicht.")
+    if code == "not_an_option":
+        return _("Kies een van de mogelijkheden.")
+    if code == "pattern_mismatch":
+        return _("Dit heeft niet de gevraagde vorm.")
+    if code == "out_of_range":
+        low = "at least" in message
+        if qtype in ("photo", "signature", "document_scan"):
+            return _("Hoogstens %(n)s bestand(en).", n=question.get("max_files"))
+        if "characters" in message:
+            key = "minlength" if low else "maxlength"
+            if low:
+                return _("Minstens %(n)s tekens.", n=rule.get(key))
+            return _("Hoogstens %(n)s tekens.", n=rule.get(key))
+        if qtype == "multiselect":
+            if low:
+                return _("Kies er minstens %(n)s.", n=show_value(rule.get("min")))
+            return _("Kies er hoogstens %(n)s.", n=show_value(rule.get("max")))
+        if low:
+            return _("Minstens %(n)s%(unit)s.", n=show_value(rule.get("min")), unit=unit)
+        return _("Hoogstens %(n)s%(unit)s.", n=show_value(rule.get("max")), unit=unit)
+    if code == "value_type":
+        expected = {
+            "number": _("een getal"),
+            "integer": _("een geheel getal"),
+            "date": _("een datum"),
+            "time": _("een tijd"),
+            "datetime": _("een datum en tijd"),
+            "location": _("een breedte- en lengtegraad"),
+        }.get(qtype, _("een geldige waarde"))
+        return _("Vul %(what)s in.", what=expected)
+    if code == "too_large":
+        return _("Dit is te lang.")
+    return message
