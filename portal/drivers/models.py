@@ -1,15 +1,28 @@
-"""Drivers (chauffeurs) of a carrier."""
+"""Drivers (chauffeurs) of a carrier, and the positions their phones report."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 
-from sqlalchemy import Index, Integer, String, UniqueConstraint, text
+from sqlalchemy import (
+    CheckConstraint,
+    Float,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    String,
+    UniqueConstraint,
+    Uuid,
+    text,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.extensions import db
 from portal.tenancy import CarrierScoped
 from portal.types import UTCDateTime, utcnow
+
+LANGUAGES = ("nl", "en")
 
 
 class Driver(CarrierScoped, db.Model):
@@ -26,6 +39,7 @@ class Driver(CarrierScoped, db.Model):
             postgresql_where=text("email IS NOT NULL"),
             sqlite_where=text("email IS NOT NULL"),
         ),
+        Index("ix_chauffeurs_naam", "transporteur_id", "naam"),
     )
 
     naam: Mapped[str] = mapped_column(String(200))
@@ -38,3 +52,36 @@ class Driver(CarrierScoped, db.Model):
     # Access tokens carry this; bumping it refuses every token issued before.
     token_version: Mapped[int] = mapped_column(Integer, default=1)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # The last known position: the newest point by recorded_at. Kept on the driver so the
+    # map and the driver lists read it without a join; a late point never moves it back.
+    last_lat: Mapped[float | None] = mapped_column(Float)
+    last_lng: Mapped[float | None] = mapped_column(Float)
+    last_recorded_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    last_accuracy: Mapped[float | None] = mapped_column(Float)
+    last_speed: Mapped[float | None] = mapped_column(Float)
+    last_heading: Mapped[float | None] = mapped_column(Float)
+
+
+class DriverLocation(CarrierScoped, db.Model):
+    """One position a driver's phone reported; (driver, recorded_at) is unique, so a point
+    sent twice (a retry, an overlapping offline batch) is stored once."""
+
+    __tablename__ = "chauffeur_locaties"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["transporteur_id", "chauffeur_id"], ["chauffeurs.transporteur_id", "chauffeurs.id"]
+        ),
+        # Also the index of a driver's day track: carrier, driver, time.
+        UniqueConstraint("transporteur_id", "chauffeur_id", "recorded_at"),
+        CheckConstraint("lat >= -90 AND lat <= 90", name="lat"),
+        CheckConstraint("lng >= -180 AND lng <= 180", name="lng"),
+    )
+
+    chauffeur_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    lat: Mapped[float] = mapped_column(Float)
+    lng: Mapped[float] = mapped_column(Float)
+    recorded_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    accuracy: Mapped[float | None] = mapped_column(Float)  # metres
+    speed: Mapped[float | None] = mapped_column(Float)  # metres per second
+    heading: Mapped[float | None] = mapped_column(Float)  # degrees from north, clockwise
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

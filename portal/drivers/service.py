@@ -1,22 +1,87 @@
-"""Drivers of a carrier: the only door to the chauffeurs table."""
+"""Drivers of a carrier: the only door to the chauffeurs table (their positions: locations.py)."""
 
 from __future__ import annotations
 
 import secrets
 import uuid
+from dataclasses import dataclass
+from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import func, or_, select
+from sqlalchemy.exc import IntegrityError
 
 from portal.accounts.service import MIN_PASSWORD_LENGTH, hash_password
-from portal.drivers.models import Driver
+from portal.audit import service as audit
+from portal.audit.service import SYSTEM, Actor
+from portal.drivers.models import LANGUAGES, Driver
 from portal.errors import NotFound, ValidationFailed
 from portal.extensions import db
 from portal.tenancy import auth_lookup
+
+EDITABLE = ("naam", "email", "telefoon", "taal")
 
 
 def new_user_token() -> str:
     """A driver's public, URL-safe identifier: random, never a secret."""
     return secrets.token_urlsafe(18)
+
+
+# --- profile ---------------------------------------------------------------------------
+
+
+def _clean(naam: str | None, email: str | None, telefoon: str | None, taal: str | None) -> dict:
+    return {
+        "naam": (naam or "").strip(),
+        "email": email.strip().lower() if email and email.strip() else None,
+        "telefoon": telefoon.strip() if telefoon and telefoon.strip() else None,
+        "taal": taal or None,
+    }
+
+
+def _check(carrier_id: uuid.UUID, values: dict, *, driver_id: uuid.UUID | None = None) -> None:
+    """The rules of a driver's fields; the email is unique within the carrier."""
+    errors = []
+    if not values["naam"]:
+        errors.append({"field": "naam", "message": "required"})
+    elif len(values["naam"]) > 200:
+        errors.append({"field": "naam", "message": "at most 200 characters"})
+    email = values["email"]
+    if email is not None and ("@" not in email or len(email) > 254):
+        errors.append({"field": "email", "message": "not an email address"})
+    if values["telefoon"] is not None and len(values["telefoon"]) > 40:
+        errors.append({"field": "telefoon", "message": "at most 40 characters"})
+    if values["taal"] is not None and values["taal"] not in LANGUAGES:
+        errors.append({"field": "taal", "message": f"one of {', '.join(LANGUAGES)}"})
+    if (
+        email
+        and not errors
+        and email_in_use(carrier_id=carrier_id, email=email, driver_id=driver_id)
+    ):
+        errors.append({"field": "email", "message": "already in use"})
+    if errors:
+        raise ValidationFailed(errors)
+
+
+def email_in_use(
+    *, carrier_id: uuid.UUID, email: str | None, driver_id: uuid.UUID | None = None
+) -> bool:
+    """Whether another driver of the carrier has this email address."""
+    email = (email or "").strip().lower()
+    if not email:
+        return False
+    taken = select(Driver.id).where(Driver.transporteur_id == carrier_id, Driver.email == email)
+    if driver_id is not None:
+        taken = taken.where(Driver.id != driver_id)
+    return db.session.scalar(taken.limit(1)) is not None
+
+
+def _flush_unique() -> None:
+    """Flush; two planners saving the same email at once get the field error, not a 500."""
+    try:
+        with db.session.begin_nested():
+            db.session.flush()
+    except IntegrityError:
+        raise ValidationFailed([{"field": "email", "message": "already in use"}]) from None
 
 
 def create_driver(
@@ -26,39 +91,67 @@ def create_driver(
     email: str | None = None,
     password: str | None = None,
     telefoon: str | None = None,
+    taal: str | None = None,
+    actor: Actor = SYSTEM,
 ) -> Driver:
     """A new driver; the email, when given, is unique within the carrier."""
-    naam = naam.strip()
-    email = email.strip().lower() if email else None
-    errors = []
-    if not naam:
-        errors.append({"field": "naam", "message": "required"})
-    if email is not None and "@" not in email:
-        errors.append({"field": "email", "message": "not an email address"})
+    values = _clean(naam, email, telefoon, taal)
     if password is not None and len(password) < MIN_PASSWORD_LENGTH:
-        errors.append(
-            {"field": "password", "message": f"at least {MIN_PASSWORD_LENGTH} characters"}
+        raise ValidationFailed(
+            [{"field": "password", "message": f"at least {MIN_PASSWORD_LENGTH} characters"}]
         )
-    if (
-        email
-        and not errors
-        and db.session.scalar(
-            select(Driver.id).where(Driver.transporteur_id == carrier_id, Driver.email == email)
-        )
-    ):
-        errors.append({"field": "email", "message": "already in use"})
-    if errors:
-        raise ValidationFailed(errors)
+    _check(carrier_id, values)
     driver = Driver(
         transporteur_id=carrier_id,
-        naam=naam,
-        email=email,
-        telefoon=telefoon,
         password_hash=hash_password(password) if password else None,
         user_token=new_user_token(),
+        **values,
     )
     db.session.add(driver)
-    db.session.flush()
+    _flush_unique()
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="driver",
+        entity_id=driver.id,
+        action="created",
+        changes={name: [None, values[name]] for name in EDITABLE if values[name] is not None},
+    )
+    return driver
+
+
+def update_driver(
+    *,
+    carrier_id: uuid.UUID,
+    driver_id: uuid.UUID,
+    naam: str,
+    email: str | None,
+    telefoon: str | None,
+    taal: str | None,
+    actor: Actor,
+) -> Driver:
+    """Change a driver's name, email, phone number and language; the trail keeps the old."""
+    driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
+    values = _clean(naam, email, telefoon, taal)
+    _check(carrier_id, values, driver_id=driver.id)
+    changes = {
+        name: [getattr(driver, name), values[name]]
+        for name in EDITABLE
+        if getattr(driver, name) != values[name]
+    }
+    if not changes:
+        return driver
+    for name, (_old, new) in changes.items():
+        setattr(driver, name, new)
+    _flush_unique()
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="driver",
+        entity_id=driver.id,
+        action="updated",
+        changes=changes,
+    )
     return driver
 
 
@@ -74,9 +167,7 @@ def get_driver(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> Driver:
 
 def get_driver_by_token(*, carrier_id: uuid.UUID, user_token: str) -> Driver:
     """The carrier's driver with this user_token; NotFound otherwise."""
-    driver = db.session.scalar(
-        select(Driver).where(Driver.transporteur_id == carrier_id, Driver.user_token == user_token)
-    )
+    driver = find_by_token(carrier_id=carrier_id, user_token=user_token)
     if driver is None:
         raise NotFound("no driver with this user_token")
     return driver
@@ -90,10 +181,66 @@ def find_by_token(*, carrier_id: uuid.UUID, user_token: str) -> Driver | None:
 
 
 def list_drivers(*, carrier_id: uuid.UUID, active_only: bool = True) -> list[Driver]:
-    stmt = select(Driver).where(Driver.transporteur_id == carrier_id).order_by(Driver.naam)
+    """Every driver of the carrier (the active ones by default), by name."""
+    stmt = (
+        select(Driver)
+        .where(Driver.transporteur_id == carrier_id)
+        .order_by(func.lower(Driver.naam), Driver.id)
+    )
     if active_only:
         stmt = stmt.where(Driver.actief)
     return list(db.session.scalars(stmt))
+
+
+@dataclass(frozen=True)
+class DriverFilters:
+    """A search over drivers: text in name, email or phone number, and active or not."""
+
+    q: str | None = None
+    actief: bool | None = True  # None: both
+    limit: int = 100
+    offset: int = 0
+
+
+def _like(text: str) -> str:
+    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _digits(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit())
+
+
+def search_drivers(*, carrier_id: uuid.UUID, filters: DriverFilters) -> tuple[list[Driver], int]:
+    """A page of drivers by name, and how many match: two queries, whatever the page size."""
+    where = [Driver.transporteur_id == carrier_id]
+    if filters.actief is not None:
+        where.append(Driver.actief.is_(filters.actief))
+    q = (filters.q or "").strip()
+    if q:
+        pattern = _like(q)
+        matches = [
+            func.lower(Driver.naam).like(pattern, escape="\\"),
+            func.lower(Driver.email).like(pattern, escape="\\"),
+            func.lower(Driver.telefoon).like(pattern, escape="\\"),
+        ]
+        digits = _digits(q)
+        if len(digits) >= 3 and not q.replace(" ", "").replace("-", "").isalpha():
+            # 0612 finds 06-12 34 56 78: compare the phone number without its separators.
+            bare = Driver.telefoon
+            for separator in (" ", "-", "(", ")", ".", "/"):
+                bare = func.replace(bare, separator, "")
+            matches.append(bare.like(f"%{digits}%"))
+        where.append(or_(*matches))
+    total = db.session.scalar(select(func.count()).select_from(Driver).where(*where)) or 0
+    rows = db.session.scalars(
+        select(Driver)
+        .where(*where)
+        .order_by(func.lower(Driver.naam), Driver.id)
+        .limit(filters.limit)
+        .offset(filters.offset)
+    )
+    return list(rows), total
 
 
 def names_by_id(*, carrier_id: uuid.UUID, driver_ids: set[uuid.UUID]) -> dict[uuid.UUID, str]:
@@ -115,3 +262,100 @@ def carrier_of_user_token(user_token: str) -> uuid.UUID | None:
         return db.session.scalar(
             select(Driver.transporteur_id).where(Driver.user_token == user_token)
         )
+
+
+def history(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> list:
+    """The driver's audit trail, oldest first."""
+    return audit.entries_for(carrier_id=carrier_id, entity="driver", entity_id=driver_id)
+
+
+# --- access: deactivation, pairing, user_token, signing out ----------------------------
+# portal.accounts.tokens holds the credentials and imports this module; its functions are
+# imported where used.
+
+
+def deactivate_driver(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> Driver:
+    """A driver who left: no sign-in, every token refused; tasks and positions stay."""
+    from portal.accounts.tokens import sign_out_everywhere
+
+    driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
+    if not driver.actief:
+        return driver
+    driver.actief = False
+    sign_out_everywhere(carrier_id=carrier_id, driver_id=driver.id)
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="driver",
+        entity_id=driver.id,
+        action="deactivated",
+        changes={"actief": [True, False]},
+    )
+    return driver
+
+
+def reactivate_driver(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> Driver:
+    """A driver back at work; the phone pairs again (old tokens stay refused)."""
+    driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
+    if driver.actief:
+        return driver
+    driver.actief = True
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="driver",
+        entity_id=driver.id,
+        action="reactivated",
+        changes={"actief": [False, True]},
+    )
+    return driver
+
+
+def create_pairing_code(
+    *, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor
+) -> tuple[Driver, str, datetime]:
+    """A one-time activation code for the driver's phone; earlier unused codes lapse."""
+    from portal.accounts.tokens import create_activation_code
+
+    driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
+    code, expires_at = create_activation_code(carrier_id=carrier_id, user_token=driver.user_token)
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="driver",
+        entity_id=driver.id,
+        action="pairing_code",
+        changes={"geldig_tot": [None, expires_at]},
+    )
+    return driver, code, expires_at
+
+
+def rotate_user_token(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> Driver:
+    """A new user_token: paths with the old one answer 404 from now on."""
+    driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
+    driver.user_token = new_user_token()
+    db.session.flush()
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="driver",
+        entity_id=driver.id,
+        action="user_token_rotated",
+    )
+    return driver
+
+
+def sign_out_phone(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> Driver:
+    """A lost phone: every refresh token revoked, every access token refused."""
+    from portal.accounts.tokens import sign_out_everywhere
+
+    driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
+    sign_out_everywhere(carrier_id=carrier_id, driver_id=driver.id)
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="driver",
+        entity_id=driver.id,
+        action="signed_out",
+    )
+    return driver
