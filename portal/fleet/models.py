@@ -1,24 +1,130 @@
-"""Vehicles (voertuigen) of a carrier."""
+"""Vehicles (voertuigen) of a carrier and the sessions in which a driver drives one."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 
-from sqlalchemy import String, UniqueConstraint
+from sqlalchemy import (
+    CheckConstraint,
+    Float,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    Uuid,
+    false,
+    text,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.extensions import db
 from portal.tenancy import CarrierScoped
 from portal.types import UTCDateTime, utcnow
 
+# The kinds of vehicle a carrier runs, in the order a planner picks from.
+SOORTEN = (
+    "vrachtwagen",  # a rigid truck (bakwagen), e.g. with a tank or a livestock body
+    "trekker",  # a truck tractor unit that pulls a semi-trailer
+    "oplegger",  # a semi-trailer: tank, walking floor, livestock, reefer
+    "aanhanger",  # a drawbar trailer
+    "landbouwtrekker",  # an agricultural tractor (kentekenplichtig since 2022)
+    "bestelbus",  # a van
+    "overig",
+)
+# Units of a vehicle's capacity: the units tasks are planned in.
+EENHEDEN = ("ton", "m3", "liter", "pallets", "stuks")
+
+SESSION_STATUSES = ("pending", "active", "ended")
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
 
 class Vehicle(CarrierScoped, db.Model):
-    """A truck, tractor or trailer, known by its licence plate (kenteken)."""
+    """A truck, tractor or trailer, known by its licence plate (kenteken, stored as painted:
+    'BX-12-LP'). `qr_versie` is the version of the QR sticker in its cab: rotating it makes
+    every older sticker fail."""
 
     __tablename__ = "voertuigen"
-    __table_args__ = (UniqueConstraint("transporteur_id", "kenteken"),)
+    __table_args__ = (
+        UniqueConstraint("transporteur_id", "kenteken"),
+        CheckConstraint(_in("soort", SOORTEN), name="soort"),
+        CheckConstraint(
+            "capaciteit_eenheid IS NULL OR " + _in("capaciteit_eenheid", EENHEDEN),
+            name="capaciteit_eenheid",
+        ),
+        CheckConstraint("capaciteit IS NULL OR capaciteit > 0", name="capaciteit"),
+    )
 
     kenteken: Mapped[str] = mapped_column(String(20))
+    soort: Mapped[str] = mapped_column(
+        String(20), default="vrachtwagen", server_default="vrachtwagen"
+    )
     omschrijving: Mapped[str | None] = mapped_column(String(200))
+    capaciteit: Mapped[float | None] = mapped_column(Float)
+    capaciteit_eenheid: Mapped[str | None] = mapped_column(String(10))
+    kooiaap: Mapped[bool] = mapped_column(default=False, server_default=false())
+    opmerkingen: Mapped[str | None] = mapped_column(Text)
     actief: Mapped[bool] = mapped_column(default=True)
+    qr_versie: Mapped[int] = mapped_column(Integer, default=1, server_default=text("1"))
+    versie: Mapped[int] = mapped_column(Integer, default=1, server_default=text("1"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    __mapper_args__ = {"version_id_col": versie}
+
+
+class VehicleSession(CarrierScoped, db.Model):
+    """A driver in a vehicle: started in the app (pending), made active by scanning the QR
+    sticker in the cab, ended by the driver or a planner. The database holds that a vehicle
+    has at most one active session and a driver at most one."""
+
+    __tablename__ = "voertuig_sessies"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["transporteur_id", "chauffeur_id"], ["chauffeurs.transporteur_id", "chauffeurs.id"]
+        ),
+        ForeignKeyConstraint(
+            ["transporteur_id", "vehicle_id"], ["voertuigen.transporteur_id", "voertuigen.id"]
+        ),
+        CheckConstraint(_in("status", SESSION_STATUSES), name="status"),
+        CheckConstraint(
+            "status <> 'active' OR (vehicle_id IS NOT NULL AND gestart_op IS NOT NULL)",
+            name="active_started",
+        ),
+        Index(
+            "uq_voertuig_sessies_active_vehicle",
+            "transporteur_id",
+            "vehicle_id",
+            unique=True,
+            postgresql_where=text("status = 'active'"),
+            sqlite_where=text("status = 'active'"),
+        ),
+        Index(
+            "uq_voertuig_sessies_active_driver",
+            "transporteur_id",
+            "chauffeur_id",
+            unique=True,
+            postgresql_where=text("status = 'active'"),
+            sqlite_where=text("status = 'active'"),
+        ),
+        # The history of one vehicle and of one driver, newest first.
+        Index("ix_voertuig_sessies_vehicle", "transporteur_id", "vehicle_id", "created_at"),
+        Index("ix_voertuig_sessies_driver", "transporteur_id", "chauffeur_id", "created_at"),
+        Index("ix_voertuig_sessies_created", "transporteur_id", "created_at"),
+    )
+
+    chauffeur_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    vehicle_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    status: Mapped[str] = mapped_column(String(10), default="pending")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    verloopt_op: Mapped[datetime] = mapped_column(UTCDateTime)  # a pending scan's deadline
+    gestart_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    beeindigd_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    beeindigd_door: Mapped[str | None] = mapped_column(String(254))  # who ended it
+    einde_reden: Mapped[str | None] = mapped_column(String(30))  # see fleet.sessions ENDED_*
+    qr_versie: Mapped[int | None] = mapped_column(Integer)  # the sticker version scanned

@@ -1,39 +1,304 @@
-"""Vehicles of a carrier: the only door to the voertuigen table."""
+"""Vehicles of a carrier: the only door to the voertuigen table.
+
+Vehicle sessions (who drives what) live in portal/fleet/sessions.py; the QR sticker's signed
+payload in portal/fleet/qr.py; Dutch licence plates in portal/fleet/kenteken.py.
+"""
 
 from __future__ import annotations
 
-import re
+import math
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import func, or_, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm.exc import StaleDataError
 
-from portal.errors import NotFound, ValidationFailed
+from portal.audit import service as audit
+from portal.audit.service import SYSTEM, Actor
+from portal.errors import DomainError, NotFound, ValidationFailed
 from portal.extensions import db
-from portal.fleet.models import Vehicle
+from portal.fleet import kenteken as plates
+from portal.fleet import qr, sessions
+from portal.fleet.models import EENHEDEN, SOORTEN, Vehicle
+from portal.types import utcnow
+
+MAX_OMSCHRIJVING = 200
+MAX_OPMERKINGEN = 2000
+MAX_CAPACITEIT = 1_000_000
+DUPLICATE = "already registered"
+# Fields a planner or integration may change (kenteken is checked and normalised).
+EDITABLE = (
+    "kenteken",
+    "soort",
+    "omschrijving",
+    "capaciteit",
+    "capaciteit_eenheid",
+    "kooiaap",
+    "opmerkingen",
+    "actief",
+)
+
+
+class PreconditionFailed(DomainError):
+    """The If-Match ETag is stale: someone changed the vehicle meanwhile."""
+
+    status = 412
+    title = "Precondition failed"
+
+
+@dataclass(frozen=True)
+class VehicleFilters:
+    """A selection of vehicles, ordered by licence plate."""
+
+    search: str | None = None  # in kenteken (with or without dashes) and omschrijving
+    actief: bool | None = None  # None: active and inactive
+    soort: str | None = None
+    kenteken: str | None = None  # exactly this plate, compared without dashes
+    limit: int = 100
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class VehiclePage:
+    vehicles: list[Vehicle]
+    total: int
 
 
 def normalise_kenteken(kenteken: str) -> str:
     """Licence plates compare without dashes, spaces or case: 'bx-12-ab' is 'BX12AB'."""
-    return re.sub(r"[^0-9A-Za-z]", "", kenteken).upper()
+    return plates.compact(kenteken)
+
+
+def etag_of(vehicle: Vehicle) -> str:
+    return f'"{vehicle.versie}"'
+
+
+# --- checks ------------------------------------------------------------------------------
+
+
+def _clean(data: dict, errors: list[dict]) -> dict:
+    """The fields of data checked and normalised; problems go to errors as {field, message}."""
+    clean: dict = {}
+    if "kenteken" in data:
+        try:
+            clean["kenteken"] = plates.painted(data["kenteken"] or "")
+        except plates.InvalidKenteken:
+            errors.append(
+                {
+                    "field": "kenteken",
+                    "message": f"not a Dutch licence plate (e.g. {plates.EXAMPLE})",
+                }
+            )
+    if "soort" in data:
+        if data["soort"] not in SOORTEN:
+            errors.append({"field": "soort", "message": f"one of {', '.join(SOORTEN)}"})
+        else:
+            clean["soort"] = data["soort"]
+    for name, limit in (("omschrijving", MAX_OMSCHRIJVING), ("opmerkingen", MAX_OPMERKINGEN)):
+        if name in data:
+            value = (data[name] or "").strip() or None
+            if value is not None and len(value) > limit:
+                errors.append({"field": name, "message": f"at most {limit} characters"})
+            clean[name] = value
+    if "capaciteit" in data:
+        value = data["capaciteit"]
+        if value is not None and (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or not 0 < value <= MAX_CAPACITEIT
+        ):
+            errors.append(
+                {"field": "capaciteit", "message": f"a number above 0, at most {MAX_CAPACITEIT}"}
+            )
+        else:
+            clean["capaciteit"] = float(value) if value is not None else None
+    if "capaciteit_eenheid" in data:
+        value = data["capaciteit_eenheid"] or None
+        if value is not None and value not in EENHEDEN:
+            errors.append(
+                {"field": "capaciteit_eenheid", "message": f"one of {', '.join(EENHEDEN)}"}
+            )
+        else:
+            clean["capaciteit_eenheid"] = value
+    for name in ("kooiaap", "actief"):
+        if name in data:
+            if not isinstance(data[name], bool):
+                errors.append({"field": name, "message": "true or false"})
+            else:
+                clean[name] = data[name]
+    return clean
+
+
+def _check_capacity(capaciteit, eenheid, errors: list[dict]) -> None:
+    if capaciteit is not None and eenheid is None:
+        errors.append({"field": "capaciteit_eenheid", "message": "required with a capacity"})
+    if capaciteit is None and eenheid is not None:
+        errors.append({"field": "capaciteit", "message": "required with a unit"})
+
+
+def _plate_taken(carrier_id: uuid.UUID, plate: str, except_id: uuid.UUID | None = None):
+    """The carrier's vehicle that already carries this (painted) plate, or None."""
+    stmt = select(Vehicle).where(Vehicle.transporteur_id == carrier_id, Vehicle.kenteken == plate)
+    if except_id is not None:
+        stmt = stmt.where(Vehicle.id != except_id)
+    return db.session.scalar(stmt)
+
+
+def _write_unique(apply: Callable[[], None]) -> None:
+    """Apply a change and flush it in a savepoint: a plate stored meanwhile by a concurrent
+    request (the unique constraint) is the same error at the field as one found before."""
+    try:
+        with db.session.begin_nested():
+            apply()
+            db.session.flush()
+    except IntegrityError:
+        raise ValidationFailed([{"field": "kenteken", "message": DUPLICATE}]) from None
+    except StaleDataError:
+        raise _changed_meanwhile() from None
+
+
+def _changed_meanwhile() -> PreconditionFailed:
+    # The version column refused the write: another request saved the vehicle first.
+    return PreconditionFailed("The vehicle changed meanwhile; fetch it again.")
+
+
+# --- writes ------------------------------------------------------------------------------
 
 
 def create_vehicle(
-    *, carrier_id: uuid.UUID, kenteken: str, omschrijving: str | None = None
+    *,
+    carrier_id: uuid.UUID,
+    kenteken: str,
+    omschrijving: str | None = None,
+    soort: str = "vrachtwagen",
+    capaciteit: float | None = None,
+    capaciteit_eenheid: str | None = None,
+    kooiaap: bool = False,
+    opmerkingen: str | None = None,
+    actor: Actor = SYSTEM,
 ) -> Vehicle:
-    plate = normalise_kenteken(kenteken)
-    if not plate or len(plate) > 12:
-        raise ValidationFailed([{"field": "kenteken", "message": "not a licence plate"}])
-    if db.session.scalar(
-        select(Vehicle.id).where(Vehicle.transporteur_id == carrier_id, Vehicle.kenteken == plate)
-    ):
-        raise ValidationFailed([{"field": "kenteken", "message": "already registered"}])
-    vehicle = Vehicle(transporteur_id=carrier_id, kenteken=plate, omschrijving=omschrijving)
-    db.session.add(vehicle)
-    db.session.flush()
+    """A new vehicle; its plate is a Dutch one, stored as painted, unique within the carrier."""
+    errors: list[dict] = []
+    data = _clean(
+        {
+            "kenteken": kenteken,
+            "soort": soort,
+            "omschrijving": omschrijving,
+            "capaciteit": capaciteit,
+            "capaciteit_eenheid": capaciteit_eenheid,
+            "kooiaap": kooiaap,
+            "opmerkingen": opmerkingen,
+        },
+        errors,
+    )
+    _check_capacity(data.get("capaciteit"), data.get("capaciteit_eenheid"), errors)
+    if "kenteken" in data and _plate_taken(carrier_id, data["kenteken"]):
+        errors.append({"field": "kenteken", "message": DUPLICATE})
+    if errors:
+        raise ValidationFailed(errors)
+    vehicle = Vehicle(transporteur_id=carrier_id, id=uuid.uuid4(), actief=True, **data)
+    _write_unique(lambda: db.session.add(vehicle))
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="vehicle",
+        entity_id=vehicle.id,
+        action="created",
+        changes={name: [None, value] for name, value in data.items() if value not in (None, False)},
+    )
     return vehicle
 
 
+def update_vehicle(
+    *,
+    carrier_id: uuid.UUID,
+    vehicle_id: uuid.UUID,
+    data: dict,
+    actor: Actor,
+    expected_version: int | None = None,
+) -> Vehicle:
+    """Change the given fields; a stale expected_version is 412. Deactivating a vehicle ends
+    its active session (its history stays)."""
+    vehicle = get_vehicle(carrier_id=carrier_id, vehicle_id=vehicle_id)
+    if expected_version is not None and expected_version != vehicle.versie:
+        raise PreconditionFailed("The vehicle changed since this version; fetch it again.")
+    unknown = set(data) - set(EDITABLE)
+    errors: list[dict] = [{"field": name, "message": "not editable"} for name in sorted(unknown)]
+    clean = _clean({k: v for k, v in data.items() if k in EDITABLE}, errors)
+    _check_capacity(
+        clean.get("capaciteit", vehicle.capaciteit),
+        clean.get("capaciteit_eenheid", vehicle.capaciteit_eenheid),
+        errors,
+    )
+    if "kenteken" in clean and _plate_taken(carrier_id, clean["kenteken"], except_id=vehicle.id):
+        errors.append({"field": "kenteken", "message": DUPLICATE})
+    if errors:
+        raise ValidationFailed(errors)
+    changes = {
+        name: [getattr(vehicle, name), value]
+        for name, value in clean.items()
+        if getattr(vehicle, name) != value
+    }
+    if not changes:
+        return vehicle
+
+    def apply() -> None:
+        for name, (_old, new) in changes.items():
+            setattr(vehicle, name, new)
+        vehicle.updated_at = utcnow()
+
+    _write_unique(apply)
+    if changes.get("actief") == [True, False]:
+        sessions.end_vehicle_sessions(carrier_id=carrier_id, vehicle_id=vehicle.id, actor=actor)
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="vehicle",
+        entity_id=vehicle.id,
+        action="updated",
+        changes=changes,
+    )
+    return vehicle
+
+
+def set_active(
+    *, carrier_id: uuid.UUID, vehicle_id: uuid.UUID, actief: bool, actor: Actor
+) -> Vehicle:
+    """(De)activate a vehicle; deactivating ends its active session, history is kept."""
+    return update_vehicle(
+        carrier_id=carrier_id, vehicle_id=vehicle_id, data={"actief": actief}, actor=actor
+    )
+
+
+def rotate_qr(*, carrier_id: uuid.UUID, vehicle_id: uuid.UUID, actor: Actor) -> Vehicle:
+    """A new QR sticker version: every older sticker of this vehicle stops working."""
+    vehicle = get_vehicle(carrier_id=carrier_id, vehicle_id=vehicle_id)
+    old = vehicle.qr_versie
+
+    def apply() -> None:
+        vehicle.qr_versie = old + 1
+        vehicle.updated_at = utcnow()
+
+    _write_unique(apply)
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="vehicle",
+        entity_id=vehicle.id,
+        action="qr_rotated",
+        changes={"qr_versie": [old, vehicle.qr_versie]},
+    )
+    return vehicle
+
+
+# --- reads -------------------------------------------------------------------------------
+
+
 def get_vehicle(*, carrier_id: uuid.UUID, vehicle_id: uuid.UUID) -> Vehicle:
+    """The carrier's vehicle; NotFound when absent or another carrier's."""
     vehicle = db.session.scalar(
         select(Vehicle).where(Vehicle.transporteur_id == carrier_id, Vehicle.id == vehicle_id)
     )
@@ -42,9 +307,50 @@ def get_vehicle(*, carrier_id: uuid.UUID, vehicle_id: uuid.UUID) -> Vehicle:
     return vehicle
 
 
-def list_vehicles(*, carrier_id: uuid.UUID) -> list[Vehicle]:
+def list_vehicles(*, carrier_id: uuid.UUID, active_only: bool = False) -> list[Vehicle]:
+    """Every vehicle of the carrier (or the active ones), by licence plate."""
     stmt = select(Vehicle).where(Vehicle.transporteur_id == carrier_id).order_by(Vehicle.kenteken)
+    if active_only:
+        stmt = stmt.where(Vehicle.actief)
     return list(db.session.scalars(stmt))
+
+
+def _compact_column():
+    return func.upper(func.replace(Vehicle.kenteken, "-", ""))
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def find_vehicles(*, carrier_id: uuid.UUID, filters: VehicleFilters) -> VehiclePage:
+    """A page of the carrier's vehicles by licence plate, and the size of the selection."""
+    where = [Vehicle.transporteur_id == carrier_id]
+    if filters.actief is not None:
+        where.append(Vehicle.actief.is_(filters.actief))
+    if filters.soort:
+        where.append(Vehicle.soort == filters.soort)
+    if filters.kenteken is not None:
+        where.append(_compact_column() == plates.compact(filters.kenteken))
+    search = (filters.search or "").strip()
+    if search:
+        loose = f"%{_escape_like(search.lower())}%"
+        tight = f"%{_escape_like(plates.compact(search))}%"
+        where.append(
+            or_(
+                _compact_column().like(tight, escape="\\"),
+                func.lower(Vehicle.omschrijving).like(loose, escape="\\"),
+            )
+        )
+    total = db.session.scalar(select(func.count()).select_from(Vehicle).where(*where)) or 0
+    stmt = (
+        select(Vehicle)
+        .where(*where)
+        .order_by(Vehicle.kenteken, Vehicle.id)
+        .limit(filters.limit)
+        .offset(filters.offset)
+    )
+    return VehiclePage(vehicles=list(db.session.scalars(stmt)), total=total)
 
 
 def plates_by_id(*, carrier_id: uuid.UUID, vehicle_ids: set[uuid.UUID]) -> dict[uuid.UUID, str]:
@@ -58,3 +364,15 @@ def plates_by_id(*, carrier_id: uuid.UUID, vehicle_ids: set[uuid.UUID]) -> dict[
         )
     )
     return {row.id: row.kenteken for row in rows}
+
+
+def sticker_payload(vehicle: Vehicle) -> str:
+    """What the QR sticker of this vehicle, in its current version, holds."""
+    return qr.payload(
+        carrier_id=vehicle.transporteur_id, vehicle_id=vehicle.id, versie=vehicle.qr_versie
+    )
+
+
+def history(*, carrier_id: uuid.UUID, vehicle_id: uuid.UUID):
+    """The vehicle's audit trail, oldest first."""
+    return audit.entries_for(carrier_id=carrier_id, entity="vehicle", entity_id=vehicle_id)

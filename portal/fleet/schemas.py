@@ -1,0 +1,172 @@
+"""JSON shapes of vehicles and vehicle sessions."""
+
+from __future__ import annotations
+
+import math
+import uuid
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from portal.fleet.models import EENHEDEN, SESSION_STATUSES, SOORTEN, Vehicle, VehicleSession
+from portal.fleet.sessions import is_expired
+from portal.schemas import InModel, Timestamp
+from portal.types import iso
+
+Soort = Literal[SOORTEN]  # type: ignore[valid-type]
+Eenheid = Literal[EENHEDEN]  # type: ignore[valid-type]
+
+
+def _finite(value: float | None) -> float | None:
+    if value is not None and not math.isfinite(value):
+        raise ValueError("must be a finite number")
+    return value
+
+
+Capacity = Annotated[float, AfterValidator(_finite), Field(gt=0, le=1_000_000)]
+
+
+class ActiveSessionOut(BaseModel):
+    model_config = ConfigDict(title="ActiveVehicleSession")
+
+    id: uuid.UUID
+    chauffeur_id: uuid.UUID
+    gestart_op: Timestamp
+
+
+class VehicleOut(BaseModel):
+    """A vehicle; `versie` is its ETag (send it as If-Match to PATCH)."""
+
+    model_config = ConfigDict(title="Vehicle")
+
+    id: uuid.UUID
+    transporteur_id: uuid.UUID
+    kenteken: str = Field(description="Dutch licence plate as painted, e.g. BX-12-LP")
+    soort: Soort  # type: ignore[valid-type]
+    omschrijving: str | None
+    capaciteit: float | None
+    capaciteit_eenheid: Eenheid | None  # type: ignore[valid-type]
+    kooiaap: bool = Field(description="carries a truck-mounted forklift")
+    opmerkingen: str | None
+    actief: bool
+    versie: int
+    created_at: Timestamp
+    updated_at: Timestamp | None
+    actieve_sessie: ActiveSessionOut | None = Field(description="who drives it right now")
+
+
+def serialize_vehicle(vehicle: Vehicle, active: VehicleSession | None = None) -> dict:
+    return {
+        "id": str(vehicle.id),
+        "transporteur_id": str(vehicle.transporteur_id),
+        "kenteken": vehicle.kenteken,
+        "soort": vehicle.soort,
+        "omschrijving": vehicle.omschrijving,
+        "capaciteit": vehicle.capaciteit,
+        "capaciteit_eenheid": vehicle.capaciteit_eenheid,
+        "kooiaap": vehicle.kooiaap,
+        "opmerkingen": vehicle.opmerkingen,
+        "actief": vehicle.actief,
+        "versie": vehicle.versie,
+        "created_at": iso(vehicle.created_at),
+        "updated_at": iso(vehicle.updated_at),
+        "actieve_sessie": {
+            "id": str(active.id),
+            "chauffeur_id": str(active.chauffeur_id),
+            "gestart_op": iso(active.gestart_op),
+        }
+        if active is not None
+        else None,
+    }
+
+
+class VehicleQuery(BaseModel):
+    """Query of GET /voertuigen: every filter narrows; ordered by kenteken."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    q: str | None = Field(
+        default=None,
+        max_length=100,
+        description="text in kenteken (dashes optional) or omschrijving",
+    )
+    kenteken: str | None = Field(
+        default=None, max_length=20, description="exactly this plate, with or without dashes"
+    )
+    soort: Soort | None = None  # type: ignore[valid-type]
+    actief: bool | None = Field(default=None, description="true: active only; false: inactive")
+    limit: int = Field(default=100, ge=1, le=1000)
+    offset: int = Field(default=0, ge=0, le=1_000_000)
+
+
+class VehicleUpdate(InModel):
+    """The fields to change; omitted fields stay. Setting actief to false ends the vehicle's
+    active session."""
+
+    model_config = ConfigDict(title="UpdateVehicleBody")
+
+    kenteken: str | None = Field(default=None, min_length=1, max_length=20)
+    soort: Soort | None = None  # type: ignore[valid-type]
+    omschrijving: str | None = Field(default=None, max_length=200)
+    capaciteit: Capacity | None = None
+    capaciteit_eenheid: Eenheid | None = None  # type: ignore[valid-type]
+    kooiaap: bool | None = None
+    opmerkingen: str | None = Field(default=None, max_length=2000)
+    actief: bool | None = None
+
+
+# --- vehicle sessions --------------------------------------------------------------------
+
+
+class VehicleSessionOut(BaseModel):
+    """A driver's session in a vehicle: pending until the QR sticker is scanned, then active
+    until it is ended."""
+
+    model_config = ConfigDict(title="VehicleSession")
+
+    id: uuid.UUID
+    transporteur_id: uuid.UUID
+    chauffeur_id: uuid.UUID
+    vehicle_id: uuid.UUID | None
+    kenteken: str | None
+    status: Literal[SESSION_STATUSES]  # type: ignore[valid-type]
+    verlopen: bool = Field(description="a pending session whose scan did not come in time")
+    created_at: Timestamp
+    verloopt_op: Timestamp = Field(description="until when a pending session takes its scan")
+    gestart_op: Timestamp | None
+    beeindigd_op: Timestamp | None
+    einde_reden: str | None
+
+
+def serialize_session(session: VehicleSession, kenteken: str | None) -> dict:
+    return {
+        "id": str(session.id),
+        "transporteur_id": str(session.transporteur_id),
+        "chauffeur_id": str(session.chauffeur_id),
+        "vehicle_id": str(session.vehicle_id) if session.vehicle_id else None,
+        "kenteken": kenteken,
+        "status": session.status,
+        "verlopen": is_expired(session),
+        "created_at": iso(session.created_at),
+        "verloopt_op": iso(session.verloopt_op),
+        "gestart_op": iso(session.gestart_op),
+        "beeindigd_op": iso(session.beeindigd_op),
+        "einde_reden": session.einde_reden,
+    }
+
+
+class SessionStart(InModel):
+    """Start a session; name the vehicle when the driver chose it already (then only its
+    sticker validates the session)."""
+
+    model_config = ConfigDict(title="StartVehicleSessionBody")
+
+    vehicle_id: uuid.UUID | None = None
+
+
+class SessionValidate(InModel):
+    model_config = ConfigDict(title="ValidateVehicleSessionBody")
+
+    qr: str = Field(
+        min_length=1, max_length=500, description="the text of the scanned QR sticker, as read"
+    )

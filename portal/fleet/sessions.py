@@ -1,0 +1,393 @@
+"""Vehicle sessions: who drives which vehicle. The only door to the voertuig_sessies table.
+
+A driver starts a session in the app (pending), scans the QR sticker in the cab (active) and
+ends it (ended). Partial unique indexes hold that a vehicle has at most one active session
+and a driver at most one, so two phones scanning at once leave exactly one active session:
+the loser's flush hits the index and gets a clear 409 here, never a 500.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import and_, func, select
+from sqlalchemy.exc import IntegrityError
+
+from portal.audit.service import Actor
+from portal.drivers import service as drivers
+from portal.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from portal.extensions import db
+from portal.fleet import qr
+from portal.fleet.models import Vehicle, VehicleSession
+from portal.types import utcnow
+
+PENDING_TTL = timedelta(minutes=15)  # how long a started session waits for its scan
+
+# Why a session ended (einde_reden).
+ENDED_BY_DRIVER = "chauffeur"
+ENDED_BY_OFFICE = "kantoor"
+ENDED_REPLACED = "vervangen"
+ENDED_VEHICLE_INACTIVE = "voertuig_gedeactiveerd"
+ENDED_DRIVER_INACTIVE = "chauffeur_gedeactiveerd"
+
+
+class QrRefused(ValidationFailed):
+    """A scanned payload that does not start this session; `reden` says why."""
+
+    title = "QR code refused"
+
+    def __init__(self, reden: str, detail: str):
+        super().__init__([{"field": "qr", "message": detail}], detail)
+        self.extra = {"reden": reden}
+
+
+class SessionConflict(Conflict):
+    """The session, the vehicle or the driver is not in a state that allows this."""
+
+    title = "Vehicle session conflict"
+
+
+@dataclass(frozen=True)
+class SessionFilters:
+    """A selection of sessions, newest first."""
+
+    chauffeur_id: uuid.UUID | None = None
+    vehicle_id: uuid.UUID | None = None
+    statuses: tuple[str, ...] = ()
+    limit: int = 100
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class SessionPage:
+    sessions: list[VehicleSession]
+    total: int
+
+
+def is_expired(session: VehicleSession, now: datetime | None = None) -> bool:
+    """A pending session whose scan did not come in time."""
+    return session.status == "pending" and session.verloopt_op <= (now or utcnow())
+
+
+# --- reads -------------------------------------------------------------------------------
+
+
+def get_session(
+    *, carrier_id: uuid.UUID, session_id: uuid.UUID, lock: bool = False
+) -> VehicleSession:
+    """The carrier's session; NotFound when absent or another carrier's."""
+    stmt = select(VehicleSession).where(
+        VehicleSession.transporteur_id == carrier_id, VehicleSession.id == session_id
+    )
+    if lock:
+        stmt = stmt.with_for_update()
+    session = db.session.scalar(stmt)
+    if session is None:
+        raise NotFound("vehicle session not found")
+    return session
+
+
+def _active_of_vehicle(carrier_id: uuid.UUID, vehicle_id: uuid.UUID) -> VehicleSession | None:
+    return db.session.scalar(
+        select(VehicleSession).where(
+            VehicleSession.transporteur_id == carrier_id,
+            VehicleSession.vehicle_id == vehicle_id,
+            VehicleSession.status == "active",
+        )
+    )
+
+
+def active_of_driver(*, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID) -> VehicleSession | None:
+    """The driver's active session, if any."""
+    return db.session.scalar(
+        select(VehicleSession).where(
+            VehicleSession.transporteur_id == carrier_id,
+            VehicleSession.chauffeur_id == chauffeur_id,
+            VehicleSession.status == "active",
+        )
+    )
+
+
+def active_by_vehicle(
+    *, carrier_id: uuid.UUID, vehicle_ids: set[uuid.UUID]
+) -> dict[uuid.UUID, VehicleSession]:
+    """The active session of each of these vehicles that has one, in one query."""
+    ids = {i for i in vehicle_ids if i is not None}
+    if not ids:
+        return {}
+    rows = db.session.scalars(
+        select(VehicleSession).where(
+            VehicleSession.transporteur_id == carrier_id,
+            VehicleSession.status == "active",
+            VehicleSession.vehicle_id.in_(ids),
+        )
+    )
+    return {row.vehicle_id: row for row in rows}
+
+
+def current_sessions(*, carrier_id: uuid.UUID) -> list[tuple[VehicleSession, str]]:
+    """Who drives what right now: every active session with its plate, by plate."""
+    stmt = (
+        select(VehicleSession, Vehicle.kenteken)
+        .join(
+            Vehicle,
+            and_(
+                Vehicle.transporteur_id == VehicleSession.transporteur_id,
+                Vehicle.id == VehicleSession.vehicle_id,
+            ),
+        )
+        .where(VehicleSession.transporteur_id == carrier_id, VehicleSession.status == "active")
+        .order_by(Vehicle.kenteken)
+    )
+    return [(row[0], row[1]) for row in db.session.execute(stmt)]
+
+
+def list_sessions(*, carrier_id: uuid.UUID, filters: SessionFilters) -> SessionPage:
+    """A page of the carrier's sessions, newest first, and the size of the selection."""
+    where = [VehicleSession.transporteur_id == carrier_id]
+    if filters.chauffeur_id is not None:
+        where.append(VehicleSession.chauffeur_id == filters.chauffeur_id)
+    if filters.vehicle_id is not None:
+        where.append(VehicleSession.vehicle_id == filters.vehicle_id)
+    if filters.statuses:
+        where.append(VehicleSession.status.in_(filters.statuses))
+    total = db.session.scalar(select(func.count()).select_from(VehicleSession).where(*where)) or 0
+    stmt = (
+        select(VehicleSession)
+        .where(*where)
+        .order_by(VehicleSession.created_at.desc(), VehicleSession.id)
+        .limit(filters.limit)
+        .offset(filters.offset)
+    )
+    return SessionPage(sessions=list(db.session.scalars(stmt)), total=total)
+
+
+# --- writes ------------------------------------------------------------------------------
+
+
+def _vehicle(carrier_id: uuid.UUID, vehicle_id: uuid.UUID) -> Vehicle | None:
+    return db.session.scalar(
+        select(Vehicle).where(Vehicle.transporteur_id == carrier_id, Vehicle.id == vehicle_id)
+    )
+
+
+def _plate(carrier_id: uuid.UUID, vehicle_id: uuid.UUID | None) -> str:
+    if vehicle_id is None:
+        return "?"
+    vehicle = _vehicle(carrier_id, vehicle_id)
+    return vehicle.kenteken if vehicle else "?"
+
+
+def _driver_name(carrier_id: uuid.UUID, chauffeur_id: uuid.UUID) -> str:
+    return drivers.names_by_id(carrier_id=carrier_id, driver_ids={chauffeur_id}).get(
+        chauffeur_id, "?"
+    )
+
+
+def _own(session: VehicleSession, chauffeur_id: uuid.UUID | None) -> None:
+    """A driver acts on its own sessions only (chauffeur_id None: the office acts)."""
+    if chauffeur_id is not None and session.chauffeur_id != chauffeur_id:
+        raise Forbidden("A driver may only act on its own vehicle sessions.")
+
+
+def _end(session: VehicleSession, actor: Actor, reden: str, now: datetime) -> None:
+    session.status = "ended"
+    session.beeindigd_op = now
+    session.beeindigd_door = actor.label[:254]
+    session.einde_reden = reden
+
+
+def _busy_driver(carrier_id: uuid.UUID, active: VehicleSession) -> SessionConflict:
+    plate = _plate(carrier_id, active.vehicle_id)
+    return SessionConflict(
+        f"This driver is already driving {plate}; end that session first.",
+        reden="driver_busy",
+        sessie_id=str(active.id),
+        kenteken=plate,
+    )
+
+
+def _vehicle_in_use(carrier_id: uuid.UUID, active: VehicleSession, plate: str):
+    name = _driver_name(carrier_id, active.chauffeur_id)
+    return SessionConflict(
+        f"{plate} is already being driven by {name}; they must end their session first.",
+        reden="vehicle_in_use",
+        sessie_id=str(active.id),
+        kenteken=plate,
+    )
+
+
+def start_session(
+    *,
+    carrier_id: uuid.UUID,
+    chauffeur_id: uuid.UUID,
+    actor: Actor,
+    vehicle_id: uuid.UUID | None = None,
+) -> VehicleSession:
+    """A pending session for the driver, waiting for the scan of a sticker (of vehicle_id,
+    when given). A driver who still drives a vehicle must end that session first; an earlier
+    pending session of the driver is ended as replaced."""
+    active = active_of_driver(carrier_id=carrier_id, chauffeur_id=chauffeur_id)
+    if active is not None:
+        raise _busy_driver(carrier_id, active)
+    if vehicle_id is not None:
+        vehicle = _vehicle(carrier_id, vehicle_id)
+        if vehicle is None:
+            raise ValidationFailed([{"field": "vehicle_id", "message": "no such vehicle"}])
+        if not vehicle.actief:
+            raise ValidationFailed([{"field": "vehicle_id", "message": "vehicle is deactivated"}])
+    now = utcnow()
+    waiting = db.session.scalars(
+        select(VehicleSession).where(
+            VehicleSession.transporteur_id == carrier_id,
+            VehicleSession.chauffeur_id == chauffeur_id,
+            VehicleSession.status == "pending",
+        )
+    )
+    for earlier in waiting:
+        _end(earlier, actor, ENDED_REPLACED, now)
+    session = VehicleSession(
+        transporteur_id=carrier_id,
+        id=uuid.uuid4(),
+        chauffeur_id=chauffeur_id,
+        vehicle_id=vehicle_id,
+        status="pending",
+        created_at=now,
+        verloopt_op=now + PENDING_TTL,
+    )
+    db.session.add(session)
+    db.session.flush()
+    return session
+
+
+def validate_session(
+    *,
+    carrier_id: uuid.UUID,
+    session_id: uuid.UUID,
+    payload: str,
+    chauffeur_id: uuid.UUID | None = None,
+) -> VehicleSession:
+    """Make a pending session active with the scanned sticker payload. A forged, damaged,
+    rotated, other carrier's or other vehicle's sticker is QrRefused (422); a vehicle in use,
+    a driver already driving, or a session not pending is SessionConflict (409)."""
+    session = get_session(carrier_id=carrier_id, session_id=session_id, lock=True)
+    _own(session, chauffeur_id)
+    if session.status != "pending":
+        raise SessionConflict(
+            f"This session is {session.status}; start a new one to scan again.",
+            reden="not_pending",
+            status_sessie=session.status,
+        )
+    now = utcnow()
+    if is_expired(session, now):
+        raise SessionConflict(
+            "This session waited too long for its scan; start a new one.", reden="expired"
+        )
+    try:
+        sticker = qr.read(payload)
+    except qr.UnreadablePayload as error:
+        raise QrRefused(
+            "invalid", f"{error}: not a valid Rijplan vehicle sticker (forged or damaged)."
+        ) from None
+    if sticker.carrier_id != carrier_id:
+        raise QrRefused("other_carrier", "This QR code belongs to a vehicle of another carrier.")
+    vehicle = _vehicle(carrier_id, sticker.vehicle_id)
+    if vehicle is None:
+        raise QrRefused("unknown_vehicle", "This QR code names a vehicle that does not exist.")
+    if sticker.versie != vehicle.qr_versie:
+        raise QrRefused(
+            "rotated",
+            f"This sticker of {vehicle.kenteken} has been replaced by a newer one; "
+            "scan the current sticker or ask the office for one.",
+        )
+    if session.vehicle_id is not None and session.vehicle_id != vehicle.id:
+        expected = _plate(carrier_id, session.vehicle_id)
+        raise QrRefused(
+            "other_vehicle",
+            f"This QR code is of {vehicle.kenteken}, but the session was started for {expected}.",
+        )
+    if not vehicle.actief:
+        raise SessionConflict(
+            f"{vehicle.kenteken} is deactivated and cannot be driven.", reden="vehicle_inactive"
+        )
+    plate, vehicle_id = vehicle.kenteken, vehicle.id
+    # Friendly refusals first; the unique indexes decide races between these checks and now.
+    busy = _active_of_vehicle(carrier_id, vehicle_id)
+    if busy is not None:
+        raise _vehicle_in_use(carrier_id, busy, plate)
+    mine = active_of_driver(carrier_id=carrier_id, chauffeur_id=session.chauffeur_id)
+    if mine is not None:
+        raise _busy_driver(carrier_id, mine)
+    chauffeur = session.chauffeur_id
+    try:
+        with db.session.begin_nested():
+            session.status = "active"
+            session.vehicle_id = vehicle_id
+            session.gestart_op = now
+            session.qr_versie = sticker.versie
+            db.session.flush()
+    except IntegrityError:
+        # Another phone won the race: name what it holds now.
+        busy = _active_of_vehicle(carrier_id, vehicle_id)
+        if busy is not None:
+            raise _vehicle_in_use(carrier_id, busy, plate) from None
+        mine = active_of_driver(carrier_id=carrier_id, chauffeur_id=chauffeur)
+        if mine is not None:
+            raise _busy_driver(carrier_id, mine) from None
+        raise SessionConflict(
+            "Another session became active at the same moment; try again.", reden="race"
+        ) from None
+    return session
+
+
+def end_session(
+    *,
+    carrier_id: uuid.UUID,
+    session_id: uuid.UUID,
+    actor: Actor,
+    chauffeur_id: uuid.UUID | None = None,
+) -> VehicleSession:
+    """End a session (a pending one is called off): the vehicle and the driver are free."""
+    session = get_session(carrier_id=carrier_id, session_id=session_id, lock=True)
+    _own(session, chauffeur_id)
+    if session.status == "ended":
+        raise SessionConflict("This session has already ended.", reden="ended")
+    _end(session, actor, ENDED_BY_DRIVER if chauffeur_id else ENDED_BY_OFFICE, utcnow())
+    db.session.flush()
+    return session
+
+
+def _end_all(where: list, actor: Actor, reden: str) -> int:
+    now = utcnow()
+    open_ = list(
+        db.session.scalars(
+            select(VehicleSession).where(*where, VehicleSession.status.in_(("pending", "active")))
+        )
+    )
+    for session in open_:
+        _end(session, actor, reden, now)
+    db.session.flush()
+    return len(open_)
+
+
+def end_vehicle_sessions(*, carrier_id: uuid.UUID, vehicle_id: uuid.UUID, actor: Actor) -> int:
+    """End the vehicle's open sessions (it is deactivated); answers how many."""
+    return _end_all(
+        [VehicleSession.transporteur_id == carrier_id, VehicleSession.vehicle_id == vehicle_id],
+        actor,
+        ENDED_VEHICLE_INACTIVE,
+    )
+
+
+def end_driver_sessions(*, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID, actor: Actor) -> int:
+    """End the driver's open sessions (e.g. the driver is deactivated); answers how many."""
+    return _end_all(
+        [
+            VehicleSession.transporteur_id == carrier_id,
+            VehicleSession.chauffeur_id == chauffeur_id,
+        ],
+        actor,
+        ENDED_DRIVER_INACTIVE,
+    )
