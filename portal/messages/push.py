@@ -1,0 +1,269 @@
+"""Delivery channels for messages: the Channel interface and Web Push (VAPID, pywebpush).
+
+A channel hands one message to one subscription and says what happened; it never touches the
+database. The worker (portal/messages/worker.py) decides, from these outcomes, whether a
+message is sent, retried later or failed, and records every attempt.
+"""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+import logging
+import socket
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, Protocol
+from urllib.parse import urlsplit
+
+import orjson
+import requests
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from py_vapid import Vapid
+from pywebpush import WebPushException, webpush
+
+from portal.types import iso
+
+logger = logging.getLogger(__name__)
+
+# The push payload carries the start of the text; the app fetches the whole message from the
+# API. Web Push limits an encrypted payload to about 4 KB.
+PUSH_TEXT_MAX = 500
+RETRY_STATUSES = {408, 425, 429, 500, 502, 503, 504}
+GONE_STATUSES = {404, 410}
+
+Outcome = Literal["sent", "retry", "gone", "rejected"]
+# Names that never lead to a public push service (RFC 6761, 6762, 8375 and common LAN names).
+PRIVATE_SUFFIXES = (
+    ".localhost",
+    ".local",
+    ".internal",
+    ".invalid",
+    ".test",
+    ".example",
+    ".home.arpa",
+    ".lan",
+)
+
+
+@dataclass(frozen=True)
+class PushTarget:
+    """Where to push: a driver's subscription as the browser gave it."""
+
+    endpoint: str
+    p256dh: str
+    auth: str
+
+    @property
+    def host(self) -> str:
+        return (urlsplit(self.endpoint).hostname or "")[:255]
+
+
+@dataclass(frozen=True)
+class PushMessage:
+    """What a push says: enough for the notification; the app reads the rest from the API."""
+
+    id: str
+    verzending_id: str
+    titel: str
+    tekst: str
+    created_at: datetime
+
+    def payload(self) -> bytes:
+        tekst = self.tekst
+        if len(tekst) > PUSH_TEXT_MAX:
+            tekst = tekst[: PUSH_TEXT_MAX - 1].rstrip() + "…"
+        return orjson.dumps(
+            {
+                "type": "bericht",
+                "id": self.id,
+                "verzending_id": self.verzending_id,
+                "titel": self.titel,
+                "tekst": tekst,
+                "created_at": iso(self.created_at),
+                "url": f"/api/v1/notificaties/{self.id}",
+            }
+        )
+
+
+@dataclass(frozen=True)
+class SendResult:
+    """One push attempt: sent (the push service accepted it), retry (try again later), gone
+    (the subscription no longer exists: forget it) or rejected (retrying will not help)."""
+
+    outcome: Outcome
+    http_status: int | None = None
+    fout: str | None = None
+    retry_after: int | None = None  # seconds, when the push service asked for a pause
+
+
+class Channel(Protocol):
+    """Hands a message to one subscription."""
+
+    def send(self, target: PushTarget, message: PushMessage) -> SendResult: ...
+
+
+# --- endpoint safety ------------------------------------------------------------------
+
+
+def endpoint_problem(url: str, *, allow_private: bool = False) -> str | None:
+    """Why the server must not post to this push endpoint, or None when it may.
+
+    The worker sends an HTTP request to whatever endpoint a phone registers, so an endpoint
+    must be an https URL on a public host: never the server's own network."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return "not a valid URL"
+    if parts.scheme != "https" and not (allow_private and parts.scheme == "http"):
+        return "must be an https URL"
+    host = parts.hostname
+    if not host:
+        return "has no host"
+    if parts.username or parts.password:
+        return "must not carry a user name or password"
+    if port is not None and not 0 < port < 65536:
+        return "has an invalid port"
+    if allow_private:
+        return None
+    if host == "localhost" or host.endswith(PRIVATE_SUFFIXES):
+        return "must be on a public host"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None if "." in host else "must be on a public host"
+    return None if address.is_global else "must be on a public host"
+
+
+def _resolves_to_public(host: str, port: int) -> bool:
+    """Whether every address host resolves to is public (checked again at send time: a
+    name may point elsewhere since it was registered)."""
+    infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
+    return bool(infos) and all(ipaddress.ip_address(info[4][0]).is_global for info in infos)
+
+
+class _NoRedirects(requests.Session):
+    """A push service answers; it does not send us elsewhere (a redirect could point into
+    our own network)."""
+
+    def request(self, *args, **kwargs):
+        kwargs["allow_redirects"] = False
+        return super().request(*args, **kwargs)
+
+
+# --- VAPID keys -----------------------------------------------------------------------
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def generate_vapid_keys() -> tuple[str, str]:
+    """A new VAPID key pair: (private key, public key), both base64url without padding.
+    The private key is the raw 32-byte P-256 scalar; the public key the uncompressed point
+    the app passes as applicationServerKey."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    private = key.private_numbers().private_value.to_bytes(32, "big")
+    return b64url(private), public_key_of(b64url(private))
+
+
+def load_vapid(private_key: str) -> Vapid:
+    """The VAPID signer of a configured private key (raw base64url, or DER/PEM base64)."""
+    text = private_key.strip()
+    if text.startswith("-----BEGIN"):
+        return Vapid.from_pem(text.encode())
+    return Vapid.from_string(text)
+
+
+def public_key_of(private_key: str) -> str:
+    """The applicationServerKey (base64url uncompressed point) of a VAPID private key."""
+    point = load_vapid(private_key).public_key.public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+    )
+    return b64url(point)
+
+
+# --- Web Push -------------------------------------------------------------------------
+
+
+class WebPushChannel:
+    """Web Push (RFC 8030) with an aes128gcm-encrypted body (RFC 8291) and VAPID (RFC 8292)."""
+
+    def __init__(
+        self,
+        *,
+        private_key: str,
+        subject: str,
+        ttl: int = 86400,
+        timeout: float = 10.0,
+        allow_private: bool = False,
+    ):
+        self.vapid = load_vapid(private_key)
+        self.subject = subject
+        self.ttl = ttl
+        self.timeout = timeout
+        self.allow_private = allow_private
+        self.session = _NoRedirects()
+
+    def send(self, target: PushTarget, message: PushMessage) -> SendResult:
+        problem = endpoint_problem(target.endpoint, allow_private=self.allow_private)
+        parts = urlsplit(target.endpoint)
+        try:
+            if problem is None and not self.allow_private:
+                port = parts.port or (443 if parts.scheme == "https" else 80)
+                if not _resolves_to_public(parts.hostname, port):
+                    problem = "must be on a public host"
+        except OSError as exc:
+            return SendResult("retry", fout=f"netwerkfout: {type(exc).__name__}")
+        if problem is not None:
+            return SendResult("rejected", fout=f"adres van de push-dienst geweigerd ({problem})")
+        try:
+            response = webpush(
+                subscription_info={
+                    "endpoint": target.endpoint,
+                    "keys": {"p256dh": target.p256dh, "auth": target.auth},
+                },
+                data=message.payload(),
+                vapid_private_key=self.vapid,
+                # A fresh dict per call: webpush adds aud and exp to the one it is given.
+                vapid_claims={"sub": self.subject},
+                ttl=self.ttl,
+                timeout=self.timeout,
+                headers={"Urgency": "high"},
+                requests_session=self.session,
+            )
+        except WebPushException as exc:
+            return _classify(exc.status_code, exc.retry_after, exc.message)
+        except requests.RequestException as exc:
+            return SendResult("retry", fout=f"netwerkfout: {type(exc).__name__}")
+        except (ValueError, TypeError) as exc:
+            # Keys that are no valid P-256 point or auth secret: this subscription is broken.
+            return SendResult("rejected", fout=f"ongeldig push-abonnement ({type(exc).__name__})")
+        return SendResult("sent", http_status=response.status_code)
+
+
+def _classify(status: int | None, retry_after: str | None, message: str) -> SendResult:
+    if status is None:
+        return SendResult("rejected", fout=f"ongeldig push-abonnement ({message[:200]})")
+    if status in GONE_STATUSES:
+        return SendResult("gone", status, f"push-abonnement bestaat niet meer (HTTP {status})")
+    if status in RETRY_STATUSES:
+        return SendResult(
+            "retry",
+            status,
+            f"push-dienst tijdelijk niet beschikbaar (HTTP {status})",
+            _seconds(retry_after),
+        )
+    return SendResult("rejected", status, f"push-dienst weigerde het bericht (HTTP {status})")
+
+
+def _seconds(value: str | None) -> int | None:
+    """Retry-After as seconds; its HTTP-date form is rare from push services and ignored."""
+    if value is None:
+        return None
+    try:
+        return max(0, int(str(value).strip()))
+    except ValueError:
+        return None

@@ -1,0 +1,130 @@
+"""The messages page: compose a message to one or more drivers, and the history of what was
+sent with each recipient's status, refreshed by htmx while the page is open."""
+
+from __future__ import annotations
+
+from flask import Blueprint, flash, make_response, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import ngettext
+from flask_login import current_user
+from werkzeug.routing import BuildError
+
+from portal.accounts.permissions import role_required
+from portal.audit.service import Actor
+from portal.drivers import service as drivers_service
+from portal.errors import ValidationFailed
+from portal.extensions import db
+from portal.messages import outbox, service
+from portal.messages.forms import STATUS_LABELS, ComposeForm
+from portal.messages.models import TEXT_MAX, TITLE_MAX
+from portal.web import is_fragment
+
+bp = Blueprint("messages", __name__)
+
+PER_PAGE = 20
+REFRESH_SECONDS = 10
+
+
+def _page() -> int:
+    page = request.args.get("pagina", default=1, type=int)
+    return min(max(page, 1), 10_000)
+
+
+def _compose_form() -> ComposeForm:
+    form = ComposeForm()
+    form.set_drivers(drivers_service.list_drivers(carrier_id=current_user.transporteur_id))
+    return form
+
+
+def _drivers_url() -> str:
+    # The drivers section may still be a placeholder page; link to whichever exists.
+    for endpoint in ("drivers.index", "shell.drivers"):
+        try:
+            return url_for(endpoint)
+        except BuildError:
+            continue
+    return "/chauffeurs"
+
+
+def _compose_context(form: ComposeForm, notice: str | None = None) -> dict:
+    return {
+        "form": form,
+        "notice": notice,
+        "with_push_ids": {
+            str(i) for i in service.drivers_with_push(carrier_id=current_user.transporteur_id)
+        },
+        "title_max": TITLE_MAX,
+        "text_max": TEXT_MAX,
+        "drivers_url": _drivers_url(),
+    }
+
+
+def _history_context() -> dict:
+    page = _page()
+    history = service.history(
+        carrier_id=current_user.transporteur_id, limit=PER_PAGE, offset=(page - 1) * PER_PAGE
+    )
+    return {
+        "history": history,
+        "page": page,
+        "more": history.total > page * PER_PAGE,
+        "status_labels": STATUS_LABELS,
+        "no_subscription": outbox.NO_SUBSCRIPTION,
+        "refresh_seconds": REFRESH_SECONDS,
+    }
+
+
+def _page_response(form: ComposeForm, status: int = 200, notice: str | None = None):
+    """The compose form (a fragment for htmx) or the whole page."""
+    if is_fragment():
+        return render_template("messages/_compose.html", **_compose_context(form, notice)), status
+    context = {**_compose_context(form, notice), **_history_context()}
+    return render_template("messages/index.html", **context), status
+
+
+@bp.get("/berichten")
+@role_required("planner")
+def index():
+    """The page; for htmx (the history's refresh and paging) the history alone."""
+    if is_fragment():
+        return render_template("messages/_history.html", **_history_context())
+    return _page_response(_compose_form())
+
+
+@bp.post("/berichten")
+@role_required("planner")
+def send():
+    form = _compose_form()
+    if not form.validate():
+        return _page_response(form, 422)
+    try:
+        rows = service.send_message(
+            carrier_id=current_user.transporteur_id,
+            chauffeur_ids=form.chauffeur_ids,
+            titel=form.titel.data,
+            tekst=form.tekst.data,
+            actor=Actor("user", current_user.id, current_user.naam or current_user.email),
+            user_id=current_user.id,
+        )
+    except ValidationFailed as error:
+        # The form checks the same rules; this is a driver deactivated in between.
+        db.session.rollback()
+        for problem in error.errors:
+            field = getattr(form, problem["field"], form.ontvangers)
+            field.errors = [*field.errors, _("Kies opnieuw: een chauffeur is niet meer actief.")]
+        return _page_response(form, 422)
+    db.session.commit()
+    text = ngettext(
+        "Bericht verstuurd naar %(num)s chauffeur.",
+        "Bericht verstuurd naar %(num)s chauffeurs.",
+        len(rows),
+    )
+    if not is_fragment():
+        flash(text, "info")
+        return redirect(url_for("messages.index"), code=303)
+    fresh = ComposeForm(formdata=None)
+    fresh.set_drivers(drivers_service.list_drivers(carrier_id=current_user.transporteur_id))
+    body, status = _page_response(fresh, 200, notice=text)
+    response = make_response(body, status)
+    response.headers["HX-Trigger"] = "messagesChanged"
+    return response

@@ -1,0 +1,152 @@
+"""The outbox worker: `flask --app wsgi send-notifications` pushes queued messages.
+
+One pass finds the carriers with due messages (a narrow, read-only look across carriers: see
+outbox.outbox_dispatch), then per carrier, in that carrier's scope: claims due messages
+(committed at once, so no lock is held while the network is slow), pushes each through the
+channel, and records the outcome in its own transaction. A worker that dies mid-pass leaves
+its claims to expire after the lease; the messages are then tried again (at least once).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+from collections import Counter
+from collections.abc import Callable
+from datetime import datetime
+
+import click
+from flask import Flask, current_app
+
+from portal.extensions import db
+from portal.messages import outbox
+from portal.messages.push import Channel, PushTarget, SendResult, WebPushChannel
+from portal.tenancy import carrier_scope
+from portal.types import utcnow
+
+logger = logging.getLogger(__name__)
+
+
+class NotConfigured(RuntimeError):
+    """Web Push lacks its VAPID settings."""
+
+
+def channel_from_config(app: Flask) -> WebPushChannel:
+    """The Web Push channel with the app's VAPID key; NotConfigured when it has none."""
+    private_key = app.config.get("VAPID_PRIVATE_KEY")
+    subject = app.config.get("VAPID_SUBJECT")
+    if not private_key:
+        raise NotConfigured(
+            "VAPID_PRIVATE_KEY is not set: create a key pair with "
+            "'flask --app wsgi generate-vapid-keys' and put it in the environment."
+        )
+    if not subject or not subject.startswith(("mailto:", "https://")):
+        raise NotConfigured(
+            "VAPID_SUBJECT must be a mailto: address or https URL push services can reach "
+            "you at, e.g. mailto:planning@example.nl."
+        )
+    try:
+        return WebPushChannel(
+            private_key=private_key,
+            subject=subject,
+            ttl=app.config.get("WEBPUSH_TTL", 86400),
+            timeout=app.config.get("WEBPUSH_TIMEOUT", 10.0),
+            allow_private=app.config.get("WEBPUSH_ALLOW_PRIVATE", False),
+        )
+    except (ValueError, TypeError) as exc:
+        raise NotConfigured(f"VAPID_PRIVATE_KEY is not a valid P-256 private key ({exc}).") from exc
+
+
+def deliver_due(*, channel: Channel, now: datetime | None = None, limit: int = 100) -> Counter[str]:
+    """One pass over the outbox: push up to limit due messages; answers how many ended in
+    each status (sent, queued for a retry, failed, read meanwhile)."""
+    clock: Callable[[], datetime] = (lambda: now) if now is not None else utcnow
+    done: Counter[str] = Counter()
+    carriers = outbox.due_carriers(now=clock())
+    db.session.commit()
+    for carrier_id in carriers:
+        if done.total() >= limit:
+            break
+        with carrier_scope(db.session, carrier_id):
+            claimed = outbox.claim_due(
+                carrier_id=carrier_id, now=clock(), limit=limit - done.total()
+            )
+            db.session.commit()
+            for item in claimed:
+                results = [(target, _send(channel, target, item)) for target in item.targets]
+                status = outbox.record_outcome(
+                    carrier_id=carrier_id, claimed=item, results=results, now=clock()
+                )
+                db.session.commit()
+                done[status] += 1
+                logger.info("message %s attempt %s: %s", item.id, item.poging, status)
+    return done
+
+
+def _send(channel: Channel, target: PushTarget, item: outbox.Claimed) -> SendResult:
+    """The channel's result; an unexpected error becomes a retry, so one bad message cannot
+    stop the worker."""
+    try:
+        return channel.send(target, item.message)
+    except Exception as exc:  # the worker must go on with the next message
+        logger.exception("push of message %s to %s failed unexpectedly", item.id, target.host)
+        return SendResult("retry", fout=f"interne fout: {type(exc).__name__}")
+
+
+def main(*, once: bool, interval: float, batch: int, emit: Callable[[dict], None]) -> None:
+    """The send-notifications command: one draining run (--once) or a service loop that
+    stops cleanly on SIGTERM or Ctrl-C after the message in hand."""
+    app = current_app._get_current_object()
+    try:
+        channel = channel_from_config(app)
+    except NotConfigured as problem:
+        click.echo(f"error: {problem}", err=True)
+        sys.exit(1)
+    if once:
+        total: Counter[str] = Counter()
+        while True:
+            done = deliver_due(channel=channel, limit=batch)
+            total.update(done)
+            if done.total() < batch:
+                break
+        emit({status: total.get(status, 0) for status in ("sent", "queued", "failed", "read")})
+        return
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    stop = threading.Event()
+
+    def _stop(signum, _frame):
+        logger.info("signal %s: stopping after the message in hand", signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    logger.info("send-notifications: polling every %ss, %s per pass", interval, batch)
+    run(channel=channel, interval=interval, limit=batch, stop=stop)
+
+
+def run(
+    *,
+    channel: Channel,
+    interval: float,
+    limit: int,
+    stop: threading.Event,
+    report: Callable[[Counter[str]], None] | None = None,
+) -> None:
+    """Pass after pass until stop is set: at once again after a full batch, else after
+    interval seconds. A failing pass (database away) is logged and retried."""
+    while not stop.is_set():
+        try:
+            done = deliver_due(channel=channel, limit=limit)
+        except Exception:  # keep serving; the next pass tries again
+            logger.exception("outbox pass failed")
+            db.session.rollback()
+            db.session.remove()
+            stop.wait(interval)
+            continue
+        if done and report is not None:
+            report(done)
+        if done.total() < limit:
+            stop.wait(interval)

@@ -1,0 +1,268 @@
+"""The messages page: composing with errors at the field, sending to one, several or every
+active driver, and the history with each recipient's status, refreshed by htmx."""
+
+from __future__ import annotations
+
+import html
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from conftest import (
+    create_carrier,
+    create_driver,
+    create_user,
+    csrf_from,
+    in_carrier,
+    login,
+)
+from sqlalchemy import update
+
+from messages.support import Device, send, subscribe
+from portal.extensions import db
+from portal.messages import outbox, service
+
+HTMX = {"HX-Request": "true"}
+
+
+@pytest.fixture
+def browser(client, planner):
+    login(client, planner)
+    return client
+
+
+def compose(browser, htmx: bool = False, **fields):
+    token = csrf_from(browser.get("/berichten").get_data(as_text=True))
+    data = {"csrf_token": token, "titel": "Omleiding", "tekst": "Rij via de N279.", **fields}
+    return browser.post("/berichten", data=data, headers=HTMX if htmx else {})
+
+
+def text_of(response) -> str:
+    return html.unescape(re.sub(r"\s+", " ", response.get_data(as_text=True)))
+
+
+def plain(response) -> str:
+    """The page's text as a reader sees it: tags gone, whitespace collapsed."""
+    text = re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))
+    return re.sub(r"\s+", " ", html.unescape(text))
+
+
+def deactivate(app, carrier, driver):
+    from portal.drivers.models import Driver
+
+    in_carrier(
+        app,
+        carrier.id,
+        lambda: db.session.execute(
+            update(Driver).where(Driver.id == driver.id).values(actief=False)
+        ),
+    )
+
+
+def test_the_page_lists_active_drivers_and_an_empty_history(app, browser, carrier, driver):
+    gone = create_driver(app, carrier, "Oud Gediende")
+    deactivate(app, carrier, gone)
+    page = browser.get("/berichten")
+    assert page.status_code == 200
+    body = text_of(page)
+    assert "Jan Chauffeur" in body and "Oud Gediende" not in body
+    assert "Alle actieve chauffeurs (1)" in body
+    assert "Nog geen berichten verstuurd." in body
+    assert 'hx-trigger="every 10s, messagesChanged from:body"' in page.get_data(as_text=True)
+    assert 'aria-current="page"' in page.get_data(as_text=True)
+
+
+def test_without_active_drivers_the_page_says_so(app, client, carrier):
+    planner = create_user(app, carrier, "planner")
+    login(client, planner)
+    body = text_of(client.get("/berichten"))
+    assert "Er zijn nog geen actieve chauffeurs" in body
+
+
+def test_errors_show_at_their_fields(browser, driver):
+    response = compose(browser, titel="", tekst="   ")
+    assert response.status_code == 422
+    body = text_of(response)
+    assert "Het bericht is niet verstuurd." in body
+    assert 'id="ontvangers-error"' in body and "Kies minstens één chauffeur." in body
+    assert 'id="titel-error"' in body and "Geef het bericht een titel." in body
+    assert 'id="tekst-error"' in body and "Schrijf wat je de chauffeur wilt laten weten." in body
+    assert 'aria-invalid="true"' in body
+
+
+def test_a_too_long_text_is_refused_and_kept(browser, driver):
+    response = compose(browser, ontvangers=[str(driver.id)], tekst="x" * 2001, titel="y" * 101)
+    assert response.status_code == 422
+    body = text_of(response)
+    assert "Hoogstens 2000 tekens; nu 2001." in body
+    assert "Hoogstens 100 tekens; nu 101." in body
+    assert "x" * 2001 in body  # the planner's text is not lost
+    assert f'value="{driver.id}" data-driver checked' in body
+
+
+def test_a_driver_of_another_carrier_or_inactive_can_not_be_chosen(app, browser, carrier, driver):
+    elsewhere = create_carrier(app, "Kuipers Veevervoer")
+    theirs = create_driver(app, elsewhere, "Sanne Kuipers")
+    refused = compose(browser, ontvangers=[str(theirs.id)])
+    assert refused.status_code == 422
+    assert "niet (meer) actief" in text_of(refused)
+    assert compose(browser, ontvangers=["not-a-uuid"]).status_code == 422
+    with app.app_context():
+        from portal.tenancy import carrier_scope
+
+        with carrier_scope(db.session, elsewhere.id):
+            assert service.inbox(carrier_id=elsewhere.id, chauffeur_id=theirs.id).total == 0
+
+
+def test_sending_to_several_drivers_shows_one_batch_with_each_status(app, browser, carrier, driver):
+    piet = create_driver(app, carrier, "Piet Bakker")
+    response = compose(
+        browser,
+        ontvangers=[str(driver.id), str(piet.id)],
+        titel="Weegbon",
+        tekst="Fotografeer de weegbon bij het lossen.",
+    )
+    assert response.status_code == 303
+    page = browser.get(response.headers["Location"])
+    body = plain(page)
+    assert "Bericht verstuurd naar 2 chauffeurs." in body
+    assert "Weegbon" in body and "Fotografeer de weegbon bij het lossen." in body
+    assert "Aan 2 chauffeurs · 2 in wachtrij" in body
+    assert body.count("wacht op verzending") == 2
+    for who in (driver, piet):
+        assert service_count(app, carrier, who) == 1
+
+
+def service_count(app, carrier, driver) -> int:
+    return in_carrier(
+        app,
+        carrier.id,
+        lambda: service.inbox(carrier_id=carrier.id, chauffeur_id=driver.id).total,
+    )
+
+
+def test_all_active_drivers_get_it(app, browser, carrier, driver):
+    piet = create_driver(app, carrier, "Piet Bakker")
+    gone = create_driver(app, carrier, "Oud Gediende")
+    deactivate(app, carrier, gone)
+    response = compose(browser, alle="y")
+    assert response.status_code == 303
+    assert [service_count(app, carrier, d) for d in (driver, piet, gone)] == [1, 1, 0]
+
+
+def test_htmx_send_answers_a_fresh_form_and_tells_the_history(app, browser, carrier, driver):
+    response = compose(browser, htmx=True, ontvangers=[str(driver.id)])
+    assert response.status_code == 200
+    assert response.headers["HX-Trigger"] == "messagesChanged"
+    body = text_of(response)
+    assert body.lstrip().startswith("<form")
+    assert "Bericht verstuurd naar 1 chauffeur." in body
+    assert "Rij via de N279." not in body  # the form is empty again
+    refused = compose(browser, htmx=True, tekst="")
+    assert refused.status_code == 422 and text_of(refused).lstrip().startswith("<form")
+
+
+def test_the_history_fragment_shows_delivery_read_and_failure(app, browser, carrier, driver):
+    piet = create_driver(app, carrier, "Piet Bakker")
+    henk = create_driver(app, carrier, "Henk Jansen")
+    read, sent, failed = send(app, carrier, [driver, piet, henk], "Omleiding", "Via de N279.")
+    now = datetime.now(UTC)
+
+    def deliver():
+        from portal.messages.models import Message
+
+        service.mark_read(carrier_id=carrier.id, message_id=read)
+        db.session.execute(
+            update(Message).where(Message.id == sent).values(status="sent", verzonden_op=now)
+        )
+        db.session.execute(
+            update(Message)
+            .where(Message.id == failed)
+            .values(status="failed", fout="push-abonnement bestaat niet meer (HTTP 410)")
+        )
+
+    in_carrier(app, carrier.id, deliver)
+    fragment = browser.get("/berichten", headers=HTMX)
+    assert fragment.status_code == 200
+    body = text_of(fragment)
+    assert body.lstrip().startswith('<section id="message-history"')
+    assert "Nieuw bericht" not in body
+    assert "Aan 3 chauffeurs · 1 gelezen · 1 verzonden · 1 mislukt" in plain(fragment)
+    assert re.search(r"Jan Chauffeur</span> <span class=\"status msg-status-read\">Gelezen", body)
+    assert re.search(r"Piet Bakker</span> <span class=\"status msg-status-sent\">Verzonden", body)
+    assert "push-abonnement bestaat niet meer (HTTP 410)" in body
+
+
+def test_a_message_without_a_device_explains_the_inbox(app, browser, carrier, driver):
+    (message_id,) = send(app, carrier, [driver])
+
+    def fail():
+        from portal.messages.models import Message
+
+        db.session.execute(
+            update(Message)
+            .where(Message.id == message_id)
+            .values(status="failed", fout=outbox.NO_SUBSCRIPTION)
+        )
+
+    in_carrier(app, carrier.id, fail)
+    body = text_of(browser.get("/berichten"))
+    assert "geen telefoon aangemeld voor pushmeldingen; het bericht staat wel in de app" in body
+
+
+def test_drivers_without_a_device_are_marked(app, browser, carrier, driver):
+    piet = create_driver(app, carrier, "Piet Bakker")
+    subscribe(app, carrier, piet, "https://push.example.net/piet", Device.new())
+    body = browser.get("/berichten").get_data(as_text=True)
+    jan = re.search(r"Jan Chauffeur</span>(.*?)</label>", body, re.S).group(1)
+    pieter = re.search(r"Piet Bakker</span>(.*?)</label>", body, re.S).group(1)
+    assert "geen push" in jan and "geen push" not in pieter
+
+
+def test_the_history_is_paged_newest_first(app, browser, carrier, driver):
+    base = datetime(2026, 11, 1, 8, 0, tzinfo=UTC)
+    for n in range(23):
+        send(app, carrier, [driver], f"Bericht {n:02d}", "tekst", now=base + timedelta(hours=n))
+    first = text_of(browser.get("/berichten"))
+    assert "Bericht 22" in first and "Bericht 03" in first and "Bericht 02" not in first
+    assert first.index("Bericht 22") < first.index("Bericht 21")
+    second = browser.get("/berichten?pagina=2", headers=HTMX)
+    body = text_of(second)
+    assert "Bericht 02" in body and "Bericht 00" in body and "Bericht 03" not in body
+    assert 'hx-get="/berichten?pagina=2"' in body  # the refresh keeps the page
+    assert "Nieuwere" in body and "Oudere" not in body
+    assert browser.get("/berichten?pagina=abc").status_code == 200
+    assert browser.get("/berichten?pagina=-4").status_code == 200
+
+
+def test_the_history_runs_a_fixed_number_of_queries(app, browser, carrier, driver, count_queries):
+    send(app, carrier, [driver])
+    browser.get("/berichten")
+    with count_queries() as few:
+        assert browser.get("/berichten").status_code == 200
+    drivers = [create_driver(app, carrier, f"Chauffeur {n}") for n in range(5)]
+    for _ in range(8):
+        send(app, carrier, [driver, *drivers])
+    with count_queries() as many:
+        assert browser.get("/berichten").status_code == 200
+    assert many.count == few.count
+
+
+def test_only_planners_use_the_page(app, client, carrier):
+    author = create_user(app, carrier, "author")
+    login(client, author)
+    assert client.get("/berichten").status_code == 403
+    assert client.post("/berichten", data={}).status_code in (400, 403)
+
+
+def test_without_a_csrf_token_nothing_is_sent(app, browser, carrier, driver):
+    response = browser.post(
+        "/berichten", data={"ontvangers": [str(driver.id)], "titel": "x", "tekst": "y"}
+    )
+    assert response.status_code == 400
+    assert service_count(app, carrier, driver) == 0
+
+
+def test_signed_out_is_sent_to_sign_in(client):
+    response = client.get("/berichten")
+    assert response.status_code == 302 and "/login" in response.headers["Location"]
