@@ -1,0 +1,1 @@
+"""Hours: work days, activities, week approvals, totals, the timeline and the export."""

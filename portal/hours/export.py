@@ -1,0 +1,132 @@
+"""The hours overview as files for payroll: a line per driver per day (days with time), with
+the minutes of each activity kind, the working time in minutes and in hours, and whether the
+day's week is approved.
+
+CSV for Dutch Excel as billing writes it (UTF-8 with BOM, ';', decimal comma, formulas
+defused: billing's cell formatting is reused); XLSX with real numbers and dates, a second
+sheet with each driver's totals over the period.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import date
+
+from portal.billing.service import _csv_value
+from portal.hours import totals
+from portal.hours.models import SOORTEN
+from portal.hours.totals import IsoWeek
+from portal.hours.weeks import Overview
+
+DAY_COLUMNS = (
+    "chauffeur",
+    "datum",
+    "week",
+    *(f"{soort}_min" for soort in SOORTEN),
+    "werktijd_min",
+    "werktijd_uren",
+    "totaal_min",
+    "week_goedgekeurd",
+)
+TOTAL_COLUMNS = (
+    "chauffeur",
+    *(f"{soort}_min" for soort in SOORTEN),
+    "werktijd_min",
+    "werktijd_uren",
+    "totaal_min",
+    "weken_goedgekeurd",
+)
+
+
+def day_lines(overview: Overview) -> list[list]:
+    """One line per driver per day with time, in DAY_COLUMNS order."""
+    lines = []
+    for row in overview.rows:
+        for day, t in row.hours.per_dag.items():
+            week = IsoWeek.of(day)
+            lines.append(
+                [
+                    row.driver.naam,
+                    day,
+                    week.label,
+                    *(t.minuten[soort] for soort in SOORTEN),
+                    t.werktijd,
+                    totals.hours(t.werktijd),
+                    t.totaal,
+                    "ja" if week in row.approvals else "nee",
+                ]
+            )
+    return lines
+
+
+def total_lines(overview: Overview) -> list[list]:
+    """One line per driver with the period's totals, in TOTAL_COLUMNS order."""
+    return [
+        [
+            row.driver.naam,
+            *(row.hours.totaal.minuten[soort] for soort in SOORTEN),
+            row.hours.totaal.werktijd,
+            totals.hours(row.hours.totaal.werktijd),
+            row.hours.totaal.totaal,
+            f"{row.approved_count}/{len(row.weeks)}",
+        ]
+        for row in overview.rows
+    ]
+
+
+def _csv_cell(value) -> str:
+    if isinstance(value, date):
+        return value.isoformat()
+    return _csv_value(value)
+
+
+def to_csv(overview: Overview) -> bytes:
+    """The day lines as CSV for Dutch Excel, with a header row of column names."""
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, delimiter=";", lineterminator="\r\n")
+    writer.writerow(DAY_COLUMNS)
+    for line in day_lines(overview):
+        writer.writerow([_csv_cell(value) for value in line])
+    return ("\ufeff" + out.getvalue()).encode("utf-8")
+
+
+def to_xlsx(overview: Overview) -> bytes:
+    """Two sheets: the day lines, and each driver's totals; numbers and dates as such."""
+    from openpyxl import Workbook
+    from openpyxl.styles import Font, PatternFill
+    from openpyxl.utils import get_column_letter
+
+    book = Workbook()
+    sheets = (
+        (book.active, "Uren per dag", DAY_COLUMNS, day_lines(overview)),
+        (book.create_sheet(), "Totalen", TOTAL_COLUMNS, total_lines(overview)),
+    )
+    for sheet, title, columns, lines in sheets:
+        sheet.title = title
+        sheet.append(columns)
+        for cell in sheet[1]:
+            cell.font = Font(bold=True)
+            cell.fill = PatternFill("solid", fgColor="E3F3E6")
+        widths = [len(name) for name in columns]
+        for number, line in enumerate(lines, start=2):
+            for column, value in enumerate(line, start=1):
+                cell = sheet.cell(row=number, column=column)
+                if isinstance(value, str):
+                    # Set as text explicitly: openpyxl would store '=...' as a formula.
+                    cell.value = value
+                    cell.data_type = "s"
+                else:
+                    cell.value = value
+                if isinstance(value, date):
+                    cell.number_format = "yyyy-mm-dd"
+                elif isinstance(value, float):
+                    cell.number_format = "0.00"
+                widths[column - 1] = max(widths[column - 1], len(str(value)))
+        for column, width in enumerate(widths, start=1):
+            sheet.column_dimensions[get_column_letter(column)].width = min(width, 40) + 2
+        sheet.freeze_panes = "B2"
+        sheet.auto_filter.ref = f"A1:{get_column_letter(len(columns))}{len(lines) + 1}"
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()

@@ -1,0 +1,469 @@
+"""Hours in the portal (planners): every driver's hours over a period with sorting and the
+export for payroll, a driver's week with its timeline, approving and reopening a week, and
+correcting an activity.
+
+Every route loads, checks and acts through the hours services, then commits once. A route
+with a driver or an activity in its path loads it before the CSRF check, so another
+carrier's id is a 404 whatever the method.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from datetime import datetime
+from functools import wraps
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    flash,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_babel import format_datetime
+from flask_babel import gettext as _
+from flask_login import current_user
+
+from portal.accounts import service as accounts
+from portal.accounts.permissions import role_required
+from portal.audit.service import Actor
+from portal.drivers import service as drivers
+from portal.errors import NotFound
+from portal.extensions import csrf, db
+from portal.hours import activities, export, service, timeline, weeks
+from portal.hours.forms import SOORT_LABELS, ActivityForm, ApproveForm, PeriodForm, ReopenForm
+from portal.hours.models import SOORTEN
+from portal.hours.schemas import duration_minutes
+from portal.hours.service import HoursConflict, HoursInvalid
+from portal.hours.totals import IsoWeek
+from portal.types import utcnow
+
+bp = Blueprint("hours", __name__)
+
+PER_PAGE = 100  # drivers per page of the overview
+SORTS = ("naam", *SOORTEN, "werktijd", "status")
+MIMETYPES = {
+    "csv": "text/csv; charset=utf-8",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+}
+
+
+def _carrier_id() -> uuid.UUID:
+    return current_user.transporteur_id
+
+
+def _actor() -> Actor:
+    return Actor("user", current_user.id, current_user.naam)
+
+
+def _zone():
+    return accounts.carrier_zone(_carrier_id())
+
+
+@bp.context_processor
+def _helpers():
+    return {"hm": timeline.hm, "soort_labels": SOORT_LABELS, "soorten": SOORTEN}
+
+
+def _moment(value: datetime | None) -> str:
+    return format_datetime(value, "EEE d MMM HH:mm") if value else _("loopt nog")
+
+
+def explain(error: HoursConflict | HoursInvalid) -> str:
+    """A refusal of the hours service in the user's language."""
+    p = error.params
+    soort = str(SOORT_LABELS.get(p.get("soort"), p.get("soort", "")))
+    week = p["week"].label if "week" in p else ""
+    messages = {
+        "week_goedgekeurd": lambda: _(
+            "Week %(week)s is goedgekeurd: heropen de week om iets te wijzigen.", week=week
+        ),
+        "overlap_activiteit": lambda: _(
+            "Dit overlapt met %(soort)s van %(begin)s tot %(einde)s.",
+            soort=soort.lower(),
+            begin=_moment(p["begin"]),
+            einde=_moment(p["einde"]),
+        ),
+        "activiteit_loopt": lambda: _(
+            "%(soort)s loopt nog sinds %(begin)s; beëindig die eerst.",
+            soort=soort,
+            begin=_moment(p["begin"]),
+        ),
+        "overlap_werkdag": lambda: _(
+            "Dit overlapt met een andere werkdag (%(begin)s tot %(einde)s).",
+            begin=_moment(p["begin"]),
+            einde=_moment(p["einde"]),
+        ),
+        "werkdag_loopt": lambda: _(
+            "Er loopt nog een werkdag sinds %(begin)s.", begin=_moment(p["begin"])
+        ),
+        "buiten_werkdag": lambda: _(
+            "Dit valt buiten de werkdag (%(begin)s tot %(einde)s).",
+            begin=_moment(p["begin"]),
+            einde=_moment(p["einde"]),
+        ),
+        "einde_nodig": lambda: _("Vul het einde in: de werkdag is afgesloten."),
+        "toekomst": lambda: _("Dit tijdstip ligt in de toekomst."),
+        "te_vroeg": lambda: _("Dit tijdstip ligt voor het jaar 2000."),
+        "volgorde": lambda: _("Het einde moet na het begin liggen."),
+        "dag_te_lang": lambda: _("Een werkdag duurt hoogstens 24 uur."),
+        "taak": lambda: _("Dit is geen taak van deze chauffeur."),
+        "activiteit_voor_begin": lambda: _(
+            "%(soort)s begint eerder, om %(begin)s.", soort=soort, begin=_moment(p["begin"])
+        ),
+        "activiteit_na_einde": lambda: _(
+            "%(soort)s loopt door tot %(einde)s.", soort=soort, einde=_moment(p["einde"])
+        ),
+        "week_loopt": lambda: _(
+            "De werkdag van %(begin)s loopt nog: keur de week goed als alle dagen zijn afgesloten.",
+            begin=_moment(p["begin"]),
+        ),
+        "al_goedgekeurd": lambda: _("Deze week is al goedgekeurd."),
+        "niet_goedgekeurd": lambda: _("Deze week is niet goedgekeurd."),
+        "week_toekomst": lambda: _("Deze week is nog niet begonnen."),
+        "tegelijk": lambda: _("Iemand anders wijzigde deze uren tegelijk; probeer het opnieuw."),
+        "verplicht": lambda: _("Vul dit in."),
+        "te_lang_tekst": lambda: _("Deze tekst is te lang."),
+    }
+    return messages[error.code]() if error.code in messages else error.detail
+
+
+# --- the overview ----------------------------------------------------------------------
+
+
+def _period(form: PeriodForm, valid: bool):
+    """The period the form names (a week, or van..tot), else the current week."""
+    if valid and form.week.data is not None:
+        week = form.week.data
+        return week.monday, week.sunday, week
+    if valid and form.van.data and form.tot.data:
+        van, tot = form.van.data, form.tot.data
+        week = IsoWeek.of(van)
+        exact = van == week.monday and tot == week.sunday
+        return van, tot, week if exact else None
+    week = IsoWeek.of(datetime.now(_zone()).date())
+    return week.monday, week.sunday, week
+
+
+def _sorting() -> tuple[str, bool]:
+    sort = request.args.get("sort", "naam")
+    if sort not in SORTS:
+        sort = "naam"
+    return sort, request.args.get("richting") == "desc"
+
+
+def _sorted(rows: list, sort: str, descending: bool) -> list:
+    def name(row):
+        return (row.driver.naam.lower(), str(row.driver.id))
+
+    if sort == "naam":
+        return sorted(rows, key=name, reverse=descending)
+    if sort == "status":
+        value = lambda row: row.approved_count / max(len(row.weeks), 1)  # noqa: E731
+    else:
+        value = lambda row: row.hours.totaal.value(sort)  # noqa: E731
+    # Ties stay by name, whichever the direction.
+    ordered = sorted(rows, key=name)
+    return sorted(ordered, key=value, reverse=descending)
+
+
+@bp.get("/uren")
+@role_required("planner")
+def index():
+    """Every driver's hours over a period: totals per kind, working time, approvals."""
+    carrier_id = _carrier_id()
+    form = PeriodForm(request.args)
+    valid = form.validate()
+    van, tot, week = _period(form, valid)
+    found = weeks.overview(carrier_id=carrier_id, van=van, tot=tot)
+    sort, descending = _sorting()
+    rows = _sorted(found.rows, sort, descending)
+    pages = max(1, math.ceil(len(rows) / PER_PAGE))
+    page = min(max(request.args.get("pagina", default=1, type=int) or 1, 1), pages)
+    shown = rows[(page - 1) * PER_PAGE : page * PER_PAGE]
+    approvers = accounts.user_names(
+        carrier_id=carrier_id,
+        user_ids={a.goedgekeurd_door for r in shown for a in r.approvals.values()},
+    )
+    period_args = {"week": week.label} if week else {"van": van.isoformat(), "tot": tot.isoformat()}
+    sort_args = {} if sort == "naam" and not descending else {"sort": sort}
+    if descending:
+        sort_args["richting"] = "desc"
+    if not any(getattr(f, "raw", None) for f in (form.week, form.van, form.tot)):
+        form.week.data = week
+    context = {
+        "form": form,
+        "van": van,
+        "tot": tot,
+        "week": week,
+        "overview": found,
+        "rows": shown,
+        "total": found.total,
+        "count": len(rows),
+        "sort": sort,
+        "descending": descending,
+        "page": page,
+        "pages": pages,
+        "approvers": approvers,
+        "period_args": period_args,
+        "sort_args": sort_args,
+        "page_args": {**period_args, **sort_args},
+        "today": datetime.now(_zone()).date(),
+    }
+    return make_response(render_template("hours/index.html", **context), 200 if valid else 422)
+
+
+def _export(fmt: str) -> Response:
+    form = PeriodForm(request.args)
+    if not form.validate():
+        return redirect(url_for("hours.index", **request.args), code=303)
+    van, tot, _week = _period(form, True)
+    found = weeks.overview(carrier_id=_carrier_id(), van=van, tot=tot)
+    body = export.to_csv(found) if fmt == "csv" else export.to_xlsx(found)
+    response = Response(body, mimetype=MIMETYPES[fmt])
+    name = f"uren-{van.isoformat()}-{tot.isoformat()}.{fmt}"
+    response.headers["Content-Disposition"] = f"attachment; filename={name}"
+    return response
+
+
+@bp.get("/uren/export.csv")
+@role_required("planner")
+def export_csv():
+    return _export("csv")
+
+
+@bp.get("/uren/export.xlsx")
+@role_required("planner")
+def export_xlsx():
+    return _export("xlsx")
+
+
+# --- a driver's week -------------------------------------------------------------------
+
+
+def week_route(rule: str, methods: tuple[str, ...] = ("GET",)):
+    """A planner's route of one driver's week: the driver and the week load first (404 when
+    unknown or another carrier's), then a POST's CSRF token is checked."""
+
+    def decorate(view):
+        @wraps(view)
+        def wrapper(user_token: str, week: str):
+            driver = drivers.find_by_token(carrier_id=_carrier_id(), user_token=user_token)
+            if driver is None:
+                abort(404)
+            try:
+                iso_week = IsoWeek.parse(week)
+            except ValueError:
+                abort(404)
+            if request.method == "POST":
+                csrf.protect()
+            return view(driver, iso_week)
+
+        guarded = role_required("planner")(wrapper)
+        csrf.exempt(guarded)  # checked inside, after the 404
+        bp.add_url_rule(rule, view.__name__, guarded, methods=list(methods))
+        return guarded
+
+    return decorate
+
+
+def _week_url(driver, week: IsoWeek) -> str:
+    return url_for("hours.week", user_token=driver.user_token, week=week.label)
+
+
+def _week_context(driver, week: IsoWeek) -> dict:
+    carrier_id = _carrier_id()
+    now = utcnow()
+    zone = _zone()
+    detail = weeks.week_detail(carrier_id=carrier_id, chauffeur_id=driver.id, week=week, now=now)
+    labels = {soort: str(label) for soort, label in SOORT_LABELS.items()}
+    chart = timeline.build(
+        week=week,
+        days=detail.days,
+        activities=detail.activities,
+        per_day=detail.hours.per_dag,
+        zone=zone,
+        now=now,
+        labels=labels,
+        task_names=detail.task_names,
+    )
+    people = accounts.user_names(
+        carrier_id=carrier_id,
+        user_ids={r.goedgekeurd_door for r in detail.history}
+        | {r.heropend_door for r in detail.history},
+    )
+    today = now.astimezone(zone).date()
+    return {
+        "driver": driver,
+        "week": week,
+        "detail": detail,
+        "chart": chart,
+        "people": people,
+        "now": now,
+        "today": today,
+        "can_approve": detail.approval is None and not detail.running and week.monday <= today,
+        "previous": week.shifted(-1),
+        "next": week.shifted(1) if week.shifted(1).monday <= today else None,
+        "overview_url": url_for("hours.index", week=week.label),
+        "duration": lambda activity, day: timeline.hm(
+            duration_minutes(activity, day.gestart_op, now)
+        ),
+    }
+
+
+@week_route("/uren/<user_token:user_token>/<week>")
+def week(driver, week: IsoWeek):
+    """A driver's week: the timeline, the totals per day, the work days with their
+    activities, and the approval with its history."""
+    return render_template("hours/week.html", **_week_context(driver, week))
+
+
+@week_route("/uren/<user_token:user_token>/<week>/goedkeuren", methods=("GET", "POST"))
+def approve(driver, week: IsoWeek):
+    """Approve a week, after a confirmation: its hours are locked until it is reopened."""
+    if request.method == "GET":
+        context = _week_context(driver, week)
+        return render_template("hours/approve.html", form=ApproveForm(), **context)
+    naam, user_token = driver.naam, driver.user_token
+    try:
+        weeks.approve_week(
+            carrier_id=_carrier_id(), chauffeur_id=driver.id, week=week, actor=_actor()
+        )
+    except (HoursConflict, NotFound) as error:
+        db.session.rollback()
+        if isinstance(error, NotFound):
+            abort(404)
+        flash(explain(error), "error")
+        return redirect(url_for("hours.week", user_token=user_token, week=week.label), code=303)
+    db.session.commit()
+    flash(_("Week %(week)s van %(naam)s is goedgekeurd.", week=week.week, naam=naam))
+    return redirect(url_for("hours.week", user_token=user_token, week=week.label), code=303)
+
+
+@week_route("/uren/<user_token:user_token>/<week>/heropenen", methods=("GET", "POST"))
+def reopen(driver, week: IsoWeek):
+    """Reopen an approved week, for a reason that is kept."""
+    form = ReopenForm()
+    if request.method == "POST" and form.validate():
+        naam, user_token = driver.naam, driver.user_token
+        try:
+            weeks.reopen_week(
+                carrier_id=_carrier_id(),
+                chauffeur_id=driver.id,
+                week=week,
+                reden=form.reden.data,
+                actor=_actor(),
+            )
+        except HoursInvalid as error:
+            db.session.rollback()
+            form.reden.errors = [explain(error)]
+        except HoursConflict as error:
+            db.session.rollback()
+            flash(explain(error), "error")
+            return redirect(url_for("hours.week", user_token=user_token, week=week.label), code=303)
+        else:
+            db.session.commit()
+            flash(_("Week %(week)s van %(naam)s is heropend.", week=week.week, naam=naam))
+            return redirect(url_for("hours.week", user_token=user_token, week=week.label), code=303)
+    status = 422 if request.method == "POST" else 200
+    context = _week_context(driver, week)
+    return make_response(render_template("hours/reopen.html", form=form, **context), status)
+
+
+# --- correcting an activity ------------------------------------------------------------
+
+
+@bp.route("/uren/activiteiten/<uuid:activiteit_id>/wijzigen", methods=["GET", "POST"])
+@role_required("planner")
+@csrf.exempt  # checked below, after the activity has loaded
+def edit_activity(activiteit_id: uuid.UUID):
+    """A planner corrects an activity; the same rules hold as in the driver app."""
+    carrier_id = _carrier_id()
+    try:
+        activity = service.get_activity(carrier_id=carrier_id, activity_id=activiteit_id)
+    except NotFound:
+        abort(404)
+    if request.method == "POST":
+        csrf.protect()
+    zone = _zone()
+    now = utcnow()
+    day = service.get_work_day(carrier_id=carrier_id, work_day_id=activity.werkdag_id)
+    driver = drivers.get_driver(carrier_id=carrier_id, driver_id=activity.chauffeur_id)
+    week = IsoWeek.of(activity.begin.astimezone(zone).date())
+    back = _week_url(driver, week)
+    approved = service.approved_weeks(
+        carrier_id=carrier_id,
+        chauffeur_ids={driver.id},
+        weeks=service.touched_weeks(day, zone, now),
+    )
+    locked = min((w for _, w in approved), default=None)
+
+    def local(moment):
+        return moment.astimezone(zone).replace(tzinfo=None) if moment else None
+
+    form = ActivityForm(
+        data=None
+        if request.method == "POST"
+        else {
+            "soort": activity.soort,
+            "begin": local(activity.begin),
+            "einde": local(activity.einde),
+            "opmerking": activity.opmerking or "",
+        }
+    )
+    problem = None
+    status = 200
+    if locked is not None:
+        problem = _(
+            "Week %(week)s is goedgekeurd: heropen de week om iets te wijzigen.", week=locked.label
+        )
+        status = 409 if request.method == "POST" else 200
+    elif request.method == "POST":
+        if form.validate():
+            data = {
+                "soort": form.soort.data,
+                "begin": form.begin.data.replace(tzinfo=zone),
+                "einde": form.einde.data.replace(tzinfo=zone) if form.einde.data else None,
+                "opmerking": form.opmerking.data,
+            }
+            try:
+                activities.update_activity(
+                    carrier_id=carrier_id, activity_id=activity.id, data=data, actor=_actor()
+                )
+            except HoursInvalid as error:
+                db.session.rollback()
+                field = form._fields.get(error.field)
+                if field is not None and field.name != "csrf_token":
+                    field.errors = [*field.errors, explain(error)]
+                else:
+                    problem = explain(error)
+                status = 422
+            except HoursConflict as error:
+                db.session.rollback()
+                problem = explain(error)
+                status = 409
+            else:
+                db.session.commit()
+                flash(_("De activiteit is gewijzigd."))
+                return redirect(back, code=303)
+        else:
+            status = 422
+        activity = service.get_activity(carrier_id=carrier_id, activity_id=activiteit_id)
+        day = service.get_work_day(carrier_id=carrier_id, work_day_id=activity.werkdag_id)
+    context = {
+        "form": form,
+        "activity": activity,
+        "day": day,
+        "driver": driver,
+        "week": week,
+        "back": back,
+        "problem": problem,
+        "locked": locked,
+        "zone_name": zone.key,
+    }
+    return make_response(render_template("hours/activity.html", **context), status)
