@@ -14,7 +14,7 @@ from portal.api.core import (
     problem,
     write,
 )
-from portal.errors import Forbidden, ValidationFailed
+from portal.errors import Forbidden, NotFound, ValidationFailed
 from portal.files import service
 from portal.files.schemas import UPLOAD_FORM, FileOut, serialize_file
 
@@ -95,4 +95,7 @@ def upload_file():
 def get_file(file_id: uuid.UUID):
     _allow("tasks:read")
     stored = service.get_file(carrier_id=principal().carrier_id, file_id=file_id)
+    if stored.soort in service.CHECKED_ELSEWHERE:
+        # Tachograph files are read through GET /tacho_files/{id} (scope tacho:read) only.
+        raise NotFound("file not found")
     return json_response(serialize_file(stored))

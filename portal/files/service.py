@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import io
 import logging
 import re
 import tempfile
@@ -73,6 +74,9 @@ ALLOWED = {
     "signature": ("PNG", "JPEG"),
     "document_scan": ("PDF", "JPEG", "PNG", "HEIC"),
 }
+# Soorten whose content another domain checks before it stores them through store_checked
+# (their content type, stored as is): never taken by store_file, so never by POST /bestanden.
+CHECKED_ELSEWHERE = {"tacho": "application/octet-stream"}
 HEAD_BYTES = 32
 CHUNK = 64 * 1024
 SPOOL_IN_MEMORY = 1024 * 1024  # beyond this the upload buffer moves to a temp file
@@ -181,19 +185,70 @@ def store_file(
                     }
                 ]
             )
-        file_id = uuid.uuid4()
-        now = utcnow()
-        key = storage_key(carrier_id, file_id, now)
         buffer.seek(0)
-        storage = get_storage(current_app)
-        storage.put(key, buffer)
+        return _put_and_record(
+            carrier_id=carrier_id,
+            stream=buffer,
+            size=size,
+            sha256=digest.hexdigest(),
+            soort=soort,
+            content_type=kind.content_type,
+            filename=filename,
+            actor=actor,
+        )
+
+
+def store_checked(
+    *,
+    carrier_id: uuid.UUID,
+    data: bytes,
+    filename: str | None,
+    soort: str,
+    actor: Actor,
+) -> StoredFile:
+    """Store bytes whose type the calling domain has already checked from their content
+    (tachograph downloads: portal.tacho.detect), for a soort of CHECKED_ELSEWHERE only; such
+    soorten are never taken by store_file, so POST /bestanden cannot store them."""
+    if soort not in CHECKED_ELSEWHERE:
+        raise ValueError(f"store_checked does not store soort {soort!r}")
+    if not data:
+        raise ValidationFailed([{"field": "file", "message": "the file is empty"}])
+    return _put_and_record(
+        carrier_id=carrier_id,
+        stream=io.BytesIO(data),
+        size=len(data),
+        sha256=hashlib.sha256(data).hexdigest(),
+        soort=soort,
+        content_type=CHECKED_ELSEWHERE[soort],
+        filename=filename,
+        actor=actor,
+    )
+
+
+def _put_and_record(
+    *,
+    carrier_id: uuid.UUID,
+    stream: BinaryIO,
+    size: int,
+    sha256: str,
+    soort: str,
+    content_type: str,
+    filename: str | None,
+    actor: Actor,
+) -> StoredFile:
+    """Put checked bytes into storage and add their row; no bytes stay behind without it."""
+    file_id = uuid.uuid4()
+    now = utcnow()
+    key = storage_key(carrier_id, file_id, now)
+    storage = get_storage(current_app)
+    storage.put(key, stream)
     row = StoredFile(
         transporteur_id=carrier_id,
         id=file_id,
         soort=soort,
-        content_type=kind.content_type,
+        content_type=content_type,
         grootte=size,
-        sha256=digest.hexdigest(),
+        sha256=sha256,
         storage_key=key,
         bestandsnaam=clean_filename(filename),
         geupload_door_type=actor.type,
@@ -209,6 +264,12 @@ def store_file(
         raise
     logger.info("stored file %s (%s, %s bytes) for carrier %s", file_id, soort, size, carrier_id)
     return row
+
+
+def discard(file: StoredFile) -> None:
+    """Remove a stored file's bytes (its row goes with the caller's rollback): for a caller
+    that stored a file and then found it must not keep it."""
+    get_storage(current_app).delete(file.storage_key)
 
 
 # --- reads -------------------------------------------------------------------------------

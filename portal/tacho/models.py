@@ -1,0 +1,88 @@
+"""Tachograph files (tacho_bestanden): the downloads of drivers' cards and vehicle units.
+
+The bytes live in the file store (a `bestanden` row of soort "tacho"); this row says what the
+file is, what it covers and whom it is about. A file is stored once per carrier: its SHA-256
+is unique within the carrier.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    ForeignKeyConstraint,
+    Index,
+    String,
+    UniqueConstraint,
+    Uuid,
+    false,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from portal.extensions import db
+from portal.tacho.detect import BESTUURDERSKAART, VOERTUIGEENHEID
+from portal.tenancy import CarrierScoped
+from portal.types import UTCDateTime, utcnow
+
+# "onbekend" is named so the column can say it, but the product never stores it: content
+# that is neither a driver card nor a vehicle unit download is refused.
+SOORTEN = (BESTUURDERSKAART, VOERTUIGEENHEID, "onbekend")
+
+
+class TachoFile(CarrierScoped, db.Model):
+    """One uploaded tachograph download and what was read from it."""
+
+    __tablename__ = "tacho_bestanden"
+    __table_args__ = (
+        UniqueConstraint("transporteur_id", "sha256"),
+        ForeignKeyConstraint(
+            ["transporteur_id", "bestand_id"], ["bestanden.transporteur_id", "bestanden.id"]
+        ),
+        ForeignKeyConstraint(
+            ["transporteur_id", "chauffeur_id"], ["chauffeurs.transporteur_id", "chauffeurs.id"]
+        ),
+        ForeignKeyConstraint(
+            ["transporteur_id", "vehicle_id"], ["voertuigen.transporteur_id", "voertuigen.id"]
+        ),
+        CheckConstraint(
+            "soort IN ('bestuurderskaart', 'voertuigeenheid', 'onbekend')", name="soort"
+        ),
+        CheckConstraint(
+            "periode_van IS NULL OR periode_tot IS NULL OR periode_van <= periode_tot",
+            name="periode",
+        ),
+        # The list: newest first, per driver, per vehicle.
+        Index("ix_tacho_bestanden_geupload_op", "transporteur_id", "geupload_op"),
+        Index("ix_tacho_bestanden_chauffeur", "transporteur_id", "chauffeur_id", "geupload_op"),
+        Index("ix_tacho_bestanden_vehicle", "transporteur_id", "vehicle_id", "geupload_op"),
+        Index("ix_tacho_bestanden_kaartnummer", "transporteur_id", "kaartnummer"),
+    )
+
+    bestand_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    soort: Mapped[str] = mapped_column(String(20))
+    generatie: Mapped[str] = mapped_column(String(5))  # "1", "2" or "2.2"
+    bestandsnaam: Mapped[str] = mapped_column(String(255))
+    sha256: Mapped[str] = mapped_column(String(64))
+    grootte: Mapped[int] = mapped_column(BigInteger)
+    chauffeur_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    vehicle_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    # The days the data covers, half open: the first day 00:00 UTC up to the end of the last.
+    periode_van: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    periode_tot: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Whether the period was read from the file (else a planner gave it, or it is unknown
+    # and lists fall back on the upload date).
+    periode_uit_bestand: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false()
+    )
+    kaartnummer: Mapped[str | None] = mapped_column(String(20))
+    houder: Mapped[str | None] = mapped_column(String(100))
+    vin: Mapped[str | None] = mapped_column(String(17))
+    kenteken: Mapped[str | None] = mapped_column(String(20))
+    geupload_op: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    geupload_door: Mapped[str] = mapped_column(String(200))
+    geupload_door_type: Mapped[str] = mapped_column(String(16))
+    geupload_door_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)

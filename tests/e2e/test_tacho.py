@@ -1,0 +1,107 @@
+"""A planner uploads tachograph files in the portal (several at once, a progress bar each),
+finds them in the list by kind, downloads one through a link made for an inspector, and
+uploading the same file again says it was already there."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import date
+
+import pytest
+from playwright.sync_api import expect
+from tacho.samples import card_file, vu_file_2
+
+from e2e.test_portal import sign_in
+
+pytestmark = pytest.mark.e2e
+
+
+def test_a_planner_uploads_finds_and_hands_out_a_tachograph_file(
+    page, live_server, planner, shot, tmp_path
+):
+    errors: list[str] = []
+    # The refused file's request answers 422 on purpose; the browser logs that as an error.
+    refused = "the server responded with a status of 422"
+    page.on(
+        "console",
+        lambda m: errors.append(m.text) if m.type == "error" and refused not in m.text else None,
+    )
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    number = f"NB{uuid.uuid4().int % 10**12:012d}00"
+    card = card_file(card_number=number, first_day=date(2026, 10, 1), days=28)
+    vu = vu_file_2(vin="YS2R4X2000" + number[-7:], kenteken="VZH56E", days=5)
+    card_name, vu_name = f"C_{number}.DDD", f"M_VZH56E_{number[-6:]}.V1B"
+    (tmp_path / card_name).write_bytes(card)
+    (tmp_path / vu_name).write_bytes(vu)
+    (tmp_path / "foto.DDD").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+
+    sign_in(page, live_server, planner)
+    page.goto(f"{live_server.url}/tachograaf")
+    expect(page.get_by_role("heading", name="Tachograaf", level=1)).to_be_visible()
+
+    # Three files at once: each gets its own progress bar and outcome.
+    page.get_by_label("Tachograafbestanden").set_input_files(
+        [tmp_path / card_name, tmp_path / vu_name, tmp_path / "foto.DDD"]
+    )
+    page.get_by_role("button", name="Uploaden").click()
+    outcomes = page.locator("#tacho-upload-results li.tacho-outcome")
+    expect(outcomes.filter(has_text=card_name)).to_contain_text("Geüpload als Bestuurderskaart.")
+    expect(outcomes.filter(has_text=vu_name)).to_contain_text("Geüpload als Voertuigeenheid.")
+    expect(outcomes.filter(has_text="foto.DDD")).to_contain_text("Geen tachograafbestand")
+    expect(outcomes.filter(has_text="foto.DDD")).to_have_class(re.compile("tacho-outcome-fout"))
+    expect(page.locator("#tacho-upload-results progress")).to_have_count(3)  # one per file
+    expect(outcomes.last).to_contain_text("Klaar: 2 geüpload, 0 al eerder geüpload, 1 geweigerd.")
+
+    # The list refreshed by itself: the files are there with their kind.
+    card_row = page.locator("#tacho-results tbody tr", has_text=card_name)
+    expect(card_row).to_have_count(1)
+    expect(card_row.locator(".tacho-kind")).to_have_text("Bestuurderskaart")
+    expect(card_row).to_contain_text("1 okt 2026")
+    vu_row = page.locator("#tacho-results tbody tr", has_text=vu_name)
+    expect(vu_row.locator(".tacho-kind")).to_have_text("Voertuigeenheid")
+    shot(page, "tacho-01-uploaded")
+
+    # Filtering by kind narrows the list.
+    page.get_by_label("Soort").select_option("voertuigeenheid")
+    expect(page.locator("#tacho-results tbody tr", has_text=card_name)).to_have_count(0)
+    expect(page.locator("#tacho-results tbody tr", has_text=vu_name)).to_have_count(1)
+    page.get_by_label("Soort").select_option("")
+    expect(card_row).to_have_count(1)
+
+    # The download button gives the very bytes.
+    href = card_row.get_by_role("link", name="Downloaden").get_attribute("href")
+    downloaded = page.request.get(f"{live_server.url}{href}")
+    assert downloaded.ok
+    assert downloaded.body() == card
+
+    # A link for an inspector, valid for an hour, works without signing in.
+    card_row.get_by_role("link", name=card_name).click()
+    expect(page.get_by_role("heading", name=card_name)).to_be_visible()
+    expect(page.get_by_text(number, exact=True)).to_be_visible()
+    page.get_by_label("Geldig").select_option(label="1 uur")
+    page.get_by_role("button", name="Downloadlink maken").click()
+    expect(page.get_by_text(re.compile(r"Geldig tot \d+ \w+ \d{4} \d\d:\d\d\."))).to_be_visible()
+    link = page.locator("#shared-url").input_value()
+    assert link.startswith(f"{live_server.url}/bestanden/")
+    shot(page, "tacho-02-download-link")
+    anonymous = page.context.browser.new_context()
+    try:
+        fetched = anonymous.request.get(link)
+        assert fetched.ok
+        assert fetched.body() == card
+        tampered = anonymous.request.get(link.replace("exp=", "exp=9"))
+        assert tampered.status == 403
+    finally:
+        anonymous.close()
+
+    # The same file again: already there, and the list still has it once.
+    page.goto(f"{live_server.url}/tachograaf")
+    page.get_by_label("Tachograafbestanden").set_input_files(tmp_path / card_name)
+    page.get_by_role("button", name="Uploaden").click()
+    again = page.locator("#tacho-upload-results li.tacho-outcome", has_text=card_name)
+    expect(again).to_contain_text("al eerder geüpload")
+    expect(again).to_have_class(re.compile("tacho-outcome-dubbel"))
+    expect(page.locator("#tacho-results tbody tr", has_text=card_name)).to_have_count(1)
+    shot(page, "tacho-03-already-there")
+    assert errors == []
