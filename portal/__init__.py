@@ -41,8 +41,15 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.accounts.views import bp as accounts_bp
     from portal.api import bp as api_bp
     from portal.billing.views import bp as billing_bp
+    from portal.drivers.views import bp as drivers_bp
     from portal.files.views import bp as files_bp
+    from portal.fleet.views import bp as fleet_bp
+    from portal.hours.views import bp as hours_bp
+    from portal.messages.views import bp as messages_bp
+    from portal.questionnaires.answer_views import bp as answers_bp
+    from portal.questionnaires.builder_views import bp as questionnaires_bp
     from portal.shell.views import bp as shell_bp
+    from portal.tacho.views import bp as tacho_bp
     from portal.tasks.detail_views import bp as task_detail_bp
     from portal.tasks.import_views import bp as task_import_bp
     from portal.tasks.views import bp as tasks_bp
@@ -53,7 +60,14 @@ def create_app(overrides: dict | None = None) -> Flask:
         task_detail_bp,
         task_import_bp,
         billing_bp,
+        messages_bp,
+        answers_bp,
+        questionnaires_bp,
+        drivers_bp,
         files_bp,
+        fleet_bp,
+        hours_bp,
+        tacho_bp,
         shell_bp,
         api_bp,
     )

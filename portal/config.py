@@ -94,6 +94,19 @@ def load(overrides: dict | None = None) -> dict:
         "S3_ACCESS_KEY_ID": os.environ.get("S3_ACCESS_KEY_ID") or None,
         "S3_SECRET_ACCESS_KEY": os.environ.get("S3_SECRET_ACCESS_KEY") or None,
         "S3_PREFIX": os.environ.get("S3_PREFIX", ""),
+        # Web Push for messages to drivers: the VAPID key pair's private half (from
+        # `flask generate-vapid-keys`) and a contact push services can reach (mailto: or https).
+        "VAPID_PRIVATE_KEY": os.environ.get("VAPID_PRIVATE_KEY", "").strip() or None,
+        "VAPID_SUBJECT": os.environ.get("VAPID_SUBJECT", "").strip() or None,
+        "WEBPUSH_TTL": int(os.environ.get("WEBPUSH_TTL", str(24 * 3600))),  # seconds kept
+        "WEBPUSH_TIMEOUT": float(os.environ.get("WEBPUSH_TIMEOUT", "10")),
+        # Development only: allow push endpoints on http and private addresses (a local push
+        # server). Never in production: the worker posts to whatever a phone registers.
+        "WEBPUSH_ALLOW_PRIVATE": os.environ.get("WEBPUSH_ALLOW_PRIVATE") == "1",
+        # The drivers' map: a tile server URL template ({z}/{x}/{y}, optionally {s}); empty
+        # means no background tiles (markers on a plain background, positions in a table).
+        "MAP_TILE_URL": os.environ.get("MAP_TILE_URL", "").strip(),
+        "MAP_TILE_ATTRIBUTION": os.environ.get("MAP_TILE_ATTRIBUTION", "").strip(),
     }
     if overrides:
         cfg.update(overrides)

@@ -9,14 +9,17 @@ from zoneinfo import ZoneInfo
 import orjson
 from sqlalchemy import select
 
+from portal import demo_answers
 from portal.accounts import service as accounts
 from portal.accounts.models import Carrier
 from portal.audit.service import SYSTEM
 from portal.billing import service as billing
 from portal.config import ROOT
+from portal.drivers import locations
 from portal.drivers import service as drivers
 from portal.extensions import db
 from portal.fleet import service as fleet
+from portal.messages import service as messages
 from portal.questionnaires import service as questionnaires
 from portal.tasks import service as tasks
 from portal.tasks.models import STATUSES
@@ -31,7 +34,7 @@ CARRIERS = [
         "slug": "vdberg",
         "drivers": ["Jan de Vries", "Piet Bakker", "Henk Jansen"],
         "staff": ["Els Vos", "Kees Smit", "Anna de Boer"],
-        "plates": ["BX-12-AB", "BX-34-CD", "VZH-56-E"],
+        "plates": ["BX-12-AB", "BX-34-CD", "VZH-56-E", "OT-48-KX"],
     },
     {
         "id": uuid.UUID("6a1f0d2e-0000-4000-8000-000000000002"),
@@ -42,6 +45,32 @@ CARRIERS = [
         "plates": ["12-BLK-3", "45-BLK-6"],
     },
 ]
+# The demo vehicles' details, by plate (the first ones of a carrier drive its tasks).
+VEHICLES = {
+    "BX-12-AB": {"soort": "trekker", "omschrijving": "DAF XF 480 FT"},
+    "BX-34-CD": {
+        "soort": "vrachtwagen",
+        "omschrijving": "Scania R450 voerwagen",
+        "capaciteit": 24.0,
+        "capaciteit_eenheid": "ton",
+        "kooiaap": True,
+        "opmerkingen": "Kooiaap Palfinger Crayler; APK vervalt in maart.",
+    },
+    "VZH-56-E": {"soort": "trekker", "omschrijving": "Volvo FH 500"},
+    "OT-48-KX": {
+        "soort": "oplegger",
+        "omschrijving": "Kaweco mesttank met AGR-GPS",
+        "capaciteit": 30.0,
+        "capaciteit_eenheid": "m3",
+    },
+    "12-BLK-3": {
+        "soort": "vrachtwagen",
+        "omschrijving": "Veewagen, drie dekken",
+        "capaciteit": 180.0,
+        "capaciteit_eenheid": "stuks",
+    },
+    "45-BLK-6": {"soort": "trekker", "omschrijving": "MAN TGX 18.510"},
+}
 TASK_KINDS = [
     (
         "mest_laden",
@@ -119,8 +148,9 @@ def _seed_carrier(spec: dict) -> None:
     carrier_id = spec["id"]
     db.session.add(Carrier(id=carrier_id, naam=spec["naam"], tijdzone="Europe/Amsterdam"))
     db.session.flush()
+    staff = {}
     for role, naam in zip(("planner", "author", "admin"), spec["staff"], strict=True):
-        accounts.create_user(
+        staff[role] = accounts.create_user(
             carrier_id=carrier_id,
             email=f"{role}@{spec['slug']}.example",
             password=PASSWORD,
@@ -133,20 +163,61 @@ def _seed_carrier(spec: dict) -> None:
             naam=name,
             email=f"{name.split()[0].lower()}@{spec['slug']}.example",
             password=PASSWORD,
+            telefoon=f"06-{31415926 + index * 1111111}",
         )
-        for name in spec["drivers"]
+        for index, name in enumerate(spec["drivers"])
     ]
-    vehicles = [fleet.create_vehicle(carrier_id=carrier_id, kenteken=p) for p in spec["plates"]]
+    _seed_positions(carrier_id, driver_rows)
+    vehicles = [
+        fleet.create_vehicle(carrier_id=carrier_id, kenteken=p, **VEHICLES.get(p, {}))
+        for p in spec["plates"]
+    ]
     for path in sorted(EXAMPLES.glob("*.json")):
         questionnaires.publish(
             carrier_id=carrier_id, doc=orjson.loads(path.read_bytes()), activate=True
         )
+    _seed_questionnaire_work(carrier_id, staff["author"])
     _seed_tasks(carrier_id, driver_rows, vehicles)
+    _seed_vehicle_sessions(carrier_id, driver_rows, vehicles, staff["planner"])
+    _seed_messages(carrier_id, driver_rows, staff["planner"])
+    _seed_tacho(carrier_id, driver_rows, vehicles, staff["planner"])
+    _seed_hours(carrier_id, driver_rows, staff["planner"])
+
+
+def _seed_questionnaire_work(carrier_id, author) -> None:
+    """Mest laden gets a history (revision 2 asks the manure's temperature) and a draft the
+    author is working on, so the builder's revisions, comparison and publish step show it."""
+    from portal.questionnaires.editing import tidy
+
+    doc = orjson.loads((EXAMPLES / "mest_laden.json").read_bytes())
+    temperature = {
+        "id": "temperatuur_mest", "type": "number", "label": "Temperatuur mest", "unit": "°C",
+        "validation": {"min": -10, "max": 60},
+    }  # fmt: skip
+    doc["questions"].insert(4, temperature)
+    questionnaires.publish(carrier_id=carrier_id, doc=doc, activate=True)
+    draft = questionnaires.start_draft(
+        carrier_id=carrier_id, questionnaire_id=doc["questionnaire_id"], user_id=author.id
+    )
+    trailer = {
+        "id": "kenteken_aanhanger", "type": "text", "label": "Kenteken aanhanger",
+        "validation": {"regex": "[A-Z0-9]{1,3}-[A-Z0-9]{2,3}-[A-Z0-9]{1,3}"},
+    }  # fmt: skip
+    doc["questions"].insert(1, trailer)
+    doc["questions"][2]["label"] = "Gewicht vol (weegbrug)"
+    questionnaires.save_draft(
+        carrier_id=carrier_id,
+        questionnaire_id=doc["questionnaire_id"],
+        doc=tidy(doc),
+        expected_versie=draft.versie,
+        user_id=author.id,
+    )
 
 
 def _seed_tasks(carrier_id, driver_rows, vehicles) -> None:
     zone = ZoneInfo("Europe/Amsterdam")
     today = datetime.now(zone).date()
+    signature = demo_answers.signature_file(carrier_id)
     n = 0
     for day_offset in range(-3, 4):
         day = today + timedelta(days=day_offset)
@@ -173,6 +244,7 @@ def _seed_tasks(carrier_id, driver_rows, vehicles) -> None:
                     carrier_id=carrier_id, chauffeur_id=driver.id, data=data, actor=SYSTEM
                 )
                 _advance(task, day_offset, n, planned)
+                demo_answers.answer_task(carrier_id=carrier_id, task=task, n=n, signature=signature)
                 if task.status == "afgerond":
                     # Completed work waits on the billing page, as the driver app leaves it.
                     billing.record_line(
@@ -203,3 +275,300 @@ def _advance(task, day_offset: int, n: int, planned: datetime) -> None:
         task.gestart_op = planned
     if status == "afgerond":
         task.afgerond_op = planned + timedelta(hours=2)
+
+
+# Routes the demo drivers drove: (from, to) as (lat, lng), between farms of PLACES.
+ROUTES = [
+    ((52.5790, 6.2840), (52.2935, 6.5790)),  # Nieuwleusen -> Enter
+    ((52.3480, 5.9830), (52.1650, 5.5300)),  # Epe -> Voorthuizen
+    ((51.6230, 5.4330), (51.5100, 5.6400)),  # Schijndel -> Aarle-Rixtel
+]
+
+
+def _seed_positions(carrier_id, driver_rows) -> None:
+    """Today's route of all drivers but the last (no phone yet), one of them gone quiet
+    two hours ago; and yesterday's route of the first."""
+    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    for index, driver in enumerate(driver_rows[:-1]):
+        start, end = ROUTES[index % len(ROUTES)]
+        until = now - (timedelta(minutes=3) if index == 0 else timedelta(hours=2))
+        for day_back in (1, 0) if index == 0 else (0,):
+            last = until - timedelta(days=day_back)
+            for step in range(91):  # three hours, a point every two minutes, as sent
+                f = step / 90
+                wobble = ((step * 7919) % 13 - 6) / 20000
+                point = locations.Point(
+                    lat=start[0] + (end[0] - start[0]) * f + wobble,
+                    lng=start[1] + (end[1] - start[1]) * f - wobble,
+                    recorded_at=last - timedelta(minutes=2 * (90 - step)),
+                    accuracy=float(5 + step % 9),
+                    speed=0.0 if step in (0, 45, 90) else 14.0 + step % 8,
+                    heading=float((135 + step * 3) % 360),
+                )
+                locations.record_locations(
+                    carrier_id=carrier_id,
+                    driver_id=driver.id,
+                    points=[point],
+                    now=point.recorded_at + timedelta(seconds=2),
+                )
+
+
+# Messages the planner sent: (days back, time, title, text, recipients by index, outcomes).
+MESSAGES = [
+    (
+        2,
+        time(16, 10),
+        "Omleiding Kanaaldijk",
+        "De Kanaaldijk is tot vrijdag afgesloten voor vrachtverkeer. Rij via de N279 en "
+        "meld je bij de weegbrug aan de achterkant.",
+        (0, 1, 2),
+        ("read", "read", "failed"),
+    ),
+    (
+        1,
+        time(7, 45),
+        "Laadadres gewijzigd",
+        "Mest laden bij fam. Jansen: gebruik de oprit aan de achterkant, de voorkant is "
+        "afgezet voor de loonwerker.",
+        (0,),
+        ("sent",),
+    ),
+    (
+        0,
+        time(6, 30),
+        "Weegbon fotograferen",
+        "Vergeet vandaag niet de weegbon te fotograferen bij het lossen; zonder foto kunnen "
+        "we de rit niet factureren.",
+        (0, 1),
+        ("read", "queued"),
+    ),
+]
+
+
+def _seed_messages(carrier_id, driver_rows, planner) -> None:
+    """A few sent messages in every status, and a registered phone for all drivers but the
+    last. The phones' push service is on the reserved .invalid domain: a worker started on
+    the demo data retries them and never reaches the network."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from portal.audit.service import Actor
+    from portal.messages import outbox
+    from portal.messages.push import b64url
+
+    for index, driver in enumerate(driver_rows[:-1]):
+        point = (
+            ec.generate_private_key(ec.SECP256R1())
+            .public_key()
+            .public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+        )
+        messages.subscribe(
+            carrier_id=carrier_id,
+            chauffeur_id=driver.id,
+            endpoint=f"https://push.invalid/demo/{carrier_id.hex[-4:]}-{index}",
+            p256dh=b64url(point),
+            auth=b64url(bytes(range(16))),
+        )
+    zone = ZoneInfo("Europe/Amsterdam")
+    today = datetime.now(zone).date()
+    actor = Actor("user", planner.id, planner.naam)
+    for days_back, at, titel, tekst, who, outcomes in MESSAGES:
+        sent_at = datetime.combine(today - timedelta(days=days_back), at, tzinfo=zone)
+        sent_at = min(sent_at.astimezone(UTC), datetime.now(UTC) - timedelta(minutes=20))
+        recipients = [driver_rows[i] for i in who if i < len(driver_rows)]
+        rows = messages.send_message(
+            carrier_id=carrier_id,
+            chauffeur_ids=[d.id for d in recipients],
+            titel=titel,
+            tekst=tekst,
+            actor=actor,
+            user_id=planner.id,
+            now=sent_at,
+        )
+        for n, (row, outcome) in enumerate(zip(rows, outcomes, strict=False)):
+            row.pogingen = 1
+            row.volgende_poging_op = None
+            if outcome in ("sent", "read"):
+                row.status = "sent"
+                row.verzonden_op = sent_at + timedelta(seconds=4)
+            if outcome == "read":
+                row.status = "read"
+                row.gelezen_op = sent_at + timedelta(minutes=3 + 11 * n)
+            if outcome == "failed":
+                row.status = "failed"
+                row.fout = outbox.NO_SUBSCRIPTION
+            if outcome == "queued":
+                row.fout = "push-dienst tijdelijk niet beschikbaar (HTTP 503)"
+                row.volgende_poging_op = sent_at + timedelta(seconds=30)
+
+
+def _seed_vehicle_sessions(carrier_id, driver_rows, vehicles, planner) -> None:
+    """Who drove what: each driver a day in a vehicle on the last three days, and today the
+    first drivers on the road (scanned in), the last one's session ended by the office."""
+    from portal.audit.service import Actor
+    from portal.fleet import sessions
+
+    zone = ZoneInfo("Europe/Amsterdam")
+    today = datetime.now(zone).date()
+    now = datetime.now(UTC)
+    cabs = [v for v in vehicles if v.soort != "oplegger"]
+    office = Actor("user", planner.id, planner.naam)
+
+    def drive(driver, vehicle, start, end, by=None):
+        me = Actor("driver", driver.id, driver.naam)
+        session = sessions.start_session(carrier_id=carrier_id, chauffeur_id=driver.id, actor=me)
+        sessions.validate_session(
+            carrier_id=carrier_id,
+            session_id=session.id,
+            payload=fleet.sticker_payload(vehicle),
+            chauffeur_id=driver.id,
+        )
+        if end is not None:
+            sessions.end_session(
+                carrier_id=carrier_id,
+                session_id=session.id,
+                actor=by or me,
+                chauffeur_id=None if by else driver.id,
+            )
+            session.beeindigd_op = end
+        session.created_at = start - timedelta(minutes=1)
+        session.verloopt_op = session.created_at + sessions.PENDING_TTL
+        session.gestart_op = start
+
+    for days_back in (3, 2, 1):
+        day = today - timedelta(days=days_back)
+        for index, driver in enumerate(driver_rows):
+            vehicle = cabs[(index + days_back) % len(cabs)]
+            start = datetime.combine(day, time(6, 15 + index * 10), tzinfo=zone).astimezone(UTC)
+            drive(driver, vehicle, start, start + timedelta(hours=9, minutes=20 + index * 15))
+    for index, driver in enumerate(driver_rows):
+        vehicle = cabs[index % len(cabs)]
+        start = now - timedelta(hours=2, minutes=40 - index * 25)
+        if index == len(driver_rows) - 1 and index > 0:
+            drive(driver, vehicle, start, now - timedelta(minutes=35), by=office)
+        else:
+            drive(driver, vehicle, start, None)
+
+
+# A driver's day as recorded in the app: start time, then (activity, minutes) back to back.
+DAY_PLANS = [
+    ("06:00", [("overig_werk", 15), ("rijden", 70), ("laden", 40), ("rijden", 55), ("lossen", 35),
+               ("pauze", 30), ("rijden", 45), ("wachten", 25), ("laden", 35), ("rijden", 80),
+               ("lossen", 30), ("rijden", 40), ("overig_werk", 15)]),
+    ("05:30", [("rijden", 50), ("laden", 45), ("rijden", 95), ("wachten", 40), ("lossen", 30),
+               ("pauze", 45), ("rijden", 60), ("laden", 30), ("rijden", 65), ("lossen", 25),
+               ("rijden", 35), ("overig_werk", 20)]),
+    # Livestock goes at night: from the evening into the next morning.
+    ("20:00", [("overig_werk", 20), ("rijden", 60), ("laden", 55), ("rijden", 110),
+               ("beschikbaarheid", 30), ("lossen", 45), ("pauze", 30), ("rijden", 95),
+               ("overig_werk", 30)]),
+]  # fmt: skip
+
+
+def _seed_hours(carrier_id, driver_rows, planner) -> None:
+    """Work days of last week and this week up to yesterday: day shifts, one night shift;
+    last week approved for the first driver, approved and reopened for the second."""
+    from portal.audit.service import Actor
+    from portal.hours import activities, weeks
+    from portal.hours import service as hours
+    from portal.hours.totals import IsoWeek
+
+    zone = ZoneInfo("Europe/Amsterdam")
+    now = datetime.now(UTC)
+    today = datetime.now(zone).date()
+    this_week = IsoWeek.of(today)
+    for index, driver in enumerate(driver_rows):
+        actor = Actor("driver", driver.id, driver.naam)
+        for day in [*this_week.shifted(-1).days(), *this_week.days()]:
+            night = index == 2 and day.weekday() in (1, 3)
+            resting = index == 2 and day.weekday() in (2, 4)  # after a night shift
+            if resting or (day.weekday() >= (6 if index == 1 else 5) and not night):
+                continue  # and weekends off (the second driver works Saturdays)
+            clock, plan = DAY_PLANS[2] if night else DAY_PLANS[index % 2]
+            hour, minute = (int(part) for part in clock.split(":"))
+            start = datetime.combine(day, time(hour, minute), tzinfo=zone).astimezone(UTC)
+            k = day.toordinal()  # varies the day a little, and every week differently
+            start += timedelta(minutes=(k * 7 + index * 11) % 20)
+            lengths = [timedelta(minutes=m + (k + n) % 9 - 4) for n, (_, m) in enumerate(plan)]
+            end = start + sum(lengths, timedelta())
+            if end > now - timedelta(hours=1):
+                continue
+            work_day = hours.start_work_day(
+                carrier_id=carrier_id, chauffeur_id=driver.id, actor=actor,
+                gestart_op=start, beeindigd_op=end, now=now,
+            )  # fmt: skip
+            begin = start
+            for (soort, _), length in zip(plan, lengths, strict=True):
+                activities.add_activity(
+                    carrier_id=carrier_id, work_day_id=work_day.id, actor=actor, now=now,
+                    data={"soort": soort, "begin": begin, "einde": begin + length},
+                )  # fmt: skip
+                begin += length
+    office = Actor("user", planner.id, planner.naam)
+    last_week = this_week.shifted(-1)
+    approved_at = datetime.combine(this_week.monday, time(9, 10), tzinfo=zone).astimezone(UTC)
+    for index, driver in enumerate(driver_rows[:2]):
+        weeks.approve_week(
+            carrier_id=carrier_id, chauffeur_id=driver.id, week=last_week, actor=office,
+            now=min(approved_at, now),
+        )  # fmt: skip
+        if index == 1:
+            weeks.reopen_week(
+                carrier_id=carrier_id, chauffeur_id=driver.id, week=last_week, actor=office,
+                reden="Pauze op woensdag ontbrak; Piet vult die aan.",
+                now=min(approved_at + timedelta(hours=2, minutes=25), now),
+            )  # fmt: skip
+
+
+def _seed_tacho(carrier_id, driver_rows, vehicles, planner) -> None:
+    """Tachograph downloads as a planner uploads them: each driver's card of the last four
+    weeks (the first driver's also of the four weeks before, found again by its card number),
+    and the vehicle units of the tractors (linked by the registration in the file)."""
+    import io
+
+    from portal.audit.service import Actor
+    from portal.tacho import samples
+    from portal.tacho import service as tacho
+
+    actor = Actor("user", planner.id, planner.naam)
+    today = datetime.now(UTC).date()
+    uploads = []
+    for index, driver in enumerate(driver_rows):
+        first, *rest = driver.naam.split()
+        number = f"NB{carrier_id.int % 10**6:06d}{index:06d}00"
+        periods = [(today - timedelta(days=29), 28)]
+        if index == 0:
+            periods.append((today - timedelta(days=57), 28))
+        for start, days in periods:
+            data = samples.card_download(
+                card_number=number,
+                surname=" ".join(rest),
+                first_names=first,
+                first_day=start,
+                days=days,
+            )
+            name = f"C_{start + timedelta(days=days):%Y%m%d}_{first[0]}_{rest[-1]}_{number}.DDD"
+            # The first driver's newer download is linked through the older one's card.
+            linked = None if index == 0 and start == periods[0][0] else driver.id
+            uploads.append((start + timedelta(days=days), data, name, linked))
+    for n, vehicle in enumerate(v for v in vehicles if v.soort == "trekker"):
+        start = today - timedelta(days=31 + 14 * n)
+        data = samples.vu_download(
+            vin=f"XLRTEH4300G{carrier_id.int % 10**5:05d}{n}",
+            kenteken=vehicle.kenteken,
+            first_day=start,
+            days=30,
+            generation=2 if n == 0 else 1,
+        )
+        plate = vehicle.kenteken.replace("-", "")
+        uploads.append((start + timedelta(days=30), data, f"M_{plate}_{start:%Y%m%d}.DDD", None))
+    # Oldest first, as they came in: the older card download links the later one's driver.
+    for day, data, name, linked in sorted(uploads, key=lambda u: (u[0], u[2])):
+        result = tacho.upload(
+            carrier_id=carrier_id,
+            stream=io.BytesIO(data),
+            filename=name,
+            actor=actor,
+            chauffeur_id=linked,
+        )
+        result.file.geupload_op = datetime.combine(day, time(8, 40), tzinfo=UTC)

@@ -3,20 +3,24 @@
 from portal.accounts.models import ActivationCode, ApiKey, Carrier, LoginAttempt, RefreshToken, User
 from portal.audit.models import AuditEntry
 from portal.billing.models import BillingExport, BillingLine
-from portal.drivers.models import Driver
+from portal.drivers.models import Driver, DriverLocation
 from portal.files.models import StoredFile
-from portal.fleet.models import Vehicle
+from portal.fleet.models import Vehicle, VehicleSession
+from portal.hours.models import Activity, WeekApproval, WorkDay
 from portal.idempotency.models import IdempotencyRecord
+from portal.messages.models import DeliveryAttempt, Message, PushSubscription
 from portal.questionnaires.models import (
     ActivityQuestionnaire,
     Answer,
     AnswerSession,
     QuestionnaireDraft,
 )
+from portal.tacho.models import TachoFile
 from portal.tasks.models import Task, TaskEvidence
 
 __all__ = [
     "ActivationCode",
+    "Activity",
     "ActivityQuestionnaire",
     "Answer",
     "AnswerSession",
@@ -25,16 +29,24 @@ __all__ = [
     "BillingExport",
     "BillingLine",
     "Carrier",
+    "DeliveryAttempt",
     "Driver",
+    "DriverLocation",
     "IdempotencyRecord",
     "LoginAttempt",
+    "Message",
+    "PushSubscription",
     "QuestionnaireDraft",
     "RefreshToken",
     "StoredFile",
+    "TachoFile",
     "Task",
     "TaskEvidence",
     "User",
     "Vehicle",
+    "VehicleSession",
+    "WeekApproval",
+    "WorkDay",
 ]
 
 # Tables holding one carrier's rows: each has row-level security on PostgreSQL.

@@ -3,8 +3,20 @@
 from __future__ import annotations
 
 import logging
+import re
 
-from flask import Flask, Request, abort, g, render_template, request, session
+from flask import (
+    Flask,
+    Request,
+    Response,
+    abort,
+    g,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from sqlalchemy import text
@@ -24,16 +36,44 @@ CSP = (
     "form-action 'self'; frame-ancestors 'none'"
 )
 
+
+def content_security_policy(tile_url: str = "") -> str:
+    """The CSP; with a map tile server configured, its origin may also serve images."""
+    origin = tile_origin(tile_url)
+    if not origin:
+        return CSP
+    return CSP.replace("img-src 'self' data:;", f"img-src 'self' data: {origin};")
+
+
+def tile_origin(url: str) -> str | None:
+    """The CSP source of a tile URL template: its scheme and host, a placeholder label
+    (`{s}.tile.example.org`) as a wildcard (`*.tile.example.org`); None when unusable."""
+    scheme, sep, rest = (url or "").partition("://")
+    host = rest.split("/", 1)[0]
+    if not sep or scheme not in ("https", "http") or not host or "@" in host:
+        return None
+    labels = host.split(".")
+    templated = [i for i, label in enumerate(labels) if "{" in label or "}" in label]
+    if templated:
+        labels = ["*", *labels[templated[-1] + 1 :]]
+        if len(labels) < 3:
+            return None  # a wildcard over a whole registrable domain or more: refuse
+    if not all(label == "*" or re.fullmatch(r"[A-Za-z0-9-]+(:\d+)?", label) for label in labels):
+        return None
+    return f"{scheme}://{'.'.join(labels)}"
+
+
 # The portal's sections, in navigation order: (endpoint, label key).
 SECTIONS = [
     ("tasks.index", _l("Taken")),
     ("billing.index", _l("Facturatie")),
-    ("shell.questionnaires", _l("Vragenlijsten")),
-    ("shell.drivers", _l("Chauffeurs")),
-    ("shell.vehicles", _l("Voertuigen")),
-    ("shell.hours", _l("Uren")),
-    ("shell.tacho", _l("Tachograaf")),
-    ("shell.messages", _l("Berichten")),
+    ("questionnaires.index", _l("Vragenlijsten")),
+    ("answers.index", _l("Antwoorden")),
+    ("drivers.index", _l("Chauffeurs")),
+    ("fleet.index", _l("Voertuigen")),
+    ("hours.index", _l("Uren")),
+    ("tacho.index", _l("Tachograaf")),
+    ("messages.index", _l("Berichten")),
     ("shell.admin", _l("Beheer")),
 ]
 
@@ -91,6 +131,15 @@ def init_app(app: Flask) -> None:
     login_manager.login_message = None
     login_manager.session_protection = "basic"
 
+    @login_manager.unauthorized_handler
+    def _unauthorized():
+        # A signed-out page that polls or swaps with htmx (the board's live refresh, the
+        # map) must not swap the sign-in form into a table: htmx navigates the whole page.
+        target = url_for("accounts.login", next=request.full_path.rstrip("?"))
+        if request.headers.get("HX-Request") == "true":
+            return Response(status=401, headers={"HX-Redirect": target})
+        return redirect(target)
+
     @login_manager.user_loader
     def _load_user(login_id: str):
         user = accounts.load_user(login_id)
@@ -114,9 +163,11 @@ def init_app(app: Flask) -> None:
             abort(400)
         return None
 
+    csp = content_security_policy(app.config.get("MAP_TILE_URL", ""))
+
     @app.after_request
     def _headers(response):
-        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("Content-Security-Policy", csp)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
         response.headers.setdefault("X-Frame-Options", "DENY")

@@ -41,5 +41,8 @@ fi
 mkdir -p static/vendor
 cp node_modules/htmx.org/dist/htmx.min.js static/vendor/htmx.min.js
 cp node_modules/@picocss/pico/css/pico.min.css static/vendor/pico.min.css
+mkdir -p static/vendor/leaflet/images
+cp node_modules/leaflet/dist/leaflet.js node_modules/leaflet/dist/leaflet.css static/vendor/leaflet/
+cp node_modules/leaflet/dist/images/*.png static/vendor/leaflet/images/
 
 .venv/bin/pybabel compile -d translations 2>/dev/null

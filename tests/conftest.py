@@ -221,7 +221,10 @@ def create_driver(
 def create_vehicle(app, carrier: Ref, kenteken: str | None = None) -> Ref:
     from portal.fleet.service import create_vehicle as create
 
-    plate = kenteken or f"BX-{uuid.uuid4().hex[:2]}-{uuid.uuid4().hex[:2]}"
+    # A random plate of sidecode 10 (L-DDD-LL): a valid Dutch plate, unique enough.
+    n = uuid.uuid4().int
+    letters = "BDFGHJKLNPRSTVXZ"
+    plate = kenteken or f"V-{n % 1000:03d}-{letters[n >> 10 & 15]}{letters[n >> 14 & 15]}"
     return in_carrier(
         app,
         carrier.id,
@@ -397,3 +400,33 @@ def count_queries(app):
             return QueryCounter(db.engine)
 
     return make
+
+
+def png_bytes() -> bytes:
+    """A valid 1x1 PNG."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00\xff\x00\x00")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+def upload_file(client, token: str, soort: str = "photo") -> str:
+    """Upload a PNG through POST /api/v1/bestanden as the bearer; its file id."""
+    import io
+
+    response = client.post(
+        "/api/v1/bestanden",
+        data={"soort": soort, "file": (io.BytesIO(png_bytes()), "foto.png")},
+        headers=bearer(token),
+        content_type="multipart/form-data",
+    )
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()["id"]

@@ -59,7 +59,13 @@ def test_a_carrier_is_set_up_from_the_command_line(app, client, run, tmp_path):
     vehicle = ok(run("create-vehicle", "--transporteur", carrier, "--kenteken", "bx-12-ab"))
     assert set(vehicle) == {"id"}
     key = ok(run("create-api-key", "--transporteur", carrier, "--naam", "TMS"))
-    assert key["key"].startswith("rpk_")
+    assert key["key"].startswith("rpk_") and "tacho:write" in key["scopes"]
+    narrow = ok(
+        run("create-api-key", "--transporteur", carrier, "--naam", "Loon", "--scopes", "hours:read")
+    )
+    assert narrow["scopes"] == "hours:read"
+    refused = run("create-api-key", "--transporteur", carrier, "--naam", "X", "--scopes", "alles")
+    assert refused.exit_code != 0 and "unknown: alles" in refused.output
     code = ok(run("create-activation-code", "--user-token", driver["user_token"]))
     assert len(code["code"]) == 10 and code["expires_at"]
 

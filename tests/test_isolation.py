@@ -22,6 +22,7 @@ from conftest import (
     in_carrier,
     login,
     publish_questionnaire,
+    questionnaire_doc,
 )
 from sqlalchemy import select, text
 
@@ -31,7 +32,9 @@ from portal.models import TENANT_TABLES
 EXPECTED_TENANT_TABLES = {
     "gebruikers",
     "chauffeurs",
+    "chauffeur_locaties",
     "voertuigen",
+    "voertuig_sessies",
     "api_keys",
     "refresh_tokens",
     "activation_codes",
@@ -46,6 +49,13 @@ EXPECTED_TENANT_TABLES = {
     "taak_bewijzen",
     "facturatie_exports",
     "facturatieregels",
+    "tacho_bestanden",
+    "berichten",
+    "push_abonnementen",
+    "bericht_pogingen",
+    "werkdagen",
+    "activiteiten",
+    "week_goedkeuringen",
 }
 
 
@@ -58,9 +68,13 @@ def populate(app, client, name: str) -> dict:
     carrier = create_carrier(app, name)
     create_user(app, carrier)
     driver = create_driver(app, carrier)
-    create_vehicle(app, carrier)
+    vehicle = create_vehicle(app, carrier)
     create_api_key(app, carrier)
-    revision = publish_questionnaire(app, carrier)
+    # Each carrier's questionnaire has its own id, so the sweep can aim at the other one's.
+    questionnaire_id = "mest-laden-" + name.lower().replace(" ", "-")
+    revision = publish_questionnaire(
+        app, carrier, questionnaire_doc(questionnaire_id=questionnaire_id)
+    )
     task = create_task(app, carrier, driver)  # also writes the audit log
     client.post(
         "/api/v1/auth/token",
@@ -72,15 +86,67 @@ def populate(app, client, name: str) -> dict:
     )
     now = datetime.now(UTC)
 
+    answer_session_id = uuid.uuid4()
+
+    message_ids: list = []
+    tacho_ids: list = []
+    hours_ids: dict = {}
+
     def extra():
         import io
 
         from portal.audit.service import SYSTEM
         from portal.billing.models import BillingExport, BillingLine
         from portal.files.service import store_file
+        from portal.questionnaires.models import QuestionnaireDraft
         from portal.tasks.models import TaskEvidence
 
+        db.session.add(
+            QuestionnaireDraft(
+                transporteur_id=carrier.id, questionnaire_id=questionnaire_id, definition="{}"
+            )
+        )
+
         create_activation_code(carrier_id=carrier.id, user_token=driver.user_token)
+        from tacho.samples import card_file
+
+        from portal.tacho import service as tacho
+
+        tacho_ids.append(
+            tacho.upload(
+                carrier_id=carrier.id,
+                stream=io.BytesIO(card_file()),
+                filename="kaart.ddd",
+                actor=SYSTEM,
+                chauffeur_id=driver.id,
+            ).file.id
+        )
+        from portal.messages import service as messages
+        from portal.messages.models import DeliveryAttempt
+
+        (message,) = messages.send_message(
+            carrier_id=carrier.id, chauffeur_ids=[driver.id], titel="t", tekst="x", actor=SYSTEM
+        )
+        message_ids.append(message.id)
+        messages.subscribe(
+            carrier_id=carrier.id,
+            chauffeur_id=driver.id,
+            endpoint=f"https://push.example.net/{carrier.id}",
+            p256dh="B" + "A" * 86,
+            auth="A" * 22,
+        )
+        db.session.add(
+            DeliveryAttempt(
+                transporteur_id=carrier.id, bericht_id=message.id, poging=1, resultaat="sent"
+            )
+        )
+        from portal.drivers.locations import Point, record_locations
+
+        record_locations(
+            carrier_id=carrier.id,
+            driver_id=driver.id,
+            points=[Point(lat=52.22, lng=6.89, recorded_at=now - timedelta(minutes=5))],
+        )
         png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
         stored = store_file(
             carrier_id=carrier.id,
@@ -111,7 +177,7 @@ def populate(app, client, name: str) -> dict:
                 transporteur_id=carrier.id, taak_id=task.id, afgerond_op=now, export_id=export_id
             )
         )
-        session_id = uuid.uuid4()
+        session_id = answer_session_id
         db.session.add(
             AnswerSession(
                 id=session_id,
@@ -140,9 +206,45 @@ def populate(app, client, name: str) -> dict:
                 expires_at=now + timedelta(days=7),
             )
         )
-        return stored.id, export_id
+        from portal.fleet.models import VehicleSession
 
-    file_id, export_id = in_carrier(app, carrier.id, extra)
+        vehicle_session_id = uuid.uuid4()
+        db.session.add(
+            VehicleSession(
+                id=vehicle_session_id,
+                transporteur_id=carrier.id,
+                chauffeur_id=driver.id,
+                vehicle_id=vehicle.id,
+                status="active",
+                verloopt_op=now,
+                gestart_op=now,
+            )
+        )
+        from portal.hours import activities, weeks
+        from portal.hours import service as hours
+        from portal.hours.totals import IsoWeek
+
+        day_start = datetime(2026, 11, 16, 5, 0, tzinfo=UTC)
+        work_day = hours.start_work_day(
+            carrier_id=carrier.id,
+            chauffeur_id=driver.id,
+            actor=SYSTEM,
+            gestart_op=day_start,
+            beeindigd_op=day_start + timedelta(hours=8),
+        )
+        activity = activities.add_activity(
+            carrier_id=carrier.id,
+            work_day_id=work_day.id,
+            actor=SYSTEM,
+            data={"soort": "rijden", "begin": day_start, "einde": day_start + timedelta(hours=1)},
+        )
+        hours_ids.update(work_day_id=work_day.id, activity_id=activity.id)
+        weeks.approve_week(
+            carrier_id=carrier.id, chauffeur_id=driver.id, week=IsoWeek(2026, 47), actor=SYSTEM
+        )
+        return stored.id, export_id, vehicle_session_id
+
+    file_id, export_id, vehicle_session_id = in_carrier(app, carrier.id, extra)
     return {
         "carrier": carrier,
         "driver": driver,
@@ -150,6 +252,14 @@ def populate(app, client, name: str) -> dict:
         "file_id": file_id,
         "export_id": export_id,
         "import_token": csv_upload(app, carrier),
+        "questionnaire_id": questionnaire_id,
+        "answer_session_id": answer_session_id,
+        "vehicle_id": vehicle.id,
+        "vehicle_session_id": vehicle_session_id,
+        "notification_id": message_ids[0],
+        "tacho_file_id": tacho_ids[0],
+        "work_day_id": hours_ids["work_day_id"],
+        "activity_id": hours_ids["activity_id"],
     }
 
 
@@ -327,12 +437,23 @@ def test_every_route_with_an_id_is_404_for_another_carriers_object(app, client):
         "user_token": foreign["driver"].user_token,
         "id": str(foreign["task"].id),
         "task_id": str(foreign["task"].id),
+        "driver_id": str(foreign["driver"].id),
         "transporteur_id": str(foreign["carrier"].id),
         "file_id": str(foreign["file_id"]),
         "carrier_id": str(foreign["carrier"].id),
         "export_id": str(foreign["export_id"]),
         "fmt": "csv",  # not an id: any valid value
         "token": foreign["import_token"],
+        "questionnaire_id": foreign["questionnaire_id"],
+        "revisie": "1",  # of the other carrier's questionnaire
+        "answer_session_id": str(foreign["answer_session_id"]),
+        "vehicle_id": str(foreign["vehicle_id"]),
+        "session_id": str(foreign["vehicle_session_id"]),
+        "notification_id": str(foreign["notification_id"]),
+        "tacho_file_id": str(foreign["tacho_file_id"]),
+        "werkdag_id": str(foreign["work_day_id"]),
+        "activiteit_id": str(foreign["activity_id"]),
+        "week": "2026-W47",  # not an id: any valid week
     }
     login(client, admin)
     checked = 0

@@ -22,6 +22,20 @@ from portal.tenancy import CarrierScoped
 from portal.types import UTCDateTime, new_id, utcnow
 
 ROLES = ("planner", "author", "admin")
+# What an API key may be allowed; a key's `scopes` holds some of these, space-separated.
+SCOPES = (
+    "tasks:read",
+    "tasks:write",
+    "vehicles:read",
+    "vehicles:write",
+    "messages:read",
+    "messages:write",
+    "tacho:read",
+    "tacho:write",
+    "hours:read",
+    "hours:write",
+)
+DEFAULT_SCOPES = " ".join(SCOPES)
 
 
 class Carrier(db.Model):
@@ -75,7 +89,7 @@ class ApiKey(CarrierScoped, db.Model):
     naam: Mapped[str] = mapped_column(String(200))
     prefix: Mapped[str] = mapped_column(String(16))
     key_hash: Mapped[str] = mapped_column(String(64))
-    scopes: Mapped[str] = mapped_column(String(200), default="tasks:read tasks:write")
+    scopes: Mapped[str] = mapped_column(String(200), default=DEFAULT_SCOPES)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     ingetrokken_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
 

@@ -14,7 +14,15 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from flask import current_app, g
 from sqlalchemy import delete, func, select
 
-from portal.accounts.models import ROLES, ApiKey, Carrier, LoginAttempt, User
+from portal.accounts.models import (
+    DEFAULT_SCOPES,
+    ROLES,
+    SCOPES,
+    ApiKey,
+    Carrier,
+    LoginAttempt,
+    User,
+)
 from portal.errors import DomainError, NotFound, ValidationFailed
 from portal.extensions import db
 from portal.tenancy import activate, auth_lookup, carrier_scope
@@ -262,13 +270,27 @@ def _get_user(*, carrier_id: uuid.UUID, user_id: uuid.UUID) -> User:
 # --- API keys --------------------------------------------------------------------------
 
 
-def create_api_key(*, carrier_id: uuid.UUID, naam: str) -> tuple[ApiKey, str]:
-    """A new key for an integration; the plain key is returned this once only."""
+def create_api_key(
+    *, carrier_id: uuid.UUID, naam: str, scopes: str | None = None
+) -> tuple[ApiKey, str]:
+    """A new key for an integration (every scope unless scopes names some); the plain key is
+    returned this once only."""
     naam = naam.strip()
     if not naam:
         raise ValidationFailed([{"field": "naam", "message": "required"}])
+    wanted = DEFAULT_SCOPES.split() if scopes is None else scopes.split()
+    unknown = sorted(set(wanted) - set(SCOPES))
+    if unknown:
+        message = f"unknown: {', '.join(unknown)}; known: {DEFAULT_SCOPES}"
+        raise ValidationFailed([{"field": "scopes", "message": message}])
     key = API_KEY_PREFIX + secrets.token_urlsafe(32)
-    api_key = ApiKey(transporteur_id=carrier_id, naam=naam, prefix=key[:10], key_hash=sha256(key))
+    api_key = ApiKey(
+        transporteur_id=carrier_id,
+        naam=naam,
+        prefix=key[:10],
+        key_hash=sha256(key),
+        scopes=" ".join(s for s in SCOPES if s in wanted),
+    )
     db.session.add(api_key)
     db.session.flush()
     return api_key, key
@@ -281,3 +303,14 @@ def authenticate_api_key(key: str) -> ApiKey | None:
     if api_key is None or api_key.ingetrokken_op is not None:
         return None
     return api_key
+
+
+def user_names(*, carrier_id: uuid.UUID, user_ids: set[uuid.UUID]) -> dict[uuid.UUID, str]:
+    """The names of the carrier's portal users among user_ids, in one query."""
+    ids = {user_id for user_id in user_ids if user_id is not None}
+    if not ids:
+        return {}
+    rows = db.session.execute(
+        select(User.id, User.naam).where(User.transporteur_id == carrier_id, User.id.in_(ids))
+    )
+    return {row.id: row.naam for row in rows}

@@ -20,7 +20,7 @@ from portal.accounts.tokens import decode_access_token, driver_for_claims
 from portal.audit.service import Actor
 from portal.drivers.models import Driver
 from portal.drivers.service import get_driver_by_token
-from portal.errors import DomainError, Forbidden, Unauthorized, ValidationFailed
+from portal.errors import DomainError, Forbidden, NotFound, Unauthorized, ValidationFailed
 from portal.extensions import csrf, db
 from portal.idempotency import service as idempotency
 from portal.tenancy import activate
@@ -322,6 +322,18 @@ def driver_access(user_token: str) -> Driver:
     return get_driver_by_token(carrier_id=who.carrier_id, user_token=user_token)
 
 
+def integration_of(transporteur_id: uuid.UUID, *, drivers_read: str) -> Principal:
+    """The caller of a carrier-wide route (`/transporteurs/{transporteur_id}/...`): its own
+    carrier only (another is 404, no existence oracle), and for integrations (a driver is
+    told where it reads its own)."""
+    who = principal()
+    if transporteur_id != who.carrier_id:
+        raise NotFound("carrier not found")
+    if who.kind != "api_key":
+        raise Forbidden(f"This list is for integrations; a driver reads {drivers_read}.")
+    return who
+
+
 def require_scope(scope: str) -> None:
     who = principal()
     if who.kind != "api_key":
@@ -444,6 +456,8 @@ class Operation:
     response_schema: dict | None = None  # a plain JSON schema when there is no model
     path_params: dict[str, dict] = field(default_factory=dict)
     multipart: dict | None = None  # JSON schema of a multipart/form-data body (file uploads)
+    # Other success statuses answering the same body: {status: description}.
+    also: dict[int, str] = field(default_factory=dict)
 
 
 OPERATIONS: list[Operation] = []

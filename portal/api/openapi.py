@@ -109,6 +109,8 @@ class _Builder:
         if headers:
             success["headers"] = headers
         doc["responses"][str(op.status)] = success
+        for status, description in op.also.items():
+            doc["responses"][str(status)] = {**success, "description": description}
         if op.endpoint == "driver_tasks":
             doc["responses"]["304"] = {"description": "Not modified since the ETag sent"}
         # Every operation may answer 400 (a NUL in the query, broken JSON) and 405; one with a

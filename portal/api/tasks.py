@@ -10,6 +10,7 @@ from flask import Response, request
 from portal.api.core import (
     driver_access,
     etag_matches,
+    integration_of,
     json_response,
     list_response,
     operation,
@@ -22,7 +23,7 @@ from portal.api.core import (
 )
 from portal.billing import service as billing
 from portal.drivers import service as drivers
-from portal.errors import Forbidden, NotFound, ValidationFailed
+from portal.errors import Forbidden, ValidationFailed
 from portal.questionnaires import service as questionnaires
 from portal.questionnaires.schemas import serialize_revision
 from portal.tasks import lifecycle, service
@@ -200,11 +201,7 @@ def list_tasks():
     path_params=CARRIER_ID,
 )
 def carrier_tasks(transporteur_id: uuid.UUID):
-    who = principal()
-    if transporteur_id != who.carrier_id:
-        raise NotFound("carrier not found")
-    if who.kind != "api_key":
-        raise Forbidden("This list is for integrations; a driver reads GET /taken.")
+    integration_of(transporteur_id, drivers_read="GET /taken")
     return list_tasks()
 
 

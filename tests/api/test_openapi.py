@@ -18,7 +18,14 @@ from contextlib import contextmanager
 import jsonschema_rs
 import pytest
 import schemathesis
-from conftest import PASSWORD, bearer, create_task, driver_token, publish_questionnaire
+from conftest import (
+    PASSWORD,
+    bearer,
+    create_task,
+    driver_token,
+    in_carrier,
+    publish_questionnaire,
+)
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
@@ -30,6 +37,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 from seed_fields import SEED_TASK_FIELDS
+from tacho.samples import card_file, vu_file_1
 
 import portal.api  # noqa: F401  (registers every operation)
 from portal.api.core import OPERATIONS
@@ -332,9 +340,10 @@ def world(app, client, carrier, driver, api_key) -> dict:
     """A carrier with a driver (with a password), an API key, a published questionnaire,
     tasks that pin it (one planned, one started, one to delete) and an uploaded photo, so
     every operation can be called with real ids."""
-    publish_questionnaire(app, carrier)
+    revision = publish_questionnaire(app, carrier)
     task = create_task(app, carrier, driver, hoeveelheid=28.5, eenheid="ton")
     started = create_task(app, carrier, driver, naam="Gestart", status="gestart")
+    session_id = submit_answers(app, carrier, driver, started, revision)
     spare = create_task(app, carrier, driver, naam="Weg ermee")
     upload = client.post(
         f"{PREFIX}/bestanden",
@@ -343,6 +352,16 @@ def world(app, client, carrier, driver, api_key) -> dict:
         headers=bearer(api_key.key),
     )
     assert upload.status_code == 201, upload.get_data(as_text=True)
+    vehicle_id, vehicle_session_id, vehicle_qr = vehicle_and_session(app, carrier, driver)
+    notification_id = queued_message(app, carrier, driver)
+    work_day_id, activity_id = work_day_with_activity(app, carrier, driver)
+    tacho = client.post(
+        f"{PREFIX}/transporteurs/{carrier.id}/tacho_files",
+        data={"file": (io.BytesIO(card_file()), "kaart.ddd")},
+        content_type="multipart/form-data",
+        headers=bearer(api_key.key),
+    )
+    assert tacho.status_code == 201, tacho.get_data(as_text=True)
     return {
         "driver": driver,
         "key": api_key.key,
@@ -352,10 +371,125 @@ def world(app, client, carrier, driver, api_key) -> dict:
             "file_id": upload.get_json()["id"],
             "task_id": str(task.id),
             "transporteur_id": str(carrier.id),
+            "answer_session_id": str(session_id),
+            "vehicle_id": str(vehicle_id),
+            "session_id": str(vehicle_session_id),
+            "notification_id": str(notification_id),
+            "tacho_file_id": tacho.get_json()["id"],
+            "werkdag_id": str(work_day_id),
+            "activiteit_id": str(activity_id),
         },
+        "vehicle_qr": vehicle_qr,
+        "task_id": str(task.id),
+        "revision_id": str(revision.id),
         "started_task_id": str(started.id),
         "spare_task_id": str(spare.id),
     }
+
+
+def vehicle_and_session(app, carrier, driver):
+    """A vehicle, its QR sticker's payload, and a pending session of the driver to scan it."""
+    from portal.audit.service import SYSTEM
+    from portal.fleet import service, sessions
+
+    def make():
+        vehicle = service.create_vehicle(carrier_id=carrier.id, kenteken="BX-12-LP")
+        session = sessions.start_session(
+            carrier_id=carrier.id, chauffeur_id=driver.id, actor=SYSTEM
+        )
+        return vehicle.id, session.id, service.sticker_payload(vehicle)
+
+    return in_carrier(app, carrier.id, make)
+
+
+def work_day_with_activity(app, carrier, driver):
+    """A work day of the driver that has ended (9 Nov 2026, 06:00 to 14:00 in Amsterdam)
+    with an hour of driving."""
+    from datetime import UTC, datetime, timedelta
+
+    from portal.audit.service import SYSTEM
+    from portal.hours import activities, service
+
+    start = datetime(2026, 11, 9, 5, 0, tzinfo=UTC)
+
+    def make():
+        day = service.start_work_day(
+            carrier_id=carrier.id,
+            chauffeur_id=driver.id,
+            actor=SYSTEM,
+            gestart_op=start,
+            beeindigd_op=start + timedelta(hours=8),
+        )
+        activity = activities.add_activity(
+            carrier_id=carrier.id,
+            work_day_id=day.id,
+            actor=SYSTEM,
+            data={"soort": "rijden", "begin": start, "einde": start + timedelta(hours=1)},
+        )
+        return day.id, activity.id
+
+    return in_carrier(app, carrier.id, make)
+
+
+def queued_message(app, carrier, driver):
+    """A message to the driver, waiting in the outbox."""
+    from portal.audit.service import SYSTEM
+    from portal.messages import service
+
+    return in_carrier(
+        app,
+        carrier.id,
+        lambda: (
+            service.send_message(
+                carrier_id=carrier.id,
+                chauffeur_ids=[driver.id],
+                titel="Omleiding",
+                tekst="Rij via de N279.",
+                actor=SYSTEM,
+            )[0].id
+        ),
+    )
+
+
+def push_subscription() -> dict:
+    """A browser's PushSubscription with a real P-256 key, on a public push service."""
+    import os
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from portal.messages.push import b64url
+
+    point = (
+        ec.generate_private_key(ec.SECP256R1())
+        .public_key()
+        .public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    )
+    return {
+        "endpoint": "https://push.example.net/openapi",
+        "expirationTime": None,
+        "keys": {"p256dh": b64url(point), "auth": b64url(os.urandom(16))},
+    }
+
+
+def submit_answers(app, carrier, driver, task, revision):
+    """The started task's questionnaire answered and submitted, so it may be completed."""
+    from portal.questionnaires import answering
+
+    return in_carrier(
+        app,
+        carrier.id,
+        lambda: (
+            answering.save(
+                carrier_id=carrier.id,
+                chauffeur_id=driver.id,
+                revision_id=revision.id,
+                answers={"gewicht": 1200},
+                submit=True,
+                task=answering.TaskRef(task.id, revision.id),
+            ).session.id
+        ),
+    )
 
 
 @contextmanager
@@ -375,6 +509,14 @@ def server_errors() -> Iterator[list[BaseException]]:
         yield errors
     finally:
         logger.removeHandler(handler)
+
+
+# Operations only the driver app calls: fuzzed with the driver's token (a key gets 403).
+DRIVER_ONLY = {
+    "POST /questionnaire_answers",
+    "POST /vehicle_sessions",
+    "POST /vehicle_sessions/{session_id}/validate",
+}
 
 
 def explicit_cases(operation, world: dict) -> list:
@@ -397,7 +539,33 @@ def explicit_cases(operation, world: dict) -> list:
         ],
         "PATCH /taken/{task_id}": [{"naam": "Nieuwe naam"}],
         "PATCH /taken/{task_id}/status": [{"status": "ontvangen"}],
+        "PUT /users/{user_token}/locatie": [
+            {"lat": 52.2215, "lng": 6.8937, "recorded_at": "2026-01-02T08:30:00.000Z"},
+            {"punten": [{"lat": 52.3, "lng": 6.9, "recorded_at": "2026-01-02T08:31:00.000Z"}]},
+        ],
         "POST /taken/{task_id}/afronding": [{"kilometers": 12, "wachttijd_minuten": 5}],
+        "POST /users/{user_token}/notificaties": [{"titel": "Omleiding", "tekst": "Via de N279."}],
+        "POST /users/{user_token}/push_abonnementen": [push_subscription()],
+        "PATCH /voertuigen/{vehicle_id}": [{"omschrijving": "DAF XF", "kooiaap": True}],
+        "POST /users/{user_token}/werkdagen": [
+            {
+                "gestart_op": "2026-11-10T05:00:00.000Z",
+                "beeindigd_op": "2026-11-10T13:30:00.000Z",
+                "opmerking": "Mest rijden Enter",
+            },
+            {},  # starts a day now
+        ],
+        "PATCH /werkdagen/{werkdag_id}": [{"opmerking": "Veel file bij Deventer"}],
+        "POST /werkdagen/{werkdag_id}/activiteiten": [
+            {"soort": "laden", "begin": "2026-11-09T06:00:00.000Z", "einde": "2026-11-09T06:45:00Z"}
+        ],
+        "PATCH /activiteiten/{activiteit_id}": [{"opmerking": "Bij de weegbrug"}],
+        "POST /vehicle_sessions": [{}, {"vehicle_id": world["params"]["vehicle_id"]}],
+        "POST /vehicle_sessions/{session_id}/validate": [{"qr": world["vehicle_qr"]}],
+        "POST /questionnaire_answers": [
+            {"taak_id": world["task_id"], "answers": {"gewicht": 10}},
+            {"activity_questionnaire_id": world["revision_id"], "answers": {}, "indienen": False},
+        ],
     }
     names = re.findall(r"{(\w+)}", operation.path)
     params = {name: world["params"][name] for name in names} or None
@@ -414,6 +582,19 @@ def explicit_cases(operation, world: dict) -> list:
             )
             for h, soort in ((headers, "photo"), (api_headers(world["driver_token"]), "signature"))
         ]
+    if operation.label == "POST /transporteurs/{transporteur_id}/tacho_files":
+        # A new file (201) and the world's file again (200): both documented answers.
+        return [
+            operation.Case(
+                path_parameters=params,
+                headers=headers,
+                body={"file": data, "user_token": driver.user_token},
+                media_type="multipart/form-data",
+            )
+            for data in (vu_file_1(), card_file())
+        ]
+    if operation.label in DRIVER_ONLY:
+        headers = api_headers(world["driver_token"])
     if operation.label in bodies:
         return [
             operation.Case(
@@ -421,8 +602,10 @@ def explicit_cases(operation, world: dict) -> list:
             )
             for body in bodies[operation.label]
         ]
-    if operation.method.upper() == "DELETE" or "{transporteur_id}" in operation.path:
+    if operation.method.upper() == "DELETE" or {"transporteur_id", "tacho_file_id"} & set(names):
         return [operation.Case(path_parameters=params, headers=headers)]  # integrations only
+    if operation.label == "POST /vehicle_sessions/{session_id}/end":
+        return [operation.Case(path_parameters=params, headers=headers)]  # ends it: once
     # The driver app reads with the driver's own access token; integrations with the key.
     return [
         operation.Case(path_parameters=params, headers=headers),
@@ -436,7 +619,7 @@ def test_operation_conforms_to_the_document(app, world, label, mode):
     schema = load_schema(app)
     operation = schema.find_operation_by_label(label)
     assert operation is not None, label
-    headers = api_headers(world["key"])
+    headers = api_headers(world["driver_token" if label in DRIVER_ONLY else "key"])
     statuses: Counter[int] = Counter()
 
     def check(case) -> None:
@@ -483,6 +666,10 @@ def test_operation_conforms_to_the_document(app, world, label, mode):
 
         cases = st.tuples(cases, st.sampled_from(range(5))).map(mostly_a_real_image)
 
+    if mode is GenerationMode.NEGATIVE and not (
+        len(operation.query) or len(operation.path_parameters) or len(operation.body)
+    ):
+        return  # nothing to make invalid but the bearer token (GET /webpush); auth tests cover it
     FUZZ_SETTINGS(given(cases)(check))()
 
     if mode is GenerationMode.POSITIVE and label != "POST /auth/token":

@@ -176,7 +176,7 @@ def test_rows_carry_what_an_invoice_needs(app, carrier, driver):
         "Enter",
         "VDM77",
     )
-    assert (row.chauffeur, row.kenteken) == ("Jan Chauffeur", "BX12AB")
+    assert (row.chauffeur, row.kenteken) == ("Jan Chauffeur", "BX-12-AB")
     assert row.gepland_op == local(2025, 3, 10, 8)
     assert (row.hoeveelheid, row.eenheid, row.kilometers) == (30.0, "ton", 12.5)
     assert (row.wachttijd_minuten, row.opmerkingen, row.taak_id) == (20, "Modder", task.id)
@@ -343,7 +343,7 @@ def test_the_csv_reads_back_in_dutch_excel_format(app, carrier, driver):
     assert empty["chauffeur"] == "" and empty["hoeveelheid"] == ""
     assert row["naam"] == '\'=HYPERLINK("http://x")'  # not a formula in Excel
     assert row["stad"] == "Enter; Twente"
-    assert row["chauffeur"] == "Jan Chauffeur" and row["kenteken"] == "BX12AB"
+    assert row["chauffeur"] == "Jan Chauffeur" and row["kenteken"] == "BX-12-AB"
     assert row["afgerond_op"] == "2025-03-31 23:30" and row["gepland_op"] == "2025-03-31 08:00"
     assert row["hoeveelheid"] == "12,5" and row["eenheid"] == "ton"
     assert row["kilometers"] == "1234,25" and row["wachttijd_minuten"] == "35"

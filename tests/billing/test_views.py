@@ -92,7 +92,7 @@ def test_the_page_shows_unexported_lines_with_totals(app, client, carrier, plann
     assert response.status_code == 200
     assert "Mest laden Enter" in html and "Mest lossen Hengelo" in html
     assert "Voer leveren Delden" in html and "Geheim" not in html
-    assert "Jan Chauffeur" in html and "BX12AB" in html and "VDM77" in html
+    assert "Jan Chauffeur" in html and "BX-12-AB" in html and "VDM77" in html
     totals = html[html.index('class="billing-totals"') :]
     assert "32,5 ton" in totals and "18 m3" in totals
     assert "32,5 km" in totals and "35 min" in totals

@@ -115,7 +115,7 @@ def test_the_day_has_a_lane_per_active_driver_and_one_for_unassigned(
     assert "Mest Enter" in jan and "Vroeg Epe" in jan and "Nog niemand" not in jan
     assert jan.index("Vroeg Epe") < jan.index("Mest Enter")  # ordered by gepland_op
     assert "06:15" in card(html, early.id) and "09:00" in card(html, mine.id)
-    assert "BX12AB" in card(html, mine.id) and "Enter" in card(html, mine.id)
+    assert "BX-12-AB" in card(html, mine.id) and "Enter" in card(html, mine.id)
     assert "Mest laden" in card(html, mine.id)  # the type, translated
     assert "Nog niemand" in lane(html, "Niet toegewezen")
     assert str(loose.id) in lane(html, "Niet toegewezen")
