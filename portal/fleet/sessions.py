@@ -287,9 +287,9 @@ def validate_session(
         )
     try:
         sticker = qr.read(payload)
-    except qr.UnreadablePayload as error:
+    except qr.UnreadablePayload:
         raise QrRefused(
-            "invalid", f"{error}: not a valid Rijplan vehicle sticker (forged or damaged)."
+            "invalid", "This is not a valid Rijplan vehicle sticker (forged or damaged)."
         ) from None
     if sticker.carrier_id != carrier_id:
         raise QrRefused("other_carrier", "This QR code belongs to a vehicle of another carrier.")
