@@ -381,3 +381,15 @@ def test_the_page_runs_a_fixed_number_of_queries(
         assert client.get(f"/taken/{task.id}").status_code == 200
 
     assert many.count == few.count, many.statements
+
+
+def test_a_finished_task_heads_its_completion_box_plainly(app, client, carrier, planner, driver):
+    done = create_task(app, carrier, driver, status="afgerond", afgerond_op=SUBMITTED)
+    open_task = create_task(app, carrier, driver)
+    login(client, planner)
+
+    finished = text_of(client.get(f"/taken/{done.id}"))
+    running = text_of(client.get(f"/taken/{open_task.id}"))
+
+    assert "Afronding Afgerond op" in finished and "Wat houdt afronding tegen" not in finished
+    assert "Wat houdt afronding tegen" in running
