@@ -19,6 +19,7 @@ from portal.accounts.service import authenticate_api_key
 from portal.accounts.tokens import decode_access_token, driver_for_claims
 from portal.audit.service import Actor
 from portal.drivers.models import Driver
+from portal.drivers.service import find_by_token as find_driver_by_token
 from portal.drivers.service import get_driver_by_token
 from portal.errors import DomainError, Forbidden, NotFound, Unauthorized, ValidationFailed
 from portal.extensions import csrf, db
@@ -332,6 +333,21 @@ def integration_of(transporteur_id: uuid.UUID, *, drivers_read: str) -> Principa
     if who.kind != "api_key":
         raise Forbidden(f"This list is for integrations; a driver reads {drivers_read}.")
     return who
+
+
+def chauffeur_filter(user_token: str | None, what: str) -> uuid.UUID | None:
+    """The driver a list is narrowed to: a driver always itself (naming a colleague is 403),
+    an API key the driver of `?chauffeur=<user_token>` (unknown: 422) or every driver."""
+    who = principal()
+    own = who.id if who.kind == "driver" else None
+    if user_token is None:
+        return own
+    driver = find_driver_by_token(carrier_id=who.carrier_id, user_token=user_token)
+    if driver is None:
+        raise ValidationFailed([{"field": "chauffeur", "message": "no such driver"}])
+    if own is not None and driver.id != own:
+        raise Forbidden(f"A driver may only read its own {what}.")
+    return driver.id
 
 
 def require_scope(scope: str) -> None:

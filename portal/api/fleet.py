@@ -8,6 +8,7 @@ from flask import request
 from pydantic import BaseModel, ConfigDict, Field
 
 from portal.api.core import (
+    chauffeur_filter,
     integration_of,
     json_body,
     json_response,
@@ -18,7 +19,6 @@ from portal.api.core import (
     principal,
     write,
 )
-from portal.drivers import service as drivers
 from portal.errors import Forbidden, ValidationFailed
 from portal.fleet import service, sessions
 from portal.fleet.schemas import (
@@ -320,14 +320,7 @@ def list_sessions():
     _key_may(READ_SCOPE, WRITE_SCOPE)
     query = parse_query(SessionQuery)
     who = principal()
-    chauffeur_id = who.id if who.kind == "driver" else None
-    if query.chauffeur is not None:
-        driver = drivers.find_by_token(carrier_id=who.carrier_id, user_token=query.chauffeur)
-        if driver is None:
-            raise ValidationFailed([{"field": "chauffeur", "message": "no such driver"}])
-        if chauffeur_id is not None and driver.id != chauffeur_id:
-            raise Forbidden("A driver may only read its own vehicle sessions.")
-        chauffeur_id = driver.id
+    chauffeur_id = chauffeur_filter(query.chauffeur, "vehicle sessions")
     page = sessions.list_sessions(
         carrier_id=who.carrier_id,
         filters=sessions.SessionFilters(

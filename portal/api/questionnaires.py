@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from portal.api.core import (
+    chauffeur_filter,
     json_response,
     list_response,
     operation,
@@ -13,7 +14,6 @@ from portal.api.core import (
     principal,
     write,
 )
-from portal.drivers import service as drivers
 from portal.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from portal.questionnaires import answering, service
 from portal.questionnaires.schemas import (
@@ -125,14 +125,7 @@ def _answerable_task(task_id: uuid.UUID) -> answering.TaskRef:
 def list_answer_sessions():
     query = parse_query(AnswerSessionQuery)
     who = principal()
-    chauffeur_id = who.id if who.kind == "driver" else None
-    if query.chauffeur is not None:
-        driver = drivers.find_by_token(carrier_id=who.carrier_id, user_token=query.chauffeur)
-        if driver is None:
-            raise ValidationFailed([{"field": "chauffeur", "message": "no such driver"}])
-        if chauffeur_id is not None and driver.id != chauffeur_id:
-            raise Forbidden("A driver may only read its own answer sessions.")
-        chauffeur_id = driver.id
+    chauffeur_id = chauffeur_filter(query.chauffeur, "answer sessions")
     page = answering.list_sessions(
         carrier_id=who.carrier_id,
         filters=answering.SessionFilters(

@@ -8,6 +8,7 @@ import orjson
 from flask import Response, request
 
 from portal.api.core import (
+    chauffeur_filter,
     driver_access,
     etag_matches,
     integration_of,
@@ -22,8 +23,7 @@ from portal.api.core import (
     write,
 )
 from portal.billing import service as billing
-from portal.drivers import service as drivers
-from portal.errors import Forbidden, ValidationFailed
+from portal.errors import Forbidden
 from portal.questionnaires import service as questionnaires
 from portal.questionnaires.schemas import serialize_revision
 from portal.tasks import lifecycle, service
@@ -166,14 +166,7 @@ def _evidence(body: EvidenceIn) -> Evidence:
 def list_tasks():
     query = parse_query(TaskQuery)
     who = principal()
-    chauffeur_id = who.id if who.kind == "driver" else None
-    if query.chauffeur is not None:
-        driver = drivers.find_by_token(carrier_id=who.carrier_id, user_token=query.chauffeur)
-        if driver is None:
-            raise ValidationFailed([{"field": "chauffeur", "message": "no such driver"}])
-        if chauffeur_id is not None and driver.id != chauffeur_id:
-            raise Forbidden("A driver may only read its own tasks.")
-        chauffeur_id = driver.id
+    chauffeur_id = chauffeur_filter(query.chauffeur, "tasks")
     filters = service.TaskFilters(
         chauffeur_id=chauffeur_id,
         vehicle_id=query.vehicle_id,

@@ -6,10 +6,19 @@ import uuid
 from dataclasses import dataclass
 
 import orjson
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 
 from portal.audit.models import AuditEntry
 from portal.extensions import db
+
+# How each kind of actor is named in a history ("by Els Vos (portal)").
+ACTOR_LABELS = {
+    "user": _l("portaal"),
+    "driver": _l("chauffeur"),
+    "api_key": _l("koppeling"),
+    "system": _l("systeem"),
+}
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,12 @@ import math
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from functools import wraps
 from urllib.parse import quote, urlencode
 
 import orjson
 import segno
 from flask import (
     Blueprint,
-    abort,
     current_app,
     flash,
     make_response,
@@ -34,14 +32,14 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 
-from portal.accounts.permissions import role_required
+from portal.accounts.permissions import object_route, role_required
 from portal.accounts.service import carrier_zone
-from portal.audit.service import Actor
+from portal.audit.service import ACTOR_LABELS, Actor
 from portal.drivers import locations, service
 from portal.drivers.forms import LANGUAGE_LABELS, DriverForm, DriverSearchForm, TrackForm
 from portal.drivers.models import Driver, DriverLocation
-from portal.errors import NotFound, ValidationFailed
-from portal.extensions import csrf, db
+from portal.errors import ValidationFailed
+from portal.extensions import db
 from portal.fleet import sessions as vehicle_sessions
 from portal.messages import service as messages
 from portal.types import iso, utcnow
@@ -73,12 +71,6 @@ FIELD_LABELS = {
     "actief": _l("Actief"),
     "geldig_tot": _l("Geldig tot"),
 }
-ACTOR_LABELS = {
-    "user": _l("portaal"),
-    "driver": _l("chauffeur"),
-    "api_key": _l("koppeling"),
-    "system": _l("systeem"),
-}
 
 
 # --- helpers --------------------------------------------------------------------------
@@ -97,26 +89,12 @@ def _zone():
 
 
 def driver_route(rule: str, methods: tuple[str, ...] = ("GET",)):
-    """A planner's route of one driver. The driver loads first, so another carrier's id is a
-    404 whatever the method; then a POST's CSRF token is checked (400 when missing or wrong)."""
+    """A planner's route of one driver (another carrier's id: 404 whatever the method)."""
 
-    def decorate(view):
-        @wraps(view)
-        def wrapper(driver_id: uuid.UUID):
-            try:
-                driver = service.get_driver(carrier_id=_carrier_id(), driver_id=driver_id)
-            except NotFound:
-                abort(404)
-            if request.method == "POST":
-                csrf.protect()
-            return view(driver)
+    def load(driver_id: uuid.UUID):
+        return service.get_driver(carrier_id=_carrier_id(), driver_id=driver_id)
 
-        guarded = role_required("planner")(wrapper)
-        csrf.exempt(guarded)  # checked inside, after the 404
-        bp.add_url_rule(rule, view.__name__, guarded, methods=list(methods))
-        return guarded
-
-    return decorate
+    return object_route(bp, rule, load, methods=methods)
 
 
 def _page() -> int:

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime, timedelta
-from functools import wraps
 from urllib.parse import urlsplit
 
 import orjson
 from flask import (
     Blueprint,
-    abort,
     flash,
     make_response,
     redirect,
@@ -30,12 +28,12 @@ from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from werkzeug.routing import BuildError
 
-from portal.accounts.permissions import role_required
+from portal.accounts.permissions import object_route, role_required
 from portal.accounts.service import carrier_zone, current_carrier_of
 from portal.audit.service import Actor
 from portal.drivers import service as drivers
-from portal.errors import NotFound, ValidationFailed
-from portal.extensions import csrf, db
+from portal.errors import ValidationFailed
+from portal.extensions import db
 from portal.fleet import qr, service, sessions
 from portal.fleet.forms import (
     EENHEID_LABELS,
@@ -159,26 +157,12 @@ def _helpers() -> dict:
 
 
 def vehicle_route(rule: str, methods: tuple[str, ...] = ("GET",)):
-    """A planner's route of one vehicle. The vehicle loads first, so another carrier's id is a
-    404 whatever the method; then a POST's CSRF token is checked (400 when missing or wrong)."""
+    """A planner's route of one vehicle (another carrier's id: 404 whatever the method)."""
 
-    def decorate(view):
-        @wraps(view)
-        def wrapper(vehicle_id: uuid.UUID):
-            try:
-                vehicle = service.get_vehicle(carrier_id=_carrier_id(), vehicle_id=vehicle_id)
-            except NotFound:
-                abort(404)
-            if request.method == "POST":
-                csrf.protect()
-            return view(vehicle)
+    def load(vehicle_id: uuid.UUID):
+        return service.get_vehicle(carrier_id=_carrier_id(), vehicle_id=vehicle_id)
 
-        guarded = role_required("planner")(wrapper)
-        csrf.exempt(guarded)  # checked inside, after the 404
-        bp.add_url_rule(rule, view.__name__, guarded, methods=list(methods))
-        return guarded
-
-    return decorate
+    return object_route(bp, rule, load, methods=methods)
 
 
 def _done(vehicle_id: uuid.UUID, text: str, category: str = "info"):
@@ -606,25 +590,12 @@ def stickers():
 
 
 def session_route(rule: str, methods: tuple[str, ...] = ("GET",)):
-    """A planner's route of one vehicle session; another carrier's id is a 404 first."""
+    """A planner's route of one vehicle session (another carrier's id: 404 first)."""
 
-    def decorate(view):
-        @wraps(view)
-        def wrapper(session_id: uuid.UUID):
-            try:
-                session = sessions.get_session(carrier_id=_carrier_id(), session_id=session_id)
-            except NotFound:
-                abort(404)
-            if request.method == "POST":
-                csrf.protect()
-            return view(session)
+    def load(session_id: uuid.UUID):
+        return sessions.get_session(carrier_id=_carrier_id(), session_id=session_id)
 
-        guarded = role_required("planner")(wrapper)
-        csrf.exempt(guarded)
-        bp.add_url_rule(rule, view.__name__, guarded, methods=list(methods))
-        return guarded
-
-    return decorate
+    return object_route(bp, rule, load, methods=methods)
 
 
 def _parse_uuid(value: str | None) -> uuid.UUID | None:

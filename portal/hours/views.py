@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import uuid
 from datetime import datetime
-from functools import wraps
 
 from flask import (
     Blueprint,
@@ -30,7 +29,7 @@ from flask_babel import gettext as _
 from flask_login import current_user
 
 from portal.accounts import service as accounts
-from portal.accounts.permissions import role_required
+from portal.accounts.permissions import object_route, role_required
 from portal.audit.service import Actor
 from portal.drivers import service as drivers
 from portal.errors import NotFound
@@ -250,26 +249,16 @@ def week_route(rule: str, methods: tuple[str, ...] = ("GET",)):
     """A planner's route of one driver's week: the driver and the week load first (404 when
     unknown or another carrier's), then a POST's CSRF token is checked."""
 
-    def decorate(view):
-        @wraps(view)
-        def wrapper(user_token: str, week: str):
-            driver = drivers.find_by_token(carrier_id=_carrier_id(), user_token=user_token)
-            if driver is None:
-                abort(404)
-            try:
-                iso_week = IsoWeek.parse(week)
-            except ValueError:
-                abort(404)
-            if request.method == "POST":
-                csrf.protect()
-            return view(driver, iso_week)
+    def load(user_token: str, week: str):
+        driver = drivers.find_by_token(carrier_id=_carrier_id(), user_token=user_token)
+        if driver is None:
+            abort(404)
+        try:
+            return driver, IsoWeek.parse(week)
+        except ValueError:
+            abort(404)
 
-        guarded = role_required("planner")(wrapper)
-        csrf.exempt(guarded)  # checked inside, after the 404
-        bp.add_url_rule(rule, view.__name__, guarded, methods=list(methods))
-        return guarded
-
-    return decorate
+    return object_route(bp, rule, load, methods=methods)
 
 
 def _week_url(driver, week: IsoWeek) -> str:

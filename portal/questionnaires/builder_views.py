@@ -16,7 +16,6 @@ import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import wraps
 
 import orjson
 from flask import (
@@ -35,7 +34,7 @@ from flask_login import current_user
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from portal.accounts import service as accounts
-from portal.accounts.permissions import role_required
+from portal.accounts.permissions import object_route, role_required
 from portal.audit.service import Actor
 from portal.errors import Conflict, NotFound, ValidationFailed
 from portal.extensions import csrf, db
@@ -105,25 +104,17 @@ def _limit_request() -> None:
 def questionnaire_route(rule: str, methods: tuple[str, ...] = ("GET",), *, edit: bool = True):
     """A route of one of the carrier's questionnaires. It must exist (a draft or a revision)
     before anything else happens, so another carrier's id is a 404 whatever the method; then
-    a POST's size is bounded and its CSRF token checked."""
+    a POST's CSRF token is checked (its size is bounded by the blueprint's request hook)."""
 
-    def decorate(view):
-        @wraps(view)
-        def wrapper(questionnaire_id: str, **values):
-            if not _ID_RE.fullmatch(questionnaire_id) or not service.questionnaire_exists(
-                carrier_id=_carrier_id(), questionnaire_id=questionnaire_id
-            ):
-                abort(404)
-            if request.method == "POST":
-                csrf.protect()
-            return view(questionnaire_id, **values)
+    def load(questionnaire_id: str, **values):
+        if not _ID_RE.fullmatch(questionnaire_id) or not service.questionnaire_exists(
+            carrier_id=_carrier_id(), questionnaire_id=questionnaire_id
+        ):
+            abort(404)
+        return {"questionnaire_id": questionnaire_id, **values}
 
-        guarded = role_required(*(EDIT_ROLES if edit else READ_ROLES))(wrapper)
-        csrf.exempt(guarded)  # checked inside, after the 404 and the size limit
-        bp.add_url_rule(rule, view.__name__, guarded, methods=list(methods))
-        return guarded
-
-    return decorate
+    roles = EDIT_ROLES if edit else READ_ROLES
+    return object_route(bp, rule, load, methods=methods, roles=roles)
 
 
 def _when(moment) -> str:

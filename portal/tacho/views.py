@@ -13,13 +13,11 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from functools import wraps
 from urllib.parse import urljoin
 
 import orjson
 from flask import (
     Blueprint,
-    abort,
     flash,
     jsonify,
     make_response,
@@ -34,11 +32,11 @@ from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from portal.accounts.permissions import role_required
+from portal.accounts.permissions import object_route, role_required
 from portal.accounts.service import carrier_zone
 from portal.audit.service import Actor
 from portal.drivers import service as drivers
-from portal.errors import Conflict, NotFound, ValidationFailed
+from portal.errors import Conflict, ValidationFailed
 from portal.extensions import csrf, db
 from portal.fleet import service as fleet
 from portal.tacho import service
@@ -174,26 +172,12 @@ def _helpers() -> dict:
 
 
 def tacho_route(rule: str, methods: tuple[str, ...] = ("GET",)):
-    """A planner's route of one tachograph file. The file loads first, so another carrier's
-    id is a 404 whatever the method; then a POST's CSRF token is checked."""
+    """A planner's route of one tachograph file (another carrier's id: 404 first)."""
 
-    def decorate(view):
-        @wraps(view)
-        def wrapper(tacho_file_id: uuid.UUID):
-            try:
-                row = service.get_file(carrier_id=_carrier_id(), tacho_file_id=tacho_file_id)
-            except NotFound:
-                abort(404)
-            if request.method == "POST":
-                csrf.protect()
-            return view(row)
+    def load(tacho_file_id: uuid.UUID):
+        return service.get_file(carrier_id=_carrier_id(), tacho_file_id=tacho_file_id)
 
-        guarded = role_required("planner")(wrapper)
-        csrf.exempt(guarded)  # checked inside, after the 404
-        bp.add_url_rule(rule, view.__name__, guarded, methods=list(methods))
-        return guarded
-
-    return decorate
+    return object_route(bp, rule, load, methods=methods)
 
 
 # --- the list and the upload ----------------------------------------------------------

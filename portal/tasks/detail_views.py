@@ -19,6 +19,7 @@ from flask_login import current_user
 from werkzeug.routing import BuildError
 
 from portal.accounts.permissions import role_required
+from portal.audit.service import ACTOR_LABELS
 from portal.drivers import service as drivers
 from portal.errors import NotFound
 from portal.files import service as files
@@ -83,12 +84,6 @@ ACTION_LABELS = {
     "duplicated": _l("Gekopieerd"),
     "archived": _l("Gearchiveerd"),
     "deleted": _l("Verwijderd"),
-}
-ACTOR_LABELS = {
-    "user": _l("portaal"),
-    "driver": _l("chauffeur"),
-    "api_key": _l("koppeling"),
-    "system": _l("systeem"),
 }
 SOORT_LABELS = {
     "photo": _l("Foto"),

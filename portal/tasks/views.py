@@ -12,7 +12,6 @@ import json
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
-from functools import wraps
 from urllib.parse import parse_qs, urlsplit
 
 from flask import (
@@ -30,12 +29,12 @@ from flask_babel import gettext as _
 from flask_login import current_user
 from werkzeug.routing import BuildError
 
-from portal.accounts.permissions import role_required
+from portal.accounts.permissions import object_route, role_required
 from portal.accounts.service import carrier_zone
 from portal.audit.service import Actor
 from portal.drivers import service as drivers_service
 from portal.errors import Conflict, NotFound, ValidationFailed
-from portal.extensions import csrf, db
+from portal.extensions import db
 from portal.fleet import service as fleet
 from portal.questionnaires import service as questionnaires
 from portal.tasks import lifecycle, service
@@ -147,23 +146,8 @@ def _load(task_id: uuid.UUID) -> Task:
 
 
 def task_route(rule: str, methods: tuple[str, ...] = ("GET",)):
-    """A planner's route of one task. The task loads first, so another carrier's id is a 404
-    whatever the method; then a POST's CSRF token is checked (400 when missing or wrong)."""
-
-    def decorate(view):
-        @wraps(view)
-        def wrapper(task_id: uuid.UUID):
-            task = _load(task_id)
-            if request.method == "POST":
-                csrf.protect()
-            return view(task)
-
-        guarded = role_required("planner")(wrapper)
-        csrf.exempt(guarded)  # checked inside, after the 404
-        bp.add_url_rule(rule, view.__name__, guarded, methods=list(methods))
-        return guarded
-
-    return decorate
+    """A planner's route of one task (another carrier's id: 404 whatever the method)."""
+    return object_route(bp, rule, lambda task_id: _load(task_id), methods=methods)
 
 
 def _drivers_for(task: Task | None = None) -> list:
