@@ -38,6 +38,7 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     web.register_converters(app)
 
+    from portal.accounts.admin_views import bp as admin_bp
     from portal.accounts.views import bp as accounts_bp
     from portal.api import bp as api_bp
     from portal.billing.views import bp as billing_bp
@@ -48,7 +49,6 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.messages.views import bp as messages_bp
     from portal.questionnaires.answer_views import bp as answers_bp
     from portal.questionnaires.builder_views import bp as questionnaires_bp
-    from portal.shell.views import bp as shell_bp
     from portal.tacho.views import bp as tacho_bp
     from portal.tasks.detail_views import bp as task_detail_bp
     from portal.tasks.import_views import bp as task_import_bp
@@ -68,7 +68,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         fleet_bp,
         hours_bp,
         tacho_bp,
-        shell_bp,
+        admin_bp,
         api_bp,
     )
     for blueprint in blueprints:

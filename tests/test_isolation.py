@@ -66,10 +66,10 @@ def populate(app, client, name: str) -> dict:
     from portal.questionnaires.models import Answer, AnswerSession
 
     carrier = create_carrier(app, name)
-    create_user(app, carrier)
+    user = create_user(app, carrier)
     driver = create_driver(app, carrier)
     vehicle = create_vehicle(app, carrier)
-    create_api_key(app, carrier)
+    key = create_api_key(app, carrier)
     # Each carrier's questionnaire has its own id, so the sweep can aim at the other one's.
     questionnaire_id = "mest-laden-" + name.lower().replace(" ", "-")
     revision = publish_questionnaire(
@@ -260,6 +260,8 @@ def populate(app, client, name: str) -> dict:
         "tacho_file_id": tacho_ids[0],
         "work_day_id": hours_ids["work_day_id"],
         "activity_id": hours_ids["activity_id"],
+        "user_id": user.id,
+        "api_key_id": key.id,
     }
 
 
@@ -454,6 +456,8 @@ def test_every_route_with_an_id_is_404_for_another_carriers_object(app, client):
         "werkdag_id": str(foreign["work_day_id"]),
         "activiteit_id": str(foreign["activity_id"]),
         "week": "2026-W47",  # not an id: any valid week
+        "user_id": str(foreign["user_id"]),
+        "key_id": str(foreign["api_key_id"]),
     }
     login(client, admin)
     checked = 0

@@ -1,11 +1,23 @@
-"""Portal forms of sign-in and language."""
+"""Portal forms of sign-in, language, password links and the admin section."""
 
 from __future__ import annotations
 
+import math
+
+from flask_babel import format_decimal
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import EmailField, HiddenField, PasswordField, SelectChoice, SelectField
-from wtforms.validators import DataRequired, Length
+from wtforms import (
+    EmailField,
+    FloatField,
+    HiddenField,
+    PasswordField,
+    SelectChoice,
+    SelectField,
+    SelectMultipleField,
+    StringField,
+)
+from wtforms.validators import DataRequired, Email, EqualTo, Length, NumberRange, Optional
 
 
 class LoginForm(FlaskForm):
@@ -21,3 +33,140 @@ class LanguageForm(FlaskForm):
 
 class LogoutForm(FlaskForm):
     pass
+
+
+# --- the admin section (/beheer) -------------------------------------------------------
+
+ROLE_LABELS = {
+    "planner": _l("Planner"),
+    "author": _l("Auteur"),
+    "admin": _l("Beheerder"),
+}
+ROLE_HELP = {
+    "planner": _l("plant taken, chauffeurs, voertuigen, uren en facturatie"),
+    "author": _l("maakt vragenlijsten en leest de antwoorden"),
+    "admin": _l("alles, plus gebruikers, API-sleutels en instellingen"),
+}
+
+
+def _role_choices() -> list[SelectChoice]:
+    return [SelectChoice(rol, label) for rol, label in ROLE_LABELS.items()]
+
+
+class InviteForm(FlaskForm):
+    naam = StringField(
+        _l("Naam"),
+        validators=[DataRequired(_l("Vul de naam in.")), Length(max=200)],
+        render_kw={"autocomplete": "off"},
+    )
+    email = StringField(
+        _l("E-mailadres"),
+        validators=[
+            DataRequired(_l("Vul het e-mailadres in.")),
+            Length(max=254),
+            Email(_l("Vul een geldig e-mailadres in, bijvoorbeeld els@voorbeeld.nl.")),
+        ],
+        render_kw={"type": "email", "autocomplete": "off", "inputmode": "email"},
+    )
+    rol = SelectField(_l("Rol"), choices=_role_choices(), default="planner")
+
+
+class UserForm(FlaskForm):
+    naam = StringField(
+        _l("Naam"),
+        validators=[DataRequired(_l("Vul de naam in.")), Length(max=200)],
+        render_kw={"autocomplete": "off"},
+    )
+    rol = SelectField(_l("Rol"), choices=_role_choices())
+
+
+class SetPasswordForm(FlaskForm):
+    password = PasswordField(
+        _l("Nieuw wachtwoord"),
+        validators=[
+            DataRequired(_l("Kies een wachtwoord.")),
+            Length(min=10, max=1024, message=_l("Minstens 10 tekens.")),
+        ],
+        render_kw={"autocomplete": "new-password"},
+    )
+    confirm = PasswordField(
+        _l("Herhaal het wachtwoord"),
+        validators=[
+            DataRequired(_l("Herhaal het wachtwoord.")),
+            EqualTo("password", _l("De wachtwoorden zijn niet gelijk.")),
+        ],
+        render_kw={"autocomplete": "new-password"},
+    )
+
+
+class ApiKeyForm(FlaskForm):
+    naam = StringField(
+        _l("Naam"),
+        validators=[DataRequired(_l("Geef de sleutel een naam.")), Length(max=200)],
+        description=_l("Waarvoor de sleutel is, bijvoorbeeld “TMS” of “Boekhouding”."),
+        render_kw={"autocomplete": "off"},
+    )
+    scopes = SelectMultipleField(
+        _l("Rechten"),
+        choices=[],
+        validators=[DataRequired(_l("Kies minstens één recht."))],
+    )
+
+
+class CoordinateField(FloatField):
+    """A decimal number typed the Dutch way (52,2215) or the English way (52.2215)."""
+
+    def process_formdata(self, valuelist):
+        raw = (valuelist[0] if valuelist else "").strip()
+        self.data = None
+        if not raw:
+            return
+        try:
+            value = float(raw.replace(",", "."))
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            raise ValueError(_l("Vul een getal in, bijvoorbeeld 52,2215."))
+        self.data = value
+
+    def _value(self) -> str:
+        if self.raw_data:
+            return self.raw_data[0]
+        if self.data is None:
+            return ""
+        return format_decimal(self.data, format="#0.0#####")
+
+
+class SettingsForm(FlaskForm):
+    naam = StringField(
+        _l("Naam van de transporteur"),
+        validators=[DataRequired(_l("Vul de naam in.")), Length(max=200)],
+    )
+    tijdzone = StringField(
+        _l("Tijdzone"),
+        validators=[DataRequired(_l("Kies een tijdzone.")), Length(max=64)],
+        description=_l("Alle tijden in het portaal staan in deze tijdzone."),
+        render_kw={"list": "tijdzones", "autocomplete": "off", "spellcheck": "false"},
+    )
+    thuisbasis_straat = StringField(
+        _l("Straat en huisnummer"), validators=[Optional(), Length(max=200)]
+    )
+    thuisbasis_postcode = StringField(_l("Postcode"), validators=[Optional(), Length(max=16)])
+    thuisbasis_plaats = StringField(_l("Plaats"), validators=[Optional(), Length(max=100)])
+    thuisbasis_land = SelectField(_l("Land"), choices=[], validate_choice=False)
+    thuisbasis_lat = CoordinateField(
+        _l("Breedtegraad"),
+        validators=[
+            Optional(),
+            NumberRange(-90, 90, _l("Een breedtegraad ligt tussen -90 en 90.")),
+        ],
+        render_kw={"inputmode": "decimal"},
+    )
+    thuisbasis_lng = CoordinateField(
+        _l("Lengtegraad"),
+        validators=[
+            Optional(),
+            NumberRange(-180, 180, _l("Een lengtegraad ligt tussen -180 en 180.")),
+        ],
+        render_kw={"inputmode": "decimal"},
+    )

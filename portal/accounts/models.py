@@ -8,6 +8,7 @@ from datetime import datetime
 from flask_login import UserMixin
 from sqlalchemy import (
     CheckConstraint,
+    Float,
     ForeignKeyConstraint,
     Index,
     Integer,
@@ -22,10 +23,16 @@ from portal.tenancy import CarrierScoped
 from portal.types import UTCDateTime, new_id, utcnow
 
 ROLES = ("planner", "author", "admin")
+# What a one-time password link is for: a new user's first password, or a new one.
+LINK_KINDS = ("uitnodiging", "herstel")
 # What an API key may be allowed; a key's `scopes` holds some of these, space-separated.
+# Every API operation names the one it needs (`operation(scope=...)` in portal/api/core.py);
+# a domain's `:write` includes its `:read`.
 SCOPES = (
     "tasks:read",
     "tasks:write",
+    "questionnaires:read",
+    "drivers:read",
     "vehicles:read",
     "vehicles:write",
     "messages:read",
@@ -42,11 +49,25 @@ class Carrier(db.Model):
     """A transporteur: the tenant. Its id is the `transporteur_id` of every other row."""
 
     __tablename__ = "transporteurs"
+    __table_args__ = (
+        CheckConstraint(
+            "(thuisbasis_lat IS NULL) = (thuisbasis_lng IS NULL)", name="thuisbasis_coordinaten"
+        ),
+        CheckConstraint("thuisbasis_lat BETWEEN -90 AND 90", name="thuisbasis_lat"),
+        CheckConstraint("thuisbasis_lng BETWEEN -180 AND 180", name="thuisbasis_lng"),
+    )
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=new_id)
     naam: Mapped[str] = mapped_column(String(200))
     tijdzone: Mapped[str] = mapped_column(String(64), default="Europe/Amsterdam")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # The home base (yard) the trucks leave from: kept now, used by route planning later.
+    thuisbasis_straat: Mapped[str | None] = mapped_column(String(200))
+    thuisbasis_postcode: Mapped[str | None] = mapped_column(String(16))
+    thuisbasis_plaats: Mapped[str | None] = mapped_column(String(100))
+    thuisbasis_land: Mapped[str | None] = mapped_column(String(2))
+    thuisbasis_lat: Mapped[float | None] = mapped_column(Float)
+    thuisbasis_lng: Mapped[float | None] = mapped_column(Float)
 
 
 class User(CarrierScoped, UserMixin, db.Model):
@@ -55,11 +76,18 @@ class User(CarrierScoped, UserMixin, db.Model):
     __tablename__ = "gebruikers"
     __table_args__ = (
         UniqueConstraint("transporteur_id", "email"),
+        UniqueConstraint("link_hash"),
         CheckConstraint("rol IN ('planner', 'author', 'admin')", name="rol"),
+        CheckConstraint(
+            "link_hash IS NULL OR (link_soort IN ('uitnodiging', 'herstel') "
+            "AND link_verloopt_op IS NOT NULL)",
+            name="link",
+        ),
     )
 
     email: Mapped[str] = mapped_column(String(254))
     naam: Mapped[str] = mapped_column(String(200), default="")
+    # Empty until an invited user chooses a password: nothing verifies against it.
     password_hash: Mapped[str] = mapped_column(String(255))
     rol: Mapped[str] = mapped_column(String(16))
     taal: Mapped[str | None] = mapped_column(String(5))
@@ -68,6 +96,16 @@ class User(CarrierScoped, UserMixin, db.Model):
     session_version: Mapped[int] = mapped_column(Integer, default=1)
     laatst_ingelogd_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # The one open password link (invitation or reset): only its SHA-256 is stored, a new
+    # link replaces the old one, and using it clears it.
+    link_hash: Mapped[str | None] = mapped_column(String(64))
+    link_soort: Mapped[str | None] = mapped_column(String(16))
+    link_verloopt_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    @property
+    def invited(self) -> bool:
+        """Invited and not yet signed up: no password chosen."""
+        return not self.password_hash
 
     def get_id(self) -> str:
         return f"{self.transporteur_id}:{self.id}:{self.session_version}"
@@ -92,6 +130,8 @@ class ApiKey(CarrierScoped, db.Model):
     scopes: Mapped[str] = mapped_column(String(200), default=DEFAULT_SCOPES)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     ingetrokken_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Recorded at most once a minute (see authenticate_api_key), not on every request.
+    laatst_gebruikt_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class RefreshToken(CarrierScoped, db.Model):

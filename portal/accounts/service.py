@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 from argon2 import PasswordHasher, profiles
 from argon2.exceptions import InvalidHashError, VerificationError
 from flask import current_app, g
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 
 from portal.accounts.models import (
     DEFAULT_SCOPES,
@@ -296,13 +296,42 @@ def create_api_key(
     return api_key, key
 
 
+# A key's last use is recorded this often at most: a busy integration does not write a row
+# on every request.
+LAST_USED_EVERY = timedelta(minutes=1)
+
+
 def authenticate_api_key(key: str) -> ApiKey | None:
-    """The active key matching this bearer value, or None."""
+    """The active key matching this bearer value, or None; its last use is recorded."""
     with auth_lookup(db.session):
         api_key = db.session.scalar(select(ApiKey).where(ApiKey.key_hash == sha256(key)))
     if api_key is None or api_key.ingetrokken_op is not None:
         return None
+    now = utcnow()
+    if api_key.laatst_gebruikt_op is None or now - api_key.laatst_gebruikt_op >= LAST_USED_EVERY:
+        _record_use(api_key, now)
     return api_key
+
+
+def _record_use(api_key: ApiKey, now) -> None:
+    """Write the key's last use and commit it at once: the request's own transaction may
+    never commit (a read) or roll back (a refused write), yet the key was used. Nothing else
+    is in that transaction yet, only the lookup. The conditional UPDATE lets one of several
+    concurrent requests write it."""
+    carrier_id, key_id = api_key.transporteur_id, api_key.id
+    activate(db.session, carrier_id)
+    db.session.execute(
+        update(ApiKey)
+        .where(
+            ApiKey.transporteur_id == carrier_id,
+            ApiKey.id == key_id,
+            (ApiKey.laatst_gebruikt_op.is_(None))
+            | (ApiKey.laatst_gebruikt_op <= now - LAST_USED_EVERY),
+        )
+        .values(laatst_gebruikt_op=now)
+        .execution_options(synchronize_session=False)
+    )
+    db.session.commit()
 
 
 def user_names(*, carrier_id: uuid.UUID, user_ids: set[uuid.UUID]) -> dict[uuid.UUID, str]:

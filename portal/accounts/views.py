@@ -1,4 +1,4 @@
-"""Sign-in, sign-out and the language switch."""
+"""Sign-in, sign-out, the language switch and one-time password links."""
 
 from __future__ import annotations
 
@@ -8,28 +8,32 @@ from flask import Blueprint, flash, redirect, render_template, request, session,
 from flask_babel import gettext as _
 from flask_login import current_user, login_user, logout_user
 
-from portal.accounts import service
-from portal.accounts.forms import LanguageForm, LoginForm, LogoutForm
-from portal.errors import DomainError
-from portal.extensions import db
+from portal.accounts import management, service
+from portal.accounts.forms import LanguageForm, LoginForm, LogoutForm, SetPasswordForm
+from portal.accounts.permissions import landing_url
+from portal.errors import DomainError, ValidationFailed
+from portal.extensions import csrf, db
 
 bp = Blueprint("accounts", __name__)
 
 
-def _safe_next(target: str | None) -> str:
-    """Only a local path: an open redirect would help phishing."""
+def _safe_next(target: str | None, user=None) -> str:
+    """Only a local path: an open redirect would help phishing. Without one: the user's
+    landing section (the first one their role may open)."""
     if target and target.startswith("/") and not target.startswith("//"):
         parts = urlsplit(target)
         if not parts.scheme and not parts.netloc:
             return target
-    return url_for("tasks.index")
+    if user is not None and getattr(user, "is_authenticated", False):
+        return landing_url(user)
+    return url_for("accounts.login")
 
 
 @bp.route("/login", methods=["GET", "POST"])
 def login():
     if current_user.is_authenticated:
-        return redirect(url_for("tasks.index"))
-    form = LoginForm(next=request.args.get("next", ""))
+        return redirect(landing_url(current_user))
+    form = LoginForm(next=request.args.get("next", ""), email=request.args.get("email", ""))
     status = 200
     if form.validate_on_submit():
         try:
@@ -55,7 +59,7 @@ def login():
             if user.taal:
                 session["taal"] = user.taal
             login_user(user)
-            return redirect(_safe_next(form.next.data), code=303)
+            return redirect(_safe_next(form.next.data, user), code=303)
     elif request.method == "POST":
         status = 422
     return render_template("accounts/login.html", form=form), status
@@ -88,4 +92,49 @@ def language():
                 db.session.commit()
             except DomainError:
                 db.session.rollback()
-    return redirect(_safe_next(form.next.data), code=303)
+    return redirect(_safe_next(form.next.data, current_user), code=303)
+
+
+# --- one-time password links (invitation, reset) -----------------------------------------
+
+
+@bp.route("/wachtwoord/<token>", methods=["GET", "POST"])
+@csrf.exempt  # checked below, once the link is known: an unknown link is 404 either way
+def password_link(token: str):
+    """Choose a password through a one-time link an admin handed out. An unknown or used
+    link is 404, an expired one 410, both with a page that says what to do."""
+    state = management.find_link(token)
+    if state.user is None:
+        db.session.rollback()
+        status = 410 if state.expired else 404
+        return render_template("accounts/link_invalid.html", expired=state.expired), status
+    if request.method == "POST":
+        csrf.protect()
+    user = state.user
+    form = SetPasswordForm()
+    status = 200
+    if form.validate_on_submit():
+        email = user.email
+        try:
+            management.use_link(token=token, password=form.password.data)
+        except ValidationFailed:
+            db.session.rollback()
+            form.password.errors = [_("Minstens 10 tekens.")]
+            status = 422
+        else:
+            db.session.commit()
+            if current_user.is_authenticated:
+                logout_user()
+            session.clear()
+            flash(_("Je wachtwoord is ingesteld. Meld je nu aan."), "info")
+            return redirect(url_for("accounts.login", email=email), code=303)
+    elif request.method == "POST":
+        status = 422
+    response = render_template(
+        "accounts/set_password.html",
+        form=form,
+        user=user,
+        invitation=user.link_soort == "uitnodiging",
+        carrier=service.current_carrier_of(user.transporteur_id),
+    )
+    return response, status

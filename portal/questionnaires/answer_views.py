@@ -27,6 +27,8 @@ from portal.web import ACTIVITY_LABELS, is_fragment
 bp = Blueprint("answers", __name__)
 
 PER_PAGE = 20
+# Planners read what drivers answered; authors read the answers to their questionnaires.
+READERS = ("planner", "author")
 STATUS_CHOICES = (("", _l("Alle")), ("ingediend", _l("Ingediend")), ("open", _l("Nog open")))
 
 
@@ -67,7 +69,7 @@ def _page() -> int:
 
 
 @bp.get("/antwoorden")
-@role_required("planner")
+@role_required(*READERS)
 def index():
     carrier_id = current_user.transporteur_id
     form = AnswerFilterForm(request.args)
@@ -123,7 +125,7 @@ def index():
 
 
 @bp.get("/antwoorden/<uuid:answer_session_id>")
-@role_required("planner")
+@role_required(*READERS)
 def show(answer_session_id: uuid.UUID):
     carrier_id = current_user.transporteur_id
     try:

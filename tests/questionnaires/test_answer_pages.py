@@ -166,7 +166,9 @@ def test_the_task_page_links_each_session_to_its_printable_page(
     assert f'href="/antwoorden/{session_id}"' in body
 
 
-def test_another_carriers_session_is_404_and_pages_are_for_planners(app, client, carrier, driver):
+def test_another_carriers_session_is_404_and_pages_are_for_planners_and_authors(
+    app, client, carrier, driver
+):
     other = create_carrier(app, "Ander")
     stranger = create_driver(app, other, email="s@ander.example")
     foreign = answer(app, other, stranger, publish_questionnaire(app, other), {"gewicht": 1})
@@ -176,9 +178,11 @@ def test_another_carriers_session_is_404_and_pages_are_for_planners(app, client,
     login(client, planner)
     assert client.get(f"/antwoorden/{foreign}").status_code == 404
     assert "Geen ingevulde" in text_of(client.get("/antwoorden"))
+    # Authors read the answers to their questionnaires (issue 10); a foreign one stays 404.
     author_client = app.test_client()
     login(author_client, author)
-    assert author_client.get("/antwoorden").status_code == 403
+    assert author_client.get("/antwoorden").status_code == 200
+    assert author_client.get(f"/antwoorden/{foreign}").status_code == 404
 
 
 def test_the_list_runs_a_fixed_number_of_queries(

@@ -1,0 +1,467 @@
+"""The admin's door to a carrier's portal users, API keys and settings; every change audited.
+
+Apart from service.py (sign-in, credentials) because this is the carrier's own administration:
+invitations and one-time password links, roles with the last-admin rule, key management and
+the carrier's settings.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from flask import current_app
+from sqlalchemy import func, select
+
+from portal.accounts.models import ROLES, SCOPES, ApiKey, Carrier, User
+from portal.accounts.service import (
+    _normalise_email,
+    check_password_rules,
+    create_api_key,
+    get_carrier,
+    hash_password,
+    sha256,
+)
+from portal.audit import service as audit
+from portal.audit.service import Actor
+from portal.errors import DomainError, NotFound, ValidationFailed
+from portal.extensions import db
+from portal.tenancy import activate, auth_lookup
+from portal.types import utcnow
+
+LINK_PREFIX = "rpl_"
+# How long a link works unless the config says otherwise (INVITE_LINK_TTL, RESET_LINK_TTL).
+LINK_TTL = {"uitnodiging": timedelta(days=7), "herstel": timedelta(hours=24)}
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+class LastAdmin(DomainError):
+    """The change would leave the carrier without an active admin."""
+
+    status = 409
+    title = "Last admin"
+
+
+class SelfChange(DomainError):
+    """An admin may not deactivate themselves (another admin can)."""
+
+    status = 409
+    title = "Not on yourself"
+
+
+# --- users ----------------------------------------------------------------------------
+
+
+def list_users(*, carrier_id: uuid.UUID) -> list[User]:
+    """The carrier's portal users: active ones first, then by name."""
+    stmt = (
+        select(User)
+        .where(User.transporteur_id == carrier_id)
+        .order_by(User.actief.desc(), func.lower(User.naam), User.email)
+    )
+    return list(db.session.scalars(stmt))
+
+
+def get_user(*, carrier_id: uuid.UUID, user_id: uuid.UUID) -> User:
+    """One of the carrier's users; NotFound when absent or another carrier's."""
+    user = db.session.scalar(
+        select(User).where(User.transporteur_id == carrier_id, User.id == user_id)
+    )
+    if user is None:
+        raise NotFound("user not found")
+    return user
+
+
+def _user_label(user: User) -> str:
+    return user.naam or user.email
+
+
+def _link_ttl(kind: str) -> timedelta:
+    key = "INVITE_LINK_TTL" if kind == "uitnodiging" else "RESET_LINK_TTL"
+    return current_app.config.get(key) or LINK_TTL[kind]
+
+
+def _new_link(user: User, kind: str) -> str:
+    """A fresh one-time link token for user (the previous one stops working)."""
+    token = LINK_PREFIX + secrets.token_urlsafe(32)
+    user.link_hash = sha256(token)
+    user.link_soort = kind
+    user.link_verloopt_op = utcnow() + _link_ttl(kind)
+    return token
+
+
+def invite_user(
+    *, carrier_id: uuid.UUID, email: str, naam: str, rol: str, actor: Actor
+) -> tuple[User, str]:
+    """A new user without a password and the one-time link with which they choose one."""
+    email = _normalise_email(email)
+    naam = naam.strip()
+    errors = []
+    if not EMAIL.match(email) or len(email) > 254:
+        errors.append({"field": "email", "message": "not an email address"})
+    elif db.session.scalar(
+        select(User.id).where(User.transporteur_id == carrier_id, User.email == email)
+    ):
+        errors.append({"field": "email", "message": "already in use"})
+    if not naam:
+        errors.append({"field": "naam", "message": "required"})
+    if rol not in ROLES:
+        errors.append({"field": "rol", "message": f"one of {', '.join(ROLES)}"})
+    if errors:
+        raise ValidationFailed(errors)
+    user = User(transporteur_id=carrier_id, email=email, naam=naam, password_hash="", rol=rol)
+    token = _new_link(user, "uitnodiging")
+    db.session.add(user)
+    db.session.flush()
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="user",
+        entity_id=user.id,
+        action="invited",
+        changes={"email": [None, email], "naam": [None, naam], "rol": [None, rol]},
+    )
+    return user, token
+
+
+def _other_active_admins(carrier_id: uuid.UUID, user_id: uuid.UUID) -> int:
+    """Active admins besides user_id. The rows are locked (PostgreSQL), so two admins who
+    demote each other at the same moment cannot both pass this check."""
+    ids = db.session.scalars(
+        select(User.id)
+        .where(User.transporteur_id == carrier_id, User.rol == "admin", User.actief)
+        .with_for_update()
+    )
+    return sum(1 for other in ids if other != user_id)
+
+
+def _guard_last_admin(user: User) -> None:
+    if (
+        user.rol == "admin"
+        and user.actief
+        and not _other_active_admins(user.transporteur_id, user.id)
+    ):
+        raise LastAdmin(
+            "This is the carrier's last active admin; make another user admin first.",
+            user_id=str(user.id),
+        )
+
+
+def update_user(
+    *, carrier_id: uuid.UUID, user_id: uuid.UUID, naam: str, rol: str, actor: Actor
+) -> User:
+    """Change a user's name and role; the last active admin keeps the admin role."""
+    user = get_user(carrier_id=carrier_id, user_id=user_id)
+    naam = naam.strip()
+    errors = []
+    if not naam:
+        errors.append({"field": "naam", "message": "required"})
+    if rol not in ROLES:
+        errors.append({"field": "rol", "message": f"one of {', '.join(ROLES)}"})
+    if errors:
+        raise ValidationFailed(errors)
+    if rol != user.rol and user.rol == "admin":
+        _guard_last_admin(user)
+    changes = {
+        name: [getattr(user, name), value]
+        for name, value in (("naam", naam), ("rol", rol))
+        if getattr(user, name) != value
+    }
+    if not changes:
+        return user
+    user.naam, user.rol = naam, rol
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="user",
+        entity_id=user.id,
+        action="updated",
+        changes=changes,
+    )
+    return user
+
+
+def deactivate_user(*, carrier_id: uuid.UUID, user_id: uuid.UUID, actor: Actor) -> User:
+    """A user who left: signed out everywhere, their open link void, sign-in refused."""
+    user = get_user(carrier_id=carrier_id, user_id=user_id)
+    if not user.actief:
+        return user
+    if actor.type == "user" and actor.id == user.id:
+        raise SelfChange("You cannot deactivate yourself; another admin can.")
+    _guard_last_admin(user)
+    user.actief = False
+    user.session_version += 1
+    user.link_hash = user.link_soort = user.link_verloopt_op = None
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="user",
+        entity_id=user.id,
+        action="deactivated",
+        changes={"actief": [True, False]},
+    )
+    return user
+
+
+def reactivate_user(*, carrier_id: uuid.UUID, user_id: uuid.UUID, actor: Actor) -> User:
+    """Let a deactivated user sign in again (with their old password)."""
+    user = get_user(carrier_id=carrier_id, user_id=user_id)
+    if user.actief:
+        return user
+    user.actief = True
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="user",
+        entity_id=user.id,
+        action="reactivated",
+        changes={"actief": [False, True]},
+    )
+    return user
+
+
+def new_password_link(*, carrier_id: uuid.UUID, user_id: uuid.UUID, actor: Actor) -> str:
+    """A new one-time link: a fresh invitation while the user has no password, else a reset.
+    The current password keeps working until a new one is chosen."""
+    user = get_user(carrier_id=carrier_id, user_id=user_id)
+    if not user.actief:
+        raise ValidationFailed([{"field": "user", "message": "user is deactivated"}])
+    kind = "uitnodiging" if user.invited else "herstel"
+    token = _new_link(user, kind)
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="user",
+        entity_id=user.id,
+        action="invited_again" if kind == "uitnodiging" else "password_link",
+        changes={"link_verloopt_op": [None, user.link_verloopt_op]},
+    )
+    return token
+
+
+def end_user_sessions(*, carrier_id: uuid.UUID, user_id: uuid.UUID, actor: Actor) -> User:
+    """Sign the user out everywhere: every session cookie stops working."""
+    user = get_user(carrier_id=carrier_id, user_id=user_id)
+    user.session_version += 1
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="user",
+        entity_id=user.id,
+        action="signed_out",
+    )
+    return user
+
+
+@dataclass(frozen=True)
+class LinkState:
+    """What a visitor's password link is: its user while valid, else why not."""
+
+    user: User | None
+    expired: bool = False
+
+
+def find_link(token: str) -> LinkState:
+    """The user of an open, unexpired password link. Works before anyone is signed in: the
+    link's row tells the carrier, which then becomes the scope."""
+    if not token.startswith(LINK_PREFIX):
+        return LinkState(None)
+    with auth_lookup(db.session):
+        user = db.session.scalar(select(User).where(User.link_hash == sha256(token)))
+    if user is None or not user.actief:
+        return LinkState(None)
+    activate(db.session, user.transporteur_id)
+    if user.link_verloopt_op is None or user.link_verloopt_op <= utcnow():
+        return LinkState(None, expired=True)
+    return LinkState(user)
+
+
+def use_link(*, token: str, password: str) -> User:
+    """Set the password of a valid link's user; the link is used up, and every other session
+    of the user ends. NotFound for an unknown, used or expired link."""
+    state = find_link(token)
+    if state.user is None:
+        raise NotFound("This link is unknown, used or expired.")
+    check_password_rules(password)
+    user = state.user
+    kind = user.link_soort
+    user.password_hash = hash_password(password)
+    user.link_hash = user.link_soort = user.link_verloopt_op = None
+    user.session_version += 1
+    audit.record(
+        carrier_id=user.transporteur_id,
+        actor=Actor("user", user.id, _user_label(user)),
+        entity="user",
+        entity_id=user.id,
+        action="signed_up" if kind == "uitnodiging" else "password_set",
+    )
+    db.session.flush()
+    return user
+
+
+def link_open(user: User, now: datetime | None = None) -> bool:
+    """The user has a password link that still works."""
+    return bool(user.link_hash) and user.link_verloopt_op > (now or utcnow())
+
+
+# --- API keys -------------------------------------------------------------------------
+
+
+def list_api_keys(*, carrier_id: uuid.UUID) -> list[ApiKey]:
+    """The carrier's keys: working ones first, newest first."""
+    stmt = (
+        select(ApiKey)
+        .where(ApiKey.transporteur_id == carrier_id)
+        .order_by(ApiKey.ingetrokken_op.is_not(None), ApiKey.created_at.desc())
+    )
+    return list(db.session.scalars(stmt))
+
+
+def get_api_key(*, carrier_id: uuid.UUID, key_id: uuid.UUID) -> ApiKey:
+    key = db.session.scalar(
+        select(ApiKey).where(ApiKey.transporteur_id == carrier_id, ApiKey.id == key_id)
+    )
+    if key is None:
+        raise NotFound("API key not found")
+    return key
+
+
+def issue_api_key(
+    *, carrier_id: uuid.UUID, naam: str, scopes: list[str], actor: Actor
+) -> tuple[ApiKey, str]:
+    """A new key with the chosen scopes (at least one); the plain key is returned once."""
+    wanted = [scope for scope in scopes if scope]
+    if not wanted:
+        raise ValidationFailed([{"field": "scopes", "message": "choose at least one"}])
+    api_key, plain = create_api_key(carrier_id=carrier_id, naam=naam, scopes=" ".join(wanted))
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="api_key",
+        entity_id=api_key.id,
+        action="created",
+        changes={"naam": [None, api_key.naam], "scopes": [None, api_key.scopes]},
+    )
+    return api_key, plain
+
+
+def revoke_api_key(*, carrier_id: uuid.UUID, key_id: uuid.UUID, actor: Actor) -> ApiKey:
+    """Stop a key from working, for good (revoking twice changes nothing)."""
+    key = get_api_key(carrier_id=carrier_id, key_id=key_id)
+    if key.ingetrokken_op is None:
+        key.ingetrokken_op = utcnow()
+        audit.record(
+            carrier_id=carrier_id,
+            actor=actor,
+            entity="api_key",
+            entity_id=key.id,
+            action="revoked",
+        )
+    return key
+
+
+def known_scopes() -> tuple[str, ...]:
+    """Every scope a key may get, read when asked (the list grows with the API)."""
+    return tuple(SCOPES)
+
+
+# --- the carrier's settings -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CarrierSettings:
+    naam: str
+    tijdzone: str
+    thuisbasis_straat: str | None = None
+    thuisbasis_postcode: str | None = None
+    thuisbasis_plaats: str | None = None
+    thuisbasis_land: str | None = None
+    thuisbasis_lat: float | None = None
+    thuisbasis_lng: float | None = None
+
+
+NL_POSTCODE = re.compile(r"^([1-9][0-9]{3})\s?([A-Za-z]{2})$")
+
+
+def valid_time_zone(name: str) -> bool:
+    """A time zone the system's zone database knows by this exact name."""
+    if not name or name not in available_timezones():
+        return False
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+def _clean(value: str | None) -> str | None:
+    value = (value or "").strip()
+    return value or None
+
+
+def update_settings(*, carrier_id: uuid.UUID, settings: CarrierSettings, actor: Actor) -> Carrier:
+    """Change the carrier's name, time zone and home base; every error at its field."""
+    carrier = get_carrier(carrier_id=carrier_id)
+    naam = settings.naam.strip()
+    land = (_clean(settings.thuisbasis_land) or "").upper() or None
+    postcode = _clean(settings.thuisbasis_postcode)
+    errors = []
+    if not naam:
+        errors.append({"field": "naam", "message": "required"})
+    if not valid_time_zone(settings.tijdzone):
+        errors.append({"field": "tijdzone", "message": "unknown time zone"})
+    if land is not None and not re.fullmatch(r"[A-Z]{2}", land):
+        errors.append({"field": "thuisbasis_land", "message": "a two-letter country code"})
+    if postcode and land == "NL":
+        match = NL_POSTCODE.match(postcode)
+        if match:
+            postcode = f"{match.group(1)} {match.group(2).upper()}"
+        else:
+            errors.append({"field": "thuisbasis_postcode", "message": "not a Dutch postcode"})
+    lat, lng = settings.thuisbasis_lat, settings.thuisbasis_lng
+    if (lat is None) != (lng is None):
+        field = "thuisbasis_lng" if lng is None else "thuisbasis_lat"
+        errors.append({"field": field, "message": "give both or neither"})
+    if lat is not None and not -90 <= lat <= 90:
+        errors.append({"field": "thuisbasis_lat", "message": "between -90 and 90"})
+    if lng is not None and not -180 <= lng <= 180:
+        errors.append({"field": "thuisbasis_lng", "message": "between -180 and 180"})
+    if errors:
+        raise ValidationFailed(errors)
+    values = {
+        "naam": naam,
+        "tijdzone": settings.tijdzone,
+        "thuisbasis_straat": _clean(settings.thuisbasis_straat),
+        "thuisbasis_postcode": postcode,
+        "thuisbasis_plaats": _clean(settings.thuisbasis_plaats),
+        "thuisbasis_land": land,
+        "thuisbasis_lat": lat,
+        "thuisbasis_lng": lng,
+    }
+    changes = {
+        name: [getattr(carrier, name), value]
+        for name, value in values.items()
+        if getattr(carrier, name) != value
+    }
+    if changes:
+        for name, value in values.items():
+            setattr(carrier, name, value)
+        audit.record(
+            carrier_id=carrier_id,
+            actor=actor,
+            entity="carrier",
+            entity_id=carrier_id,
+            action="settings_updated",
+            changes=changes,
+        )
+    return carrier
+
+
+def history(*, carrier_id: uuid.UUID, entity: str, entity_id: uuid.UUID, limit: int = 20):
+    """The newest audit entries of one user, key or the carrier itself, newest first."""
+    entries = audit.entries_for(carrier_id=carrier_id, entity=entity, entity_id=entity_id)
+    return list(reversed(entries))[:limit]
