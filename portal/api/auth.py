@@ -28,6 +28,7 @@ def _body() -> object:
 @operation(
     "/auth/token",
     "POST",
+    scope=None,
     summary="Sign a driver in: password, one-time activation code or refresh token",
     tag="auth",
     description="Answers a short-lived access token (JWT, for `Authorization: Bearer`) and a "
@@ -67,6 +68,7 @@ def token():
 @operation(
     "/auth/revoke",
     "POST",
+    scope=None,
     summary="Revoke a refresh token (sign the phone out)",
     tag="auth",
     description="RFC 7009: answers 200 whether or not the token was known.",

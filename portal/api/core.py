@@ -15,6 +15,7 @@ import orjson
 from flask import Blueprint, Response, current_app, g, request
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from portal.accounts.models import SCOPES
 from portal.accounts.service import authenticate_api_key
 from portal.accounts.tokens import decode_access_token, driver_for_claims
 from portal.audit.service import Actor
@@ -259,9 +260,6 @@ class Principal:
         return f"{self.kind}:{self.id}"
 
 
-PUBLIC_ENDPOINTS = {"api.token", "api.revoke", "api.openapi_document"}
-
-
 def authenticate() -> Principal:
     """The caller of this request from its bearer token; 401 problem otherwise."""
     header = request.headers.get("Authorization", "")
@@ -279,7 +277,7 @@ def authenticate() -> Principal:
             "api_key",
             api_key.id,
             f"API key {api_key.naam}",
-            scopes=frozenset(api_key.scopes.split()),
+            scopes=granted_scopes(api_key.scopes.split()),
         )
     claims = decode_access_token(token)
     driver = driver_for_claims(claims) if claims else None
@@ -288,19 +286,62 @@ def authenticate() -> Principal:
     return Principal(driver.transporteur_id, "driver", driver.id, driver.naam, driver=driver)
 
 
+def granted_scopes(scopes) -> frozenset[str]:
+    """What a key's scopes allow: each one named, and a domain's `:write` includes its `:read`
+    (who may change a task may read it)."""
+    granted = set(scopes)
+    granted |= {s.removesuffix(":write") + ":read" for s in scopes if s.endswith(":write")}
+    return frozenset(granted)
+
+
+def scopes_granting(scope: str) -> tuple[str, ...]:
+    """The scopes of which any one lets a key call an operation that needs scope."""
+    return tuple(s for s in SCOPES if scope in granted_scopes([s]))
+
+
+def scope_problem(scope: str | None, who: Principal) -> Response:
+    """403 for an API key without the scope this operation needs, naming it (RFC 6750's
+    insufficient_scope in WWW-Authenticate, `required_scope` in the body)."""
+    has = " ".join(sorted(who.scopes)) or "none"
+    if scope is None:
+        detail = "This operation declares no scope, so API keys may not call it."
+        challenge = 'Bearer realm="rijplan", error="insufficient_scope"'
+    else:
+        detail = f"This operation needs the scope {scope!r}; the API key allows: {has}."
+        challenge = f'Bearer realm="rijplan", error="insufficient_scope", scope="{scope}"'
+    return problem(
+        403,
+        "Insufficient scope",
+        detail,
+        type_="insufficient-scope",
+        required_scope=scope,
+        headers={"WWW-Authenticate": challenge},
+    )
+
+
 @bp.before_request
 def _before():
     if not request.mimetype.startswith("multipart/"):
         request.max_content_length = min(
             JSON_BODY_LIMIT, current_app.config.get("MAX_CONTENT_LENGTH") or JSON_BODY_LIMIT
         )
-    if request.endpoint in PUBLIC_ENDPOINTS:
+    op = OPERATION_BY_ENDPOINT.get(request.endpoint or "")
+    if op is not None and op.public:
         return None
     try:
         g.principal = authenticate()
     except DomainError as error:
         db.session.rollback()
         return problem_from_domain(error)
+    # An API key acts with its scopes only, checked here for every operation from its
+    # registration; a driver's token is limited by what the driver may do, in the handler.
+    who = g.principal
+    refused = who.kind == "api_key" and (
+        op is None or (op.scope is not None and op.scope not in who.scopes)
+    )
+    if refused:
+        db.session.rollback()
+        return scope_problem(op.scope if op else None, who)
     return None
 
 
@@ -474,17 +515,38 @@ class Operation:
     multipart: dict | None = None  # JSON schema of a multipart/form-data body (file uploads)
     # Other success statuses answering the same body: {status: description}.
     also: dict[int, str] = field(default_factory=dict)
+    # The scope an API key needs (None: public, or not for API keys at all, see `unscoped`).
+    scope: str | None = None
+    unscoped: str = ""  # why an operation that is not public needs no scope
 
 
 OPERATIONS: list[Operation] = []
+OPERATION_BY_ENDPOINT: dict[str, Operation] = {}
 
 
-def operation(rule: str, method: str, **spec: Any):
-    """Register a route and describe it for the OpenAPI document, from the same models."""
+def operation(rule: str, method: str, *, scope: str | None, unscoped: str = "", **spec: Any):
+    """Register a route and describe it for the OpenAPI document, from the same models.
+
+    `scope` is what an API key needs to call it (a `:write` scope also grants the `:read` one);
+    it is checked for every request before the handler runs. None only for a public
+    operation, or with `unscoped` saying why (e.g. only the driver app calls it)."""
+    if scope is not None and scope not in SCOPES:
+        raise ValueError(f"{method} {rule}: unknown scope {scope!r}; add it to SCOPES")
+    if scope is None and not (spec.get("public") or unscoped):
+        raise TypeError(f"{method} {rule}: scope=None needs public=True or unscoped='<why>'")
 
     def decorate(fn):
         bp.add_url_rule(rule, fn.__name__, fn, methods=[method])
-        OPERATIONS.append(Operation(path=rule, method=method.lower(), endpoint=fn.__name__, **spec))
+        op = Operation(
+            path=rule,
+            method=method.lower(),
+            endpoint=fn.__name__,
+            scope=scope,
+            unscoped=unscoped,
+            **spec,
+        )
+        OPERATIONS.append(op)
+        OPERATION_BY_ENDPOINT[f"{bp.name}.{fn.__name__}"] = op
         return fn
 
     return decorate

@@ -38,6 +38,7 @@ CARRIER_ID = {"transporteur_id": {"description": "the caller's own carrier", "uu
 @operation(
     "/users/<user_token:user_token>",
     "GET",
+    scope="drivers:read",
     summary="A driver's profile",
     tag="drivers",
     description="A driver reads its own profile; an integration any driver of its carrier.",
@@ -61,6 +62,7 @@ def user_profile(user_token: str):
 @operation(
     "/users/<user_token:user_token>/locatie",
     "PUT",
+    scope="tasks:write",
     summary="Report the driver's position: one point, or a batch caught up after being offline",
     tag="drivers",
     description="The body is one point (`{lat, lng, recorded_at, accuracy?, speed?, heading?}`) "
@@ -104,6 +106,7 @@ def put_location(user_token: str):
 @operation(
     "/transporteurs/<uuid:transporteur_id>/chauffeurs",
     "GET",
+    scope="drivers:read",
     summary="The drivers of a carrier (integrations; the caller's own carrier only)",
     tag="drivers",
     description="Ordered by naam; `actief` and `q` (text in naam, email, telefoon) filter. "

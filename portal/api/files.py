@@ -31,6 +31,7 @@ def _allow(scope: str) -> None:
 @operation(
     "/bestanden",
     "POST",
+    scope="tasks:write",
     summary="Upload a photo, signature or document scan",
     tag="files",
     description="A multipart/form-data body with the parts `file` and `soort`. The file's type "
@@ -83,6 +84,7 @@ def upload_file():
 @operation(
     "/bestanden/<uuid:file_id>",
     "GET",
+    scope="tasks:read",
     summary="A stored file's metadata with a fresh signed download URL",
     tag="files",
     description="The URL works without an Authorization header until url_expires_at "

@@ -73,6 +73,7 @@ def _vehicle_response(vehicle, status: int = 200):
 @operation(
     "/voertuigen",
     "GET",
+    scope="vehicles:read",
     summary="Vehicles of the caller's carrier, by licence plate, filtered and paged",
     tag="vehicles",
     description="Drivers and API keys (scope vehicles:read or vehicles:write). Each vehicle "
@@ -108,6 +109,7 @@ def list_vehicles():
 @operation(
     "/transporteurs/<uuid:transporteur_id>/voertuigen",
     "GET",
+    scope="vehicles:read",
     summary="All vehicles of a carrier (integrations; the caller's own carrier only)",
     tag="vehicles",
     query=VehicleQuery,
@@ -124,6 +126,7 @@ def carrier_vehicles(transporteur_id: uuid.UUID):
 @operation(
     "/voertuigen/<uuid:vehicle_id>",
     "GET",
+    scope="vehicles:read",
     summary="One vehicle",
     tag="vehicles",
     response=VehicleOut,
@@ -140,6 +143,7 @@ def get_vehicle(vehicle_id: uuid.UUID):
 @operation(
     "/voertuigen/<uuid:vehicle_id>",
     "PATCH",
+    scope="vehicles:write",
     summary="Change a vehicle's fields (integrations, scope vehicles:write); If-Match",
     tag="vehicles",
     description="Only the fields sent change; `kenteken` must be a Dutch licence plate and is "
@@ -218,6 +222,8 @@ def _driver_only(what: str) -> None:
 @operation(
     "/vehicle_sessions",
     "POST",
+    scope=None,
+    unscoped="the driver app only; API keys get 403",
     summary="Start a vehicle session (drivers): pending until the cab's QR sticker is scanned",
     tag="vehicle session",
     description="The body may be empty or name the vehicle the driver chose (`vehicle_id`); "
@@ -252,6 +258,8 @@ def start_session():
 @operation(
     "/vehicle_sessions/<uuid:session_id>/validate",
     "POST",
+    scope=None,
+    unscoped="the driver app only; API keys get 403",
     summary="Validate a pending session with the scanned QR sticker: it becomes active",
     tag="vehicle session",
     description="`qr` is the sticker's text as scanned. A forged or damaged sticker, one "
@@ -281,6 +289,7 @@ def validate_session(session_id: uuid.UUID):
 @operation(
     "/vehicle_sessions/<uuid:session_id>/end",
     "POST",
+    scope="vehicles:write",
     summary="End a vehicle session: the vehicle and the driver are free again",
     tag="vehicle session",
     description="The driver ends its own session; an integration (scope vehicles:write) any "
@@ -307,6 +316,7 @@ def end_session(session_id: uuid.UUID):
 @operation(
     "/vehicle_sessions",
     "GET",
+    scope="vehicles:read",
     summary="Vehicle sessions, newest first (a driver: its own), filtered and paged",
     tag="vehicle session",
     description="`status=active` lists who drives what right now. The driver app finds its "
@@ -342,6 +352,7 @@ def list_sessions():
 @operation(
     "/vehicle_sessions/<uuid:session_id>",
     "GET",
+    scope="vehicles:read",
     summary="One vehicle session (a driver: its own)",
     tag="vehicle session",
     response=VehicleSessionOut,

@@ -117,6 +117,7 @@ def _activity_response(activity, status: int = 200):
 @operation(
     "/users/<user_token:user_token>/werkdagen",
     "GET",
+    scope="hours:read",
     summary="A driver's work days with their activities, newest first",
     tag="hours",
     description="Work days that overlap van..tot (dates in the carrier's time zone, or "
@@ -166,6 +167,7 @@ def driver_work_days(user_token: str):
 @operation(
     "/users/<user_token:user_token>/werkdagen",
     "POST",
+    scope="hours:write",
     summary="Start a work day (or record a whole one)",
     tag="hours",
     description="Starts the driver's work day now or at `gestart_op`; a driver has one "
@@ -199,6 +201,7 @@ def start_work_day(user_token: str):
 @operation(
     "/werkdagen/<uuid:werkdag_id>",
     "PATCH",
+    scope="hours:write",
     summary="End a work day or correct it; If-Match with its ETag",
     tag="hours",
     description="Only the fields sent change. Ending the day (`beeindigd_op`) ends its "
@@ -230,6 +233,7 @@ def update_work_day(werkdag_id: uuid.UUID):
 @operation(
     "/werkdagen/<uuid:werkdag_id>/activiteiten",
     "POST",
+    scope="hours:write",
     summary="Record an activity in a work day",
     tag="hours",
     description="From `begin` (default now) to `einde` (leave it out while the activity "
@@ -263,6 +267,7 @@ def add_activity(werkdag_id: uuid.UUID):
 @operation(
     "/activiteiten/<uuid:activiteit_id>",
     "PATCH",
+    scope="hours:write",
     summary="Correct an activity or end it; If-Match with its ETag",
     tag="hours",
     description="Only the fields sent change; the same rules hold as for a new activity. A "
@@ -293,6 +298,7 @@ def update_activity(activiteit_id: uuid.UUID):
 @operation(
     "/transporteurs/<uuid:transporteur_id>/uren",
     "GET",
+    scope="hours:read",
     summary="Hours of every driver of a carrier (integrations; the caller's own carrier only)",
     tag="hours",
     description="Per driver (by name: every active driver, and inactive ones with time in "

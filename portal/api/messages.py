@@ -67,6 +67,7 @@ def _message_for_caller(notification_id: uuid.UUID) -> Message:
 @operation(
     "/users/<user_token:user_token>/notificaties",
     "POST",
+    scope="messages:write",
     summary="Send a message to a driver (integrations)",
     tag="notifications",
     description="Queues the message (status queued); the outbox worker pushes it to the "
@@ -110,6 +111,7 @@ def create_notification(user_token: str):
 @operation(
     "/users/<user_token:user_token>/notificaties",
     "GET",
+    scope="messages:read",
     summary="The driver's inbox, newest first",
     tag="notifications",
     description="`ongelezen=true` lists unread messages only. X-Unread-Count tells how many "
@@ -142,6 +144,7 @@ def driver_notifications(user_token: str):
 @operation(
     "/notificaties/<uuid:notification_id>",
     "GET",
+    scope="messages:read",
     summary="One message with its delivery status",
     tag="notifications",
     description=SCOPE_NOTE,
@@ -158,6 +161,7 @@ def get_notification(notification_id: uuid.UUID):
 @operation(
     "/notificaties/<uuid:notification_id>/gelezen",
     "POST",
+    scope="messages:write",
     summary="Mark a message read (the driver opened it)",
     tag="notifications",
     description="Status becomes read and gelezen_op is stamped; again answers the same "
@@ -180,6 +184,7 @@ def mark_notification_read(notification_id: uuid.UUID):
 @operation(
     "/users/<user_token:user_token>/push_abonnementen",
     "POST",
+    scope="messages:write",
     summary="Register a device for push messages (Web Push subscription)",
     tag="notifications",
     description="Send the browser's `PushSubscription.toJSON()`, made with the "
@@ -216,6 +221,7 @@ def register_push_subscription(user_token: str):
 @operation(
     "/users/<user_token:user_token>/push_abonnementen",
     "DELETE",
+    scope="messages:write",
     summary="Forget a device (by endpoint) or all of the driver's devices",
     tag="notifications",
     description="With `endpoint`: that device; without: every device of the driver (e.g. "
@@ -239,6 +245,7 @@ def delete_push_subscriptions(user_token: str):
 @operation(
     "/webpush",
     "GET",
+    scope="messages:read",
     summary="What the app needs to subscribe to push messages: the VAPID public key",
     tag="notifications",
     response=WebPushOut,

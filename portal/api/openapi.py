@@ -8,7 +8,8 @@ from typing import Any
 from flask import current_app
 from pydantic import BaseModel, TypeAdapter
 
-from portal.api.core import OPERATIONS, Operation, json_response, operation
+from portal.accounts.models import SCOPES
+from portal.api.core import OPERATIONS, Operation, json_response, operation, scopes_granting
 from portal.schemas import Problem
 
 REF = "#/components/schemas/{model}"
@@ -24,6 +25,26 @@ ERROR_TITLES = {
     422: "Validation failed; `errors` lists each field",
     429: "Too many attempts",
 }
+# What each API-key scope allows, for the bearer scheme's description in the document.
+SCOPE_TEXT = {
+    "tasks:read": "read tasks (lists, one task, its details), their files and evidence",
+    "tasks:write": "create, change, move, complete and delete tasks; upload files; report "
+    "driver positions",
+    "questionnaires:read": "read the active questionnaires and the drivers' answer sessions",
+    "drivers:read": "read driver profiles and the carrier's drivers with their positions",
+    "vehicles:read": "read vehicles and vehicle sessions",
+    "vehicles:write": "change vehicles and end vehicle sessions",
+    "messages:read": "read drivers' messages and the push settings",
+    "messages:write": "send messages, mark them read and manage push subscriptions",
+    "tacho:read": "read tachograph files and their download links",
+    "tacho:write": "upload tachograph files",
+    "hours:read": "read drivers' work days, activities and hours",
+    "hours:write": "record and correct work days and activities",
+}
+SCOPE_403 = (
+    "The caller may not do this. An API key without the scope this operation needs gets "
+    "`type` …/insufficient-scope with the scope in `required_scope`."
+)
 
 
 class _Builder:
@@ -49,6 +70,18 @@ class _Builder:
         }
         if op.description:
             doc["description"] = op.description
+        if op.scope is not None:
+            granting = scopes_granting(op.scope)
+            note = f"API keys need the scope `{op.scope}`" + (
+                f" (or {', '.join(f'`{s}`' for s in granting if s != op.scope)})."
+                if len(granting) > 1
+                else "."
+            )
+            doc["description"] = f"{op.description} {note}".strip()
+            doc["x-required-scope"] = op.scope
+        elif not op.public:
+            doc["x-required-scope"] = None
+            doc["x-unscoped"] = op.unscoped
         for name, spec in op.path_params.items():
             doc["parameters"].append(
                 {
@@ -115,12 +148,14 @@ class _Builder:
             doc["responses"]["304"] = {"description": "Not modified since the ETag sent"}
         # Every operation may answer 400 (a NUL in the query, broken JSON) and 405; one with a
         # body also 413 (too large) and 415 (not JSON).
-        errors = set(op.errors) | {400, 405} | ({401} if not op.public else set())
+        errors = set(op.errors) | {400, 405} | ({401, 403} if not op.public else set())
         if op.body is not None or op.multipart is not None:
             errors |= {413, 415, 422}
         for status in sorted(errors):
             doc["responses"][str(status)] = {
-                "description": ERROR_TITLES.get(status, "Error"),
+                "description": SCOPE_403
+                if status == 403 and op.scope is not None
+                else ERROR_TITLES.get(status, "Error"),
                 "content": {
                     "application/problem+json": {"schema": {"$ref": REF.format(model="Problem")}}
                 },
@@ -129,10 +164,14 @@ class _Builder:
                 doc["responses"]["429"]["headers"] = {
                     "Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}
                 }
-        if not op.public:
-            doc["security"] = [{"bearer": []}]
-        else:
+        if op.public:
             doc["security"] = []
+        elif op.scope is not None:
+            # OpenAPI 3.1 lets a bearer requirement list the roles it needs: any one of the
+            # scopes granting this one will do (a driver's token is limited by the driver).
+            doc["security"] = [{"bearer": [scope]} for scope in scopes_granting(op.scope)]
+        else:
+            doc["security"] = [{"bearer": []}]
         return doc
 
     def document(self) -> dict:
@@ -160,7 +199,12 @@ class _Builder:
                         "type": "http",
                         "scheme": "bearer",
                         "description": "A driver's access token (POST /auth/token) or an "
-                        "integration's API key (rpk_...).",
+                        "integration's API key (rpk_...). A driver acts for itself; an API key "
+                        "acts for its carrier with its scopes only: each operation names the "
+                        "scope it needs in `x-required-scope` and its security requirement, "
+                        "and a `:write` scope includes the `:read` one. Scopes:\n"
+                        + "\n".join(f"- `{scope}`: {SCOPE_TEXT[scope]}" for scope in SCOPES),
+                        "x-scopes": {scope: SCOPE_TEXT[scope] for scope in SCOPES},
                     }
                 },
             },
@@ -173,7 +217,12 @@ def build_document() -> dict:
 
 
 @operation(
-    "/openapi.json", "GET", summary="This API's OpenAPI 3.1 document", tag="meta", public=True
+    "/openapi.json",
+    "GET",
+    scope=None,
+    summary="This API's OpenAPI 3.1 document",
+    tag="meta",
+    public=True,
 )
 def openapi_document():
     cache = current_app.extensions.setdefault("rijplan_openapi", build_document())

@@ -31,6 +31,7 @@ from portal.tasks import service as tasks
 @operation(
     "/activity_questionnaires",
     "GET",
+    scope="questionnaires:read",
     summary="The active questionnaire per activity type of the caller's carrier",
     tag="questionnaires",
     query=ActivityQuestionnaireQuery,
@@ -57,6 +58,8 @@ ANSWER_SESSION_ID = {"answer_session_id": {"description": "the answer session's 
 @operation(
     "/questionnaire_answers",
     "POST",
+    scope=None,
+    unscoped="the driver app only; API keys get 403",
     summary="Save answers of an answer session (drivers); `indienen` submits them",
     tag="questionnaires",
     description="Answers are merged into the session (null clears one) and checked by the "
@@ -115,6 +118,7 @@ def _answerable_task(task_id: uuid.UUID) -> answering.TaskRef:
 @operation(
     "/answer_sessions",
     "GET",
+    scope="questionnaires:read",
     summary="Answer sessions with their answers, newest first (a driver: its own)",
     tag="questionnaires",
     query=AnswerSessionQuery,
@@ -155,6 +159,7 @@ def list_answer_sessions():
 @operation(
     "/answer_sessions/<uuid:answer_session_id>",
     "GET",
+    scope="questionnaires:read",
     summary="One answer session with its answers (a driver: its own)",
     tag="questionnaires",
     response=AnswerSessionOut,

@@ -91,6 +91,7 @@ def _link_fields(carrier_id: uuid.UUID) -> tuple[uuid.UUID | None, uuid.UUID | N
 @operation(
     "/transporteurs/<uuid:transporteur_id>/tacho_files",
     "POST",
+    scope="tacho:write",
     summary="Upload a tachograph download: a driver card or a vehicle unit",
     tag="tachograph",
     description="A multipart/form-data body with the part `file` and, optionally, `user_token` "
@@ -150,6 +151,7 @@ def upload_tacho_file(transporteur_id: uuid.UUID):
 @operation(
     "/transporteurs/<uuid:transporteur_id>/tacho_files",
     "GET",
+    scope="tacho:read",
     summary="The tachograph files of a carrier (integrations; the caller's own carrier only)",
     tag="tachograph",
     description="Newest upload first. Filters: chauffeur (a user_token), vehicle_id, soort, "
@@ -190,6 +192,7 @@ def list_tacho_files(transporteur_id: uuid.UUID):
 @operation(
     "/tacho_files/<uuid:tacho_file_id>",
     "GET",
+    scope="tacho:read",
     summary="One tachograph file with a signed download URL",
     tag="tachograph",
     description="The URL works without an Authorization header until url_expires_at: 5 "

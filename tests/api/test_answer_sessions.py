@@ -429,6 +429,8 @@ def test_the_list_runs_a_fixed_number_of_queries(
 ):
     key = create_api_key(app, carrier)
     save(client, token, taak_id=str(create_task(app, carrier, driver).id), answers={"bruto": 1})
+    # The key's first use of the minute also records it: count warm requests.
+    client.get("/api/v1/answer_sessions", headers=bearer(key.key))
     with count_queries() as few:
         assert client.get("/api/v1/answer_sessions", headers=bearer(key.key)).status_code == 200
     for n in range(4):
