@@ -50,6 +50,7 @@ USER_TOKEN = {"user_token": {"description": "the driver's public id", "max_lengt
 @operation(
     "/users/<user_token:user_token>/taken",
     "GET",
+    scope="tasks:read",
     summary="The tasks of one driver, each with its questionnaire (vragenpad)",
     tag="tasks",
     description="Without filters: the driver's open tasks plus those completed today (in the "
@@ -88,6 +89,7 @@ def driver_tasks(user_token: str):
 @operation(
     "/users/<user_token:user_token>/taken",
     "POST",
+    scope="tasks:write",
     summary="Create a task for a driver (integrations)",
     tag="tasks",
     description="Creates the task in status gepland. It pins the carrier's active questionnaire "
@@ -156,6 +158,7 @@ def _evidence(body: EvidenceIn) -> Evidence:
 @operation(
     "/taken",
     "GET",
+    scope="tasks:read",
     summary="Tasks of the caller's carrier (a driver: its own), filtered and paged",
     tag="tasks",
     query=TaskQuery,
@@ -185,6 +188,7 @@ def list_tasks():
 @operation(
     "/transporteurs/<uuid:transporteur_id>/taken",
     "GET",
+    scope="tasks:read",
     summary="All tasks of a carrier (integrations; the caller's own carrier only)",
     tag="tasks",
     query=TaskQuery,
@@ -201,6 +205,7 @@ def carrier_tasks(transporteur_id: uuid.UUID):
 @operation(
     "/taken/<uuid:task_id>",
     "GET",
+    scope="tasks:read",
     summary="One task",
     tag="tasks",
     response=TaskOut,
@@ -215,6 +220,7 @@ def get_task(task_id: uuid.UUID):
 @operation(
     "/taken/<uuid:task_id>",
     "PATCH",
+    scope="tasks:write",
     summary="Change a task's fields (integrations); If-Match with its ETag",
     tag="tasks",
     description="Only the fields sent change. A stale If-Match answers 412; a completed or "
@@ -256,6 +262,7 @@ def _if_match() -> int | None:
 @operation(
     "/taken/<uuid:task_id>/status",
     "PATCH",
+    scope="tasks:write",
     summary="Move a task to another status, with the evidence the move needs",
     tag="tasks",
     description="Moves: gepland → ontvangen, gestart, geannuleerd; ontvangen → gestart, "
@@ -294,11 +301,16 @@ def _move(task_id: uuid.UUID, to: str, evidence: EvidenceIn):
 @operation(
     "/taken/<uuid:task_id>/afronding",
     "POST",
+    scope="tasks:write",
     summary="Register a task's completion for billing",
     tag="tasks",
     description="Completes the task if it is not completed yet (with the same checks as the "
-    "status move) and records its billing line: the actual quantity and unit, kilometres, "
-    "waiting minutes and remarks. Sent again, it updates the line until it is exported.",
+    "status move) and records the actual work on its billing line: quantity and unit, "
+    "kilometres, waiting minutes and remarks. Every completion (this one, the status move, "
+    "the planner's board) makes the line, with the planned quantity until this reports the "
+    "actual one. Sent again, it updates the line; once the line is exported it answers 409 "
+    "`already-billed` (a completion this request made still stands). Requests sent at once "
+    "answer as if sent one after the other.",
     body=AfrondingIn,
     response=AfrondingOut,
     errors=(401, 403, 404, 409, 422),
@@ -306,23 +318,32 @@ def _move(task_id: uuid.UUID, to: str, evidence: EvidenceIn):
 )
 @write
 def complete_for_billing(task_id: uuid.UUID):
-    task = _task_for_caller(task_id)  # another carrier's id is 404 before the body is read
+    _task_for_caller(task_id)  # another carrier's id is 404 before the body is read
     body = parse_body(AfrondingIn)
     who = principal()
-    if task.status != "afgerond":
+    # Lock before looking: completions sent at once (a phone retrying) queue here, and each
+    # later one finds the task completed, as a retry would, and updates the line.
+    task = service.get_task(carrier_id=who.carrier_id, task_id=task_id, lock=True)
+    completed_now = task.status != "afgerond"
+    if completed_now:
         try:
             task = _move(task_id, "afgerond", body)
         except lifecycle.CompletionRefused as refused:
             return refused_but_kept(refused)
-    line = billing.record_line(
-        carrier_id=who.carrier_id,
-        task=task,
-        hoeveelheid=body.hoeveelheid,
-        eenheid=body.eenheid,
-        kilometers=body.kilometers,
-        wachttijd_minuten=body.wachttijd_minuten,
-        opmerkingen=body.opmerkingen,
-    )
+    try:
+        line = billing.record_line(
+            carrier_id=who.carrier_id,
+            task=task,
+            hoeveelheid=body.hoeveelheid,
+            eenheid=body.eenheid,
+            kilometers=body.kilometers,
+            wachttijd_minuten=body.wachttijd_minuten,
+            opmerkingen=body.opmerkingen,
+        )
+    except billing.AlreadyBilled as billed:
+        if completed_now:
+            return refused_but_kept(billed)  # a reopened task: its completion stands
+        raise
     data = {
         "taak": serialize_task(
             task, service.definitions_for(carrier_id=who.carrier_id, tasks=[task])
@@ -346,6 +367,7 @@ def complete_for_billing(task_id: uuid.UUID):
 @operation(
     "/taken/<uuid:task_id>",
     "DELETE",
+    scope="tasks:write",
     summary="Delete a task (integrations); one that holds work is archived instead",
     tag="tasks",
     response=DeleteOut,
@@ -365,6 +387,7 @@ def delete_task(task_id: uuid.UUID):
 @operation(
     "/users/<user_token:user_token>/taken",
     "DELETE",
+    scope="tasks:write",
     summary="Delete every task of a driver (integrations); those that hold work are archived",
     tag="tasks",
     response=DeleteOut,
@@ -385,6 +408,7 @@ def delete_driver_tasks(user_token: str):
 @operation(
     "/taken/<uuid:task_id>/details",
     "GET",
+    scope="tasks:read",
     summary="A task with its questionnaire revision, answer sessions, evidence and blockers",
     tag="task integration",
     response=TaskDetailsOut,

@@ -87,10 +87,17 @@ class FilterForm(PeriodForm):
         csrf = False
 
 
+FORMATS = [SelectChoice("csv", "CSV"), SelectChoice("xlsx", "XLSX")]
+
+
 class ExportForm(PeriodForm):
     """Export the lines shown: the same period and driver, and a file format."""
 
-    formaat = SelectField(
-        choices=[SelectChoice("csv", "CSV"), SelectChoice("xlsx", "XLSX")],
-        validate_choice=True,
-    )
+    formaat = SelectField(choices=FORMATS, validate_choice=True)
+
+
+class ExportQueryForm(ExportForm):
+    """The export asked for, read from the query string to confirm it (GET: no CSRF token)."""
+
+    class Meta:
+        csrf = False

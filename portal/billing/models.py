@@ -49,6 +49,9 @@ class BillingLine(CarrierScoped, db.Model):
     kilometers: Mapped[float | None] = mapped_column(Float)
     wachttijd_minuten: Mapped[int | None] = mapped_column(Integer)
     opmerkingen: Mapped[str | None] = mapped_column(Text)
+    # When the actual work was reported (POST afronding); empty: the planned quantity counts,
+    # as a completion on the board or by a status move left it.
+    gemeld_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
     export_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 

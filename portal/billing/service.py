@@ -8,6 +8,7 @@ batch can be downloaded again later with the same lines.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import logging
 import math
@@ -18,7 +19,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import and_, exists, select, update
+from sqlalchemy import and_, exists, or_, select, update
 from sqlalchemy.orm import aliased
 
 from portal.accounts.service import carrier_zone
@@ -28,6 +29,7 @@ from portal.errors import Conflict, NotFound, ValidationFailed
 from portal.extensions import db
 from portal.fleet import service as fleet
 from portal.tasks.models import Task
+from portal.types import utcnow
 
 logger = logging.getLogger(__name__)
 
@@ -61,9 +63,11 @@ class BillingRow:
     wachttijd_minuten: int | None
     opmerkingen: str | None
     taak_id: uuid.UUID
+    # Shown on the page, not exported: the quantity is the planned one, nobody reported it.
+    gepland: bool = dataclasses.field(default=False, metadata={"export": False})
 
 
-COLUMNS = tuple(f.name for f in fields(BillingRow))
+COLUMNS = tuple(f.name for f in fields(BillingRow) if f.metadata.get("export", True))
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,64 @@ def _check_amount(errors: list, field: str, value, upper: float) -> None:
         errors.append({"field": field, "message": f"between 0 and {upper:g}"})
 
 
+class AlreadyBilled(Conflict):
+    """The task's line is in an export: the invoice has gone out, the line stays as billed."""
+
+    title = "Already billed"
+
+
+def _line_of(carrier_id: uuid.UUID, task_id: uuid.UUID) -> tuple[BillingLine, datetime | None]:
+    """The task's line and when its export was made (None: not exported); (None, None)."""
+    found = db.session.execute(
+        select(BillingLine, BillingExport.created_at)
+        .outerjoin(
+            BillingExport,
+            and_(
+                BillingExport.transporteur_id == BillingLine.transporteur_id,
+                BillingExport.id == BillingLine.export_id,
+            ),
+        )
+        .where(BillingLine.transporteur_id == carrier_id, BillingLine.taak_id == task_id)
+    ).first()
+    return (found[0], found[1]) if found else (None, None)
+
+
+def _already_billed(carrier_id: uuid.UUID, line: BillingLine, exported_at: datetime):
+    day = exported_at.astimezone(carrier_zone(carrier_id)).date().isoformat()
+    return AlreadyBilled(f"already billed in export {day}", export_id=str(line.export_id))
+
+
+def line_for_completion(*, carrier_id: uuid.UUID, task: Task) -> BillingLine:
+    """The line a completion makes: the planned quantity and unit until the actual work is
+    reported (record_line). Called for every completion (lifecycle.move_task), so the board,
+    the driver's status move and the API all bill alike.
+
+    Completing a reopened task brings its line back (while reopened, `unexported` leaves it
+    out): with the new completion's time and driver, the reported values kept, and the
+    planned ones taken afresh when nothing was reported (the plan may have changed). A line
+    already exported stays as billed: a reopened task is never billed twice. The caller
+    holds the task's row lock, so concurrent completions cannot both insert.
+    """
+    if task.transporteur_id != carrier_id:
+        raise NotFound("task not found")
+    if task.afgerond_op is None:
+        raise ValidationFailed([{"field": "afgerond_op", "message": "the task is not completed"}])
+    line, _exported_at = _line_of(carrier_id, task.id)
+    if line is not None and line.export_id is not None:
+        logger.info("task %s completed again; its line %s stays billed", task.id, line.id)
+        return line
+    if line is None:
+        line = BillingLine(transporteur_id=carrier_id, taak_id=task.id)
+        db.session.add(line)
+    if line.gemeld_op is None:
+        line.hoeveelheid, line.eenheid = task.hoeveelheid, task.eenheid
+    line.chauffeur_id = task.chauffeur_id
+    line.afgerond_op = task.afgerond_op
+    db.session.flush()
+    logger.info("billing line %s for completed task %s", line.id, task.id)
+    return line
+
+
 def record_line(
     *,
     carrier_id: uuid.UUID,
@@ -96,11 +158,11 @@ def record_line(
     wachttijd_minuten: int | None = None,
     opmerkingen: str | None = None,
 ) -> BillingLine:
-    """The completed task's billing line: created, or replaced while not yet exported.
+    """The actual work of a completed task (POST afronding): its line, updated or made.
 
     Quantity and unit default to the task's planned ones. Sending the completion again
-    replaces every value (the latest completion is the truth); once the line is in an
-    export it is refused with Conflict, since the invoice has gone out.
+    replaces every value (the latest report is the truth); once the line is in an export
+    it is refused with AlreadyBilled (409), since the invoice has gone out.
     """
     if task.transporteur_id != carrier_id:
         raise NotFound("task not found")
@@ -118,25 +180,11 @@ def record_line(
     if errors:
         raise ValidationFailed(errors)
 
-    found = db.session.execute(
-        select(BillingLine, BillingExport.created_at)
-        .outerjoin(
-            BillingExport,
-            and_(
-                BillingExport.transporteur_id == BillingLine.transporteur_id,
-                BillingExport.id == BillingLine.export_id,
-            ),
-        )
-        .where(BillingLine.transporteur_id == carrier_id, BillingLine.taak_id == task.id)
-        .order_by(BillingLine.created_at)
-    ).all()
-    exported = [(line, at) for line, at in found if line.export_id is not None]
-    if exported:
-        line, at = exported[0]
-        day = at.astimezone(carrier_zone(carrier_id)).date().isoformat()
-        raise Conflict(f"already billed in export {day}", export_id=str(line.export_id))
-    line = found[0][0] if found else None
-    if line is None:
+    line, exported_at = _line_of(carrier_id, task.id)
+    if line is not None and line.export_id is not None:
+        raise _already_billed(carrier_id, line, exported_at)
+    new = line is None
+    if new:
         line = BillingLine(transporteur_id=carrier_id, taak_id=task.id)
         db.session.add(line)
     line.chauffeur_id = task.chauffeur_id
@@ -146,10 +194,9 @@ def record_line(
     line.kilometers = float(kilometers) if kilometers is not None else None
     line.wachttijd_minuten = wachttijd_minuten
     line.opmerkingen = opmerkingen
+    line.gemeld_op = utcnow()
     db.session.flush()
-    logger.info(
-        "billing line %s for task %s (%s)", line.id, task.id, "new" if not found else "updated"
-    )
+    logger.info("billing line %s for task %s (%s)", line.id, task.id, "new" if new else "updated")
     return line
 
 
@@ -233,6 +280,7 @@ def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
             BillingLine.kilometers,
             BillingLine.wachttijd_minuten,
             BillingLine.opmerkingen,
+            BillingLine.gemeld_op,
             Task.naam,
             Task.type,
             Task.adres,
@@ -272,6 +320,7 @@ def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
             wachttijd_minuten=r.wachttijd_minuten,
             opmerkingen=r.opmerkingen,
             taak_id=r.taak_id,
+            gepland=r.gemeld_op is None,
         )
         for r in found
     ]
@@ -303,6 +352,87 @@ def totals(rows: Iterable[BillingRow]) -> Totals:
         kilometers=math.fsum(km),
         wachttijd_minuten=minutes,
     )
+
+
+@dataclass(frozen=True)
+class ReopenedRow:
+    """A task reopened after its line was exported: billed once, never again."""
+
+    taak_id: uuid.UUID
+    naam: str
+    status: str
+    gefactureerd_op: datetime  # the billed completion, carrier's time zone
+    opnieuw_afgerond_op: datetime | None  # completed again since, carrier's time zone
+    export_id: uuid.UUID
+    export_gemaakt: datetime
+
+
+def reopened_after_export(
+    *,
+    carrier_id: uuid.UUID,
+    van: date,
+    tot: date,
+    chauffeur_id: uuid.UUID | None = None,
+    limit: int = 100,
+) -> list[ReopenedRow]:
+    """Tasks whose exported line no longer matches them: reopened (and perhaps completed
+    again or cancelled) after the export. Their line stays as billed; the planner decides
+    whether the invoice needs a correction. Billed or completed again within van..tot."""
+    check_period(van, tot)
+    zone = carrier_zone(carrier_id)
+    start, end = _bounds(zone, van, tot)
+    stmt = (
+        select(
+            Task.id,
+            Task.naam,
+            Task.status,
+            Task.afgerond_op,
+            BillingLine.afgerond_op.label("billed_at"),
+            BillingExport.id.label("export_id"),
+            BillingExport.created_at.label("exported_at"),
+        )
+        .join(
+            Task,
+            and_(
+                Task.transporteur_id == BillingLine.transporteur_id, Task.id == BillingLine.taak_id
+            ),
+        )
+        .join(
+            BillingExport,
+            and_(
+                BillingExport.transporteur_id == BillingLine.transporteur_id,
+                BillingExport.id == BillingLine.export_id,
+            ),
+        )
+        .where(
+            BillingLine.transporteur_id == carrier_id,
+            or_(
+                Task.status != "afgerond",
+                Task.afgerond_op.is_(None),
+                Task.afgerond_op != BillingLine.afgerond_op,
+            ),
+            or_(
+                and_(BillingLine.afgerond_op >= start, BillingLine.afgerond_op < end),
+                and_(Task.afgerond_op >= start, Task.afgerond_op < end),
+            ),
+        )
+        .order_by(BillingLine.afgerond_op, Task.id)
+        .limit(limit)
+    )
+    if chauffeur_id is not None:
+        stmt = stmt.where(BillingLine.chauffeur_id == chauffeur_id)
+    return [
+        ReopenedRow(
+            taak_id=r.id,
+            naam=r.naam,
+            status=r.status,
+            gefactureerd_op=r.billed_at.astimezone(zone),
+            opnieuw_afgerond_op=r.afgerond_op.astimezone(zone) if r.afgerond_op else None,
+            export_id=r.export_id,
+            export_gemaakt=r.exported_at.astimezone(zone),
+        )
+        for r in db.session.execute(stmt)
+    ]
 
 
 # --- exports ----------------------------------------------------------------------------

@@ -5,17 +5,19 @@ from __future__ import annotations
 import uuid
 from datetime import date, datetime, timedelta
 
-from flask import Blueprint, Response, abort, render_template, request
+from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 
 from portal.accounts.permissions import role_required
 from portal.accounts.service import carrier_zone
 from portal.billing import service
-from portal.billing.forms import ExportForm, FilterForm, PeriodForm
+from portal.billing.forms import ExportForm, ExportQueryForm, FilterForm, PeriodForm
 from portal.drivers import service as drivers
 from portal.errors import NotFound, ValidationFailed
 from portal.extensions import db
+from portal.tasks.forms import STATUS_LABELS
 from portal.web import is_fragment
 
 bp = Blueprint("billing", __name__)
@@ -23,6 +25,7 @@ bp = Blueprint("billing", __name__)
 # The page shows at most this many lines (totals and the export cover them all).
 LINES_SHOWN = 500
 EXPORTS_PER_PAGE = 20
+DOWNLOAD_KEY = "billing_download"
 MIMETYPES = {
     "csv": "text/csv; charset=utf-8",
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
@@ -30,14 +33,14 @@ MIMETYPES = {
 
 
 def default_period(today: date) -> tuple[date, date]:
-    """The previous full month.
+    """The current month, first to last day: what the planner is busy billing.
 
-    Carriers invoice a month once it has closed; exporting a month that is still running
-    would split its work over two batches (and two invoices). When the previous month is
-    exported already the page says so, and the planner picks another period.
+    Completed work shows up here the moment it is completed, so the month under way is what
+    a planner opens the page for; earlier months are one period change away.
     """
-    last = today.replace(day=1) - timedelta(days=1)
-    return last.replace(day=1), last
+    first = today.replace(day=1)
+    last = (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
+    return first, last
 
 
 def _with_drivers(form: PeriodForm, carrier_id: uuid.UUID) -> PeriodForm:
@@ -56,10 +59,17 @@ def _exports_page() -> int:
     return min(max(page, 1), 10_000)
 
 
-def _render(form: FilterForm, *, valid: bool, status: int = 200, problem: str | None = None):
+def _render(
+    form: FilterForm,
+    *,
+    valid: bool,
+    status: int = 200,
+    problem: str | None = None,
+    download: dict | None = None,
+):
     """The page (or, for htmx, its #billing region) for a checked filter form."""
     carrier_id = current_user.transporteur_id
-    rows, totals = None, None
+    rows, totals, reopened = None, None, []
     if valid:
         rows = service.unexported(
             carrier_id=carrier_id,
@@ -68,54 +78,125 @@ def _render(form: FilterForm, *, valid: bool, status: int = 200, problem: str | 
             chauffeur_id=form.chauffeur_id,
         )
         totals = service.totals(rows)
+        reopened = service.reopened_after_export(
+            carrier_id=carrier_id,
+            van=form.van.data,
+            tot=form.tot.data,
+            chauffeur_id=form.chauffeur_id,
+        )
     page = _exports_page()
     exports = service.list_exports(
         carrier_id=carrier_id, limit=EXPORTS_PER_PAGE + 1, offset=(page - 1) * EXPORTS_PER_PAGE
     )
-    driver_names = {c.value: c.label for c in form.chauffeur.choices if c.value}
     context = {
         "form": form,
         "valid": valid,
         "rows": rows,
         "shown": rows[:LINES_SHOWN] if rows else [],
         "totals": totals,
+        "reopened": reopened,
+        "status_labels": STATUS_LABELS,
         "problem": problem,
+        "download": download,
         "exports": exports[:EXPORTS_PER_PAGE],
         "exports_page": page,
         "more_exports": len(exports) > EXPORTS_PER_PAGE,
-        "driver_names": driver_names,
-        "filter_args": {
-            "van": form.van._value(),
-            "tot": form.tot._value(),
-            "chauffeur": form.chauffeur.data or "",
-        },
+        "driver_names": _driver_names(form),
+        "filter_args": _filter_args(form),
     }
     template = "billing/_content.html" if is_fragment() else "billing/index.html"
     return render_template(template, **context), status
 
 
+def _driver_names(form: PeriodForm) -> dict[str, str]:
+    return {c.value: c.label for c in form.chauffeur.choices if c.value}
+
+
+def _filter_args(form: PeriodForm) -> dict[str, str]:
+    return {
+        "van": form.van._value(),
+        "tot": form.tot._value(),
+        "chauffeur": form.chauffeur.data or "",
+    }
+
+
+def _just_exported(carrier_id: uuid.UUID) -> dict | None:
+    """The batch this planner just exported, once: its file downloads as the page opens."""
+    if is_fragment():
+        return None
+    made = session.pop(DOWNLOAD_KEY, None)
+    if not isinstance(made, dict) or made.get("formaat") not in MIMETYPES:
+        return None
+    try:
+        batch = service.get_export(carrier_id=carrier_id, export_id=uuid.UUID(str(made["id"])))
+    except (NotFound, ValueError):
+        return None
+    fmt = made["formaat"]
+    return {
+        "batch": batch,
+        "formaat": fmt,
+        "url": url_for("billing.download", export_id=batch.id, fmt=fmt),
+    }
+
+
 @bp.get("/facturatie")
 @role_required("planner")
 def index():
-    form = _filter_form(request.args, current_user.transporteur_id)
+    carrier_id = current_user.transporteur_id
+    form = _filter_form(request.args, carrier_id)
     valid = form.validate()
-    return _render(form, valid=valid, status=200 if valid else 422)
+    return _render(
+        form, valid=valid, status=200 if valid else 422, download=_just_exported(carrier_id)
+    )
+
+
+def _refused(formdata, problem: str | None):
+    """The page for a refused export: the period asked for, its problems at the fields."""
+    shown = _filter_form(formdata, current_user.transporteur_id)
+    valid = shown.validate()
+    return _render(shown, valid=valid, status=422, problem=None if shown.errors else problem)
+
+
+NOTHING_TO_EXPORT = _l(
+    "Er is niets te exporteren in deze periode: alle regels zijn al geëxporteerd."
+)
+
+
+@bp.get("/facturatie/export")
+@role_required("planner")
+def confirm_export():
+    """Ask before exporting: the export marks the lines as billed (a page, no script needed)."""
+    carrier_id = current_user.transporteur_id
+    form = _with_drivers(ExportQueryForm(request.args), carrier_id)
+    if not form.validate():
+        return _refused(request.args, _("Kies CSV of XLSX."))
+    rows = service.unexported(
+        carrier_id=carrier_id,
+        van=form.van.data,
+        tot=form.tot.data,
+        chauffeur_id=form.chauffeur_id,
+    )
+    if not rows:
+        return _refused(request.args, str(NOTHING_TO_EXPORT))
+    return render_template(
+        "billing/confirm_export.html",
+        form=form,
+        totals=service.totals(rows),
+        driver_names=_driver_names(form),
+        filter_args=_filter_args(form),
+        formaat=form.formaat.data,
+    )
 
 
 @bp.post("/facturatie/export")
 @role_required("planner")
 def export():
+    """Export the confirmed lines, mark them billed, and return to the page, which starts the
+    file's download (post/redirect/get: a reload neither exports nor downloads again)."""
     carrier_id = current_user.transporteur_id
     form = _with_drivers(ExportForm(), carrier_id)
     if not form.validate():
-        # Show the posted period with its problems at the fields.
-        shown = _filter_form(request.form, carrier_id)
-        return _render(
-            shown,
-            valid=shown.validate(),
-            status=422,
-            problem=None if shown.errors else _("Kies CSV of XLSX."),
-        )
+        return _refused(request.form, _("Kies CSV of XLSX."))
     try:
         batch = service.export(
             carrier_id=carrier_id,
@@ -126,20 +207,10 @@ def export():
         )
     except ValidationFailed:
         db.session.rollback()
-        shown = _filter_form(request.form, carrier_id)
-        return _render(
-            shown,
-            valid=shown.validate(),
-            status=422,
-            problem=_(
-                "Er is niets te exporteren in deze periode: alle regels zijn al geëxporteerd."
-            ),
-        )
-    rows = service.export_rows(carrier_id=carrier_id, export_id=batch.id)[1]
-    # Build the file before committing: if that fails, nothing is marked as billed.
-    response = _download(batch, rows, form.formaat.data)
+        return _refused(request.form, str(NOTHING_TO_EXPORT))
     db.session.commit()
-    return response
+    session[DOWNLOAD_KEY] = {"id": str(batch.id), "formaat": form.formaat.data}
+    return redirect(url_for("billing.index", **_filter_args(form)), code=303)
 
 
 @bp.get("/facturatie/exports/<uuid:export_id>.<any(csv, xlsx):fmt>")

@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from portal.audit import service as audit
 from portal.audit.service import Actor
+from portal.billing import service as billing
 from portal.errors import Conflict, ValidationFailed
 from portal.extensions import db
 from portal.files import service as files
@@ -116,6 +117,11 @@ def move_task(
     elif to == "afgerond":
         task.afgerond_op = now
     db.session.flush()
+    # Billing follows completion here, the one place every completion passes (the board,
+    # the driver's status move, POST afronding): each completion has its line. A reopened
+    # task's line waits, out of billing, until the task is completed again.
+    if to == "afgerond":
+        billing.line_for_completion(carrier_id=carrier_id, task=task)
     audit.record(
         carrier_id=carrier_id,
         actor=actor,
@@ -202,42 +208,61 @@ def evidence_of(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> list[TaskEviden
     )
 
 
+# What can hold a completion back, by stable code: (field, English message). Braced names are
+# the blocker's params; the portal words each code in the user's language (portal/problems.py).
+COMPLETION_BLOCKERS = {
+    "photos_too_few": ("fotos", "at least {min} photo(s) needed, {given} given"),
+    "photos_too_many": ("fotos", "at most {max} photo(s), {given} given"),
+    "signature_missing": ("handtekening", "a signature is needed"),
+    "scan_missing": ("scan", "a document scan is needed"),
+    "location_missing": ("locatie", "the location is needed for this task"),
+    "location_missing_agr": ("locatie", "the location is needed for AGR-GPS registration"),
+    "temperature_missing": (
+        "temperatuur",
+        "the measured temperature is needed (required {required:g} °C)",
+    ),
+    "disinfection_unconfirmed": ("desinfectie", "the disinfection must be confirmed"),
+    "questionnaire_not_submitted": (
+        "vragenlijst",
+        "the questionnaire must be filled in and submitted",
+    ),
+}
+
+
+def _blocker(code: str, **params: object) -> dict:
+    """One completion blocker: {field, code, params, message} (message in English)."""
+    name, text = COMPLETION_BLOCKERS[code]
+    return {"field": name, "code": code, "params": params, "message": text.format(**params)}
+
+
 def completion_blockers(*, carrier_id: uuid.UUID, task: Task) -> list[dict]:
-    """Every demand of the task that is not met yet, as {field, message}."""
+    """Every demand of the task that is not met yet, as {field, code, params, message}."""
     kinds = [row.soort for row in evidence_of(carrier_id=carrier_id, task_id=task.id)]
     photos = kinds.count("photo")
     missing = []
     if task.require_photos:
         least = task.min_fotos if task.min_fotos is not None else 1
         if photos < least:
-            missing.append(
-                {"field": "fotos", "message": f"at least {least} photo(s) needed, {photos} given"}
-            )
+            missing.append(_blocker("photos_too_few", min=least, given=photos))
     if task.max_fotos is not None and photos > task.max_fotos:
-        missing.append(
-            {"field": "fotos", "message": f"at most {task.max_fotos} photo(s), {photos} given"}
-        )
-    if task.require_signature and "signature" not in kinds:
-        missing.append({"field": "handtekening", "message": "a signature is needed"})
+        missing.append(_blocker("photos_too_many", max=task.max_fotos, given=photos))
+    if (
+        task.require_signature
+        and "signature" not in kinds
+        and not answering.signed_in_answers(carrier_id=carrier_id, task_id=task.id)
+    ):
+        missing.append(_blocker("signature_missing"))
     if task.require_document_scan and "document_scan" not in kinds:
-        missing.append({"field": "scan", "message": "a document scan is needed"})
+        missing.append(_blocker("scan_missing"))
     if (task.require_location or task.agr_verplicht) and task.afgerond_lat is None:
-        reason = "AGR-GPS registration" if task.agr_verplicht else "this task"
-        missing.append({"field": "locatie", "message": f"the location is needed for {reason}"})
+        code = "location_missing_agr" if task.agr_verplicht else "location_missing"
+        missing.append(_blocker(code))
     if task.required_temperatuur is not None and task.gemeten_temperatuur is None:
-        missing.append(
-            {
-                "field": "temperatuur",
-                "message": f"the measured temperature is needed "
-                f"(required {task.required_temperatuur:g} °C)",
-            }
-        )
+        missing.append(_blocker("temperature_missing", required=task.required_temperatuur))
     if task.required_desinfectie and not task.desinfectie_bevestigd:
-        missing.append({"field": "desinfectie", "message": "the disinfection must be confirmed"})
+        missing.append(_blocker("disinfection_unconfirmed"))
     if task.activity_questionnaire_id is not None and not answering.submitted_for_task(
         carrier_id=carrier_id, task_id=task.id, revision_id=task.activity_questionnaire_id
     ):
-        missing.append(
-            {"field": "vragenlijst", "message": "the questionnaire must be filled in and submitted"}
-        )
+        missing.append(_blocker("questionnaire_not_submitted"))
     return missing

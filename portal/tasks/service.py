@@ -19,6 +19,8 @@ from portal.errors import Conflict, DomainError, NotFound, ValidationFailed
 from portal.extensions import db
 from portal.fleet import service as fleet
 from portal.questionnaires import service as questionnaires
+from portal.tasks import conflicts
+from portal.tasks.conflicts import Planned, PlanningWarning
 from portal.tasks.models import OPEN_STATUSES, STATUSES, Task, TaskEvidence
 from portal.types import period_bound, utcnow
 
@@ -137,6 +139,43 @@ def definitions_for(*, carrier_id: uuid.UUID, tasks: list[Task]) -> dict[uuid.UU
     )
 
 
+# --- planning checks (conflicts.py): warnings, never refusals ----------------------------
+
+
+def planning_warnings(
+    *, carrier_id: uuid.UUID, tasks: list[Task]
+) -> dict[uuid.UUID, list[PlanningWarning]]:
+    """The warnings of saved tasks (a board), by task id: one query however many tasks."""
+    found = conflicts.check(carrier_id=carrier_id, planned=[Planned.of_task(t) for t in tasks])
+    return {task.id: warnings for task, warnings in zip(tasks, found, strict=True) if warnings}
+
+
+def draft_warnings(
+    *,
+    carrier_id: uuid.UUID,
+    chauffeur_id: uuid.UUID | None,
+    data: dict,
+    task: Task | None = None,
+) -> list[PlanningWarning]:
+    """The warnings of a task as a form would save it (task: the one being edited)."""
+    draft = Planned.of_data(
+        data,
+        chauffeur_id=chauffeur_id,
+        task_id=task.id if task else None,
+        status=task.status if task else "gepland",
+    )
+    return conflicts.check(carrier_id=carrier_id, planned=[draft])[0]
+
+
+def import_warnings(
+    *, carrier_id: uuid.UUID, rows: list[tuple[int, uuid.UUID | None, dict]]
+) -> list[list[PlanningWarning]]:
+    """The warnings of an import's rows (number, driver, task data), against the carrier's
+    tasks and each other, including rows identical to a task or an earlier row."""
+    planned = [Planned.of_data(data, chauffeur_id=c, row=n) for n, c, data in rows]
+    return conflicts.check(carrier_id=carrier_id, planned=planned, rows=True)
+
+
 def _check_references(carrier_id: uuid.UUID, data: dict) -> None:
     """The driver and vehicle a task names must be the carrier's own (422 at the field)."""
     _check_all_references(carrier_id, [(data.get("chauffeur_id"), data)])
@@ -214,7 +253,10 @@ def get_task(
     if not archived:
         stmt = stmt.where(Task.gearchiveerd_op.is_(None))
     if lock:
-        stmt = stmt.with_for_update()
+        # Waiting for the lock may take a concurrent change: load the row as the lock found
+        # it, also into a Task this session read before (the session would keep the stale
+        # status and version, and its UPDATE would then match no row: StaleDataError).
+        stmt = stmt.with_for_update().execution_options(populate_existing=True)
     task = db.session.scalar(stmt)
     if task is None:
         raise NotFound("task not found")
@@ -225,7 +267,7 @@ def get_task(
 EDITABLE = (
     "chauffeur_id", "vehicle_id", "type", "naam", "omschrijving", "artikel", "hoeveelheid",
     "eenheid", "adres", "postcode", "stad", "land", "contactpersoon", "telefoon",
-    "telefoon_mobiel", "gepland_op", "require_photos", "min_fotos", "max_fotos",
+    "telefoon_mobiel", "gepland_op", "duur_min", "require_photos", "min_fotos", "max_fotos",
     "require_signature", "require_document_scan", "require_location", "photo_label",
     "opmerkingen", "vdm_nummer", "agr_verplicht", "required_desinfectie",
     "required_temperatuur", "kooiaap", "locatie_lat", "locatie_lng",

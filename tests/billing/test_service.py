@@ -368,3 +368,70 @@ def test_the_xlsx_holds_real_numbers_and_dates(app, carrier, driver):
     assert row["wachttijd_minuten"].value == 35
     assert row["naam"].value == '=HYPERLINK("http://x")' and row["naam"].data_type == "s"
     assert sheet.column_dimensions["A"].width > 10
+
+
+# --- every completion makes a line --------------------------------------------------------
+
+
+def for_completion(app, carrier, task) -> dict:
+    def go():
+        found = tasks.get_task(carrier_id=carrier.id, task_id=task.id)
+        line = billing.line_for_completion(carrier_id=carrier.id, task=found)
+        return line
+
+    return in_carrier(
+        app,
+        carrier.id,
+        go,
+        lambda line: {
+            "id": line.id,
+            "hoeveelheid": line.hoeveelheid,
+            "kilometers": line.kilometers,
+            "exported": line.export_id is not None,
+        },
+    )
+
+
+def test_a_completion_bills_the_planned_quantity_until_the_actual_one_is_reported(
+    app, carrier, driver
+):
+    task = completed(app, carrier, driver, local(2025, 3, 10, 14), hoeveelheid=30, eenheid="ton")
+
+    made = for_completion(app, carrier, task)
+    [planned] = unexported(app, carrier)
+    reported = record(app, carrier, task, hoeveelheid=27.5, kilometers=8)
+    [actual] = unexported(app, carrier)
+
+    assert made["hoeveelheid"] == 30 and planned.gepland
+    assert reported["id"] == made["id"]
+    assert actual.hoeveelheid == 27.5 and not actual.gepland
+
+
+def test_completing_again_leaves_an_exported_line_as_billed(app, carrier, driver):
+    task = completed(app, carrier, driver, local(2025, 3, 10, 14), hoeveelheid=30)
+    record(app, carrier, task, kilometers=8)
+    export(app, carrier)
+
+    again = for_completion(app, carrier, task)
+
+    assert again["exported"] and again["kilometers"] == 8
+    assert unexported(app, carrier) == []
+
+
+def test_reopened_after_export_lists_what_changed_since_the_invoice(app, carrier, driver):
+    task = completed(app, carrier, driver, local(2025, 3, 10, 14), naam="Heropend")
+    other = completed(app, carrier, driver, local(2025, 3, 11, 9), naam="Ongewijzigd")
+    record(app, carrier, task)
+    record(app, carrier, other)
+    export(app, carrier)
+
+    def reopen():
+        tasks.get_task(carrier_id=carrier.id, task_id=task.id).status = "gestart"
+
+    in_carrier(app, carrier.id, reopen)
+    rows = in_carrier(
+        app, carrier.id, lambda: billing.reopened_after_export(carrier_id=carrier.id, **MARCH)
+    )
+
+    assert [(r.naam, r.status) for r in rows] == [("Heropend", "gestart")]
+    assert rows[0].gefactureerd_op == local(2025, 3, 10, 14)

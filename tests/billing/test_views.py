@@ -72,10 +72,21 @@ def march_lines(app, carrier, driver):
 
 
 def post_export(client, fmt="csv", query=MARCH, **overrides):
-    page = client.get(f"/facturatie?{query}")
-    data = dict(re.findall(r'name="(van|tot|chauffeur)" value="([^"]*)"', page.get_data(True)))
-    data.update(csrf_token=csrf_from(page.get_data(as_text=True)), formaat=fmt, **overrides)
+    """Confirm the export as the confirmation page offers it: the POST that marks billed."""
+    page = client.get(f"/facturatie/export?{query}&formaat={fmt}")
+    html = page.get_data(as_text=True)
+    data = dict(re.findall(r'name="(van|tot|chauffeur|formaat)" value="([^"]*)"', html))
+    data.update(csrf_token=csrf_from(html), **overrides)
     return client.post("/facturatie/export", data=data)
+
+
+def export_and_download(client, fmt="csv", query=MARCH):
+    """Confirm an export, follow back to the page, and fetch the file it downloads."""
+    response = post_export(client, fmt, query)
+    assert response.status_code == 303, response.get_data(as_text=True)
+    html = client.get(response.headers["Location"]).get_data(as_text=True)
+    url = re.search(r'<meta http-equiv="refresh" content="0;url=([^"]+)">', html).group(1)
+    return client.get(url), html
 
 
 def test_the_page_shows_unexported_lines_with_totals(app, client, carrier, planner, driver):
@@ -98,6 +109,7 @@ def test_the_page_shows_unexported_lines_with_totals(app, client, carrier, plann
     assert "32,5 km" in totals and "35 min" in totals
     assert "Totaal, 3 regels" in html
     assert "Exporteer CSV" in html and "Exporteer XLSX" in html
+    assert "planned-quantity" not in html  # each quantity was reported
 
 
 def test_a_driver_filter_narrows_the_lines(app, client, carrier, planner, driver):
@@ -107,7 +119,7 @@ def test_a_driver_filter_narrows_the_lines(app, client, carrier, planner, driver
     assert "Mest laden Enter" in html and "Voer leveren Delden" not in html
 
 
-def test_the_default_period_is_the_previous_month(app, client, carrier, planner, driver):
+def test_the_page_opens_on_the_current_month(app, client, carrier, planner, driver):
     today = datetime.now(AMS).date()
     last_month = today.replace(day=1) - timedelta(days=1)
     billed(app, carrier, driver, datetime.combine(last_month, datetime.min.time(), AMS),
@@ -117,9 +129,76 @@ def test_the_default_period_is_the_previous_month(app, client, carrier, planner,
 
     html = client.get("/facturatie").get_data(as_text=True)
 
-    assert f'value="{last_month.replace(day=1).isoformat()}"' in html
-    assert f'value="{last_month.isoformat()}"' in html
-    assert "Vorige maand" in html and "Deze maand" not in html
+    first = today.replace(day=1)
+    last = (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
+    assert f'value="{first.isoformat()}"' in html and f'value="{last.isoformat()}"' in html
+    assert "Deze maand" in html and "Vorige maand" not in html
+
+
+def test_the_current_month_runs_from_its_first_to_its_last_day():
+    from portal.billing.views import default_period
+
+    assert default_period(date(2025, 2, 14)) == (date(2025, 2, 1), date(2025, 2, 28))
+    assert default_period(date(2024, 2, 29)) == (date(2024, 2, 1), date(2024, 2, 29))
+    assert default_period(date(2025, 12, 31)) == (date(2025, 12, 1), date(2025, 12, 31))
+
+
+def test_the_page_says_which_completed_tasks_it_holds(client, planner):
+    login(client, planner)
+    html = client.get("/facturatie").get_data(as_text=True)
+    assert "Elke afgeronde taak krijgt hier een regel" in html
+    assert "op het bord, door de chauffeur in de app of via de koppeling" in html
+    assert "Zonder gemelde hoeveelheid telt de geplande" in html
+
+
+def test_completing_a_task_on_the_board_makes_its_billing_line(
+    app, client, carrier, planner, driver
+):
+    task = create_task(
+        app, carrier, driver, status="gestart", naam="Mest laden Markelo", hoeveelheid=28,
+        eenheid="ton", gepland_op=datetime.now(AMS) - timedelta(hours=1),
+    )  # fmt: skip
+    login(client, planner)
+    token = csrf_from(client.get("/facturatie").get_data(as_text=True))
+
+    moved = client.post(
+        f"/taken/{task.id}/status", data={"status": "afgerond", "csrf_token": token}
+    )
+
+    assert moved.status_code == 303
+    html = client.get("/facturatie").get_data(as_text=True)
+    assert f'id="line-{task.id}"' in html
+    line = html[html.index(f'id="line-{task.id}"') :]
+    line = line[: line.index("</tr>")]
+    assert "Mest laden Markelo" in line and "28 ton" in line
+    assert "gepland" in line  # nobody reported the actual quantity
+    assert "Bij 1 regel staat de geplande hoeveelheid" in html
+    assert "Totaal, 1 regel" in html
+
+
+def test_a_task_reopened_after_its_export_is_shown_and_not_billed_again(
+    app, client, carrier, planner, driver
+):
+    task = create_task(
+        app, carrier, driver, status="gestart", naam="Voer leveren Goor",
+        gepland_op=datetime.now(AMS) - timedelta(hours=2),
+    )  # fmt: skip
+    login(client, planner)
+    token = csrf_from(client.get("/facturatie").get_data(as_text=True))
+    client.post(f"/taken/{task.id}/status", data={"status": "afgerond", "csrf_token": token})
+    export_and_download(client, "csv", query="")
+
+    client.post(f"/taken/{task.id}/status", data={"status": "gestart", "csrf_token": token})
+    reopened = client.get("/facturatie").get_data(as_text=True)
+    client.post(f"/taken/{task.id}/status", data={"status": "afgerond", "csrf_token": token})
+    completed_again = client.get("/facturatie").get_data(as_text=True)
+
+    for html in (reopened, completed_again):
+        assert "Heropend na export" in html and f'id="reopened-{task.id}"' in html
+        assert f'id="line-{task.id}"' not in html
+        assert "Geen regels om te factureren in deze periode." in html
+    assert "Gestart" in reopened[reopened.index(f'id="reopened-{task.id}"') :]
+    assert "opnieuw afgerond" in completed_again
 
 
 def test_no_lines_shows_an_empty_state(client, planner):
@@ -130,14 +209,39 @@ def test_no_lines_shows_an_empty_state(client, planner):
     assert "Nog geen exports." in html
 
 
-def test_exporting_downloads_the_lines_and_takes_them_off_the_list(
+def test_exporteer_asks_for_confirmation_and_marks_nothing_yet(
+    app, client, carrier, planner, driver
+):
+    march_lines(app, carrier, driver)
+    login(client, planner)
+    page = client.get(f"/facturatie?{MARCH}").get_data(as_text=True)
+    form_start = page.rindex("<form", 0, page.index('class="export-form"'))
+    assert page[form_start:].startswith('<form method="get" action="/facturatie/export"')
+    assert "Exporteer CSV…" in page
+
+    response = client.get(f"/facturatie/export?{MARCH}&chauffeur=&formaat=csv")
+
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200 and "Content-Disposition" not in response.headers
+    assert "3 regels exporteren als CSV?" in html
+    assert "Na het exporteren zijn deze 3 regels gemarkeerd als gefactureerd." in html
+    assert "Ja, exporteer en markeer als gefactureerd" in html
+    assert 'method="post" action="/facturatie/export"' in html
+    assert "<script>" not in html and "onclick" not in html
+    assert f'href="/facturatie?{MARCH.replace("&", "&amp;")}&amp;chauffeur="' in html
+    still = client.get(f"/facturatie?{MARCH}").get_data(as_text=True)
+    assert "Mest laden Enter" in still and "Nog geen exports." in still
+
+
+def test_confirming_marks_the_lines_billed_and_downloads_the_file(
     app, client, carrier, planner, driver
 ):
     march_lines(app, carrier, driver)
     login(client, planner)
 
-    response = post_export(client, "csv")
+    response, html = export_and_download(client, "csv")
 
+    assert "3 regels geëxporteerd en gemarkeerd als gefactureerd." in html
     assert response.status_code == 200
     assert response.headers["Content-Disposition"] == (
         "attachment; filename=facturatie-2025-03-01-2025-03-31.csv"
@@ -154,9 +258,27 @@ def test_exporting_downloads_the_lines_and_takes_them_off_the_list(
     html = client.get(f"/facturatie?{MARCH}").get_data(as_text=True)
     assert "Mest laden Enter" not in html
     assert "Geen regels om te factureren in deze periode." in html
+    assert "gemarkeerd als gefactureerd." not in html  # the notice shows once
+    assert 'http-equiv="refresh"' not in html  # a reload downloads nothing again
     exports = html[html.index("Eerdere exports") :]
     assert "1 mrt 2025 \u2013 31 mrt 2025" in exports and planner.email in exports
     assert re.search(r"<td class=\"num\">3</td>", exports)
+
+
+def test_confirming_with_nothing_left_says_so(app, client, carrier, planner, driver):
+    march_lines(app, carrier, driver)
+    login(client, planner)
+    page = client.get(f"/facturatie/export?{MARCH}&formaat=csv").get_data(as_text=True)
+    form = dict(re.findall(r'name="(van|tot|chauffeur|formaat)" value="([^"]*)"', page))
+    form["csrf_token"] = csrf_from(page)
+    assert client.post("/facturatie/export", data=form).status_code == 303
+
+    again = client.post("/facturatie/export", data=form)
+    asked = client.get(f"/facturatie/export?{MARCH}&formaat=csv")
+
+    for response in (again, asked):
+        assert response.status_code == 422
+        assert "Er is niets te exporteren in deze periode" in response.get_data(as_text=True)
 
 
 def test_an_earlier_export_downloads_again_in_either_format(app, client, carrier, planner, driver):
@@ -164,7 +286,7 @@ def test_an_earlier_export_downloads_again_in_either_format(app, client, carrier
 
     march_lines(app, carrier, driver)
     login(client, planner)
-    first = post_export(client, "xlsx")
+    first, _page = export_and_download(client, "xlsx")
     assert first.headers["Content-Disposition"].endswith("facturatie-2025-03-01-2025-03-31.xlsx")
     html = client.get(f"/facturatie?{MARCH}").get_data(as_text=True)
     links = re.findall(r'href="(/facturatie/exports/[0-9a-f-]+\.(?:csv|xlsx))"', html)
@@ -187,25 +309,6 @@ def test_an_earlier_export_downloads_again_in_either_format(app, client, carrier
         "attachment; filename=facturatie-2025-03-01-2025-03-31.csv"
     )
     assert again["csv"].data.decode("utf-8-sig").count("\r\n") == 4
-
-
-def test_a_second_export_of_the_same_period_finds_nothing(app, client, carrier, planner, driver):
-    march_lines(app, carrier, driver)
-    login(client, planner)
-    page = client.get(f"/facturatie?{MARCH}").get_data(as_text=True)
-    data = {
-        "csrf_token": csrf_from(page),
-        "van": "2025-03-01",
-        "tot": "2025-03-31",
-        "chauffeur": "",
-        "formaat": "csv",
-    }
-    assert client.post("/facturatie/export", data=data).status_code == 200
-
-    response = client.post("/facturatie/export", data=data)
-
-    assert response.status_code == 422
-    assert "Er is niets te exporteren in deze periode" in response.get_data(as_text=True)
 
 
 def test_another_carriers_export_is_404(app, client, carrier, driver):
