@@ -96,6 +96,10 @@ COLUMN_HELP = {
     "kenteken": _l(
         "Kenteken van het voertuig (streepjes en spaties tellen niet); ook als kolom voertuig"
     ),
+    "duur_min": _l(
+        "Verwachte duur in minuten (1 tot 1440); leeg: de gebruikelijke duur van de soort"
+    ),
+    "vdm_nummer": _l("VDM-nummer: 10 cijfers, de laaddatum als jjmmdd en een volgnummer"),
     "hoeveelheid": _l("Getal, met punt of komma"),
     "land": _l("Landcode van twee letters, zoals NL"),
     "min_fotos": _l("Geheel getal, 0 tot 100"),
@@ -569,7 +573,8 @@ EXAMPLE_ROWS = (
         "land": "NL",
         "hoeveelheid": "32,5",
         "eenheid": "ton",
-        "vdm_nummer": "VDM-2026-0412",
+        "vdm_nummer": "2611230412",
+        "duur_min": "90",
         "agr_verplicht": "ja",
         "require_photos": "ja",
         "min_fotos": "2",

@@ -14,6 +14,7 @@ from wtforms import (
     FloatField,
     HiddenField,
     IntegerField,
+    RadioField,
     SelectChoice,
     SelectField,
     StringField,
@@ -32,7 +33,7 @@ from wtforms.validators import (
 )
 from wtforms.widgets import TextInput
 
-from portal.tasks.models import STATUSES
+from portal.tasks.models import MAX_DURATION_MIN, STATUSES
 from portal.web import ACTIVITY_LABELS
 
 STATUS_LABELS = {
@@ -64,6 +65,7 @@ BLOCKER_LABELS = {
 }
 
 UNASSIGNED = "geen"  # the chauffeur filter's value for tasks without a driver
+VEHICLE_ALONG, VEHICLE_STAYS = "mee", "los"  # the move form's answers about the vehicle
 FIRST_DAY = date(2000, 1, 1)
 LAST_DAY = date(2099, 12, 31)
 VIEWS = ("dag", "status")
@@ -215,6 +217,18 @@ class TaskForm(FlaskForm):
     # Wanneer en wie
     gepland_datum = DateField(_l("Datum"), validators=[Optional(), _in_calendar])
     gepland_tijd = TimeField(_l("Tijd"), validators=[Optional()])
+    duur_min = WholeNumberField(
+        _l("Verwachte duur (minuten)"),
+        description=_l("Leeg: de gebruikelijke duur van deze soort."),
+        validators=[
+            Optional(),
+            NumberRange(
+                min=1,
+                max=MAX_DURATION_MIN,
+                message=_l("Tussen 1 en %(max)s minuten (een dag).", max=MAX_DURATION_MIN),
+            ),
+        ],
+    )
     chauffeur_id = SelectField(_l("Chauffeur"), validators=[Optional()])
     vehicle_id = SelectField(_l("Voertuig"), validators=[Optional()])
     # Eisen
@@ -247,7 +261,8 @@ class TaskForm(FlaskForm):
                      "opmerkingen", "vdm_nummer")),
         (_l("Waar"), ("adres", "postcode", "stad", "land", "contactpersoon", "telefoon",
                       "telefoon_mobiel", "locatie_lat", "locatie_lng")),
-        (_l("Wanneer en wie"), ("gepland_datum", "gepland_tijd", "chauffeur_id", "vehicle_id")),
+        (_l("Wanneer en wie"), ("gepland_datum", "gepland_tijd", "duur_min", "chauffeur_id",
+                                "vehicle_id")),
         (_l("Eisen"), ("require_photos", "min_fotos", "max_fotos", "photo_label",
                        "require_signature", "require_document_scan", "require_location",
                        "agr_verplicht", "required_desinfectie", "kooiaap",
@@ -260,7 +275,7 @@ class TaskForm(FlaskForm):
     )  # fmt: skip
     NUMBER_FIELDS = (
         "hoeveelheid", "locatie_lat", "locatie_lng", "min_fotos", "max_fotos",
-        "required_temperatuur",
+        "required_temperatuur", "duur_min",
     )  # fmt: skip
     FLAG_FIELDS = (
         "require_photos", "require_signature", "require_document_scan", "require_location",
@@ -322,6 +337,16 @@ class MoveForm(FlaskForm):
     chauffeur_id = SelectField(_l("Chauffeur"), validators=[Optional()])
     datum = DateField(_l("Datum"), validators=[Optional(), _in_calendar])
     tijd = TimeField(_l("Tijd"), validators=[Optional()])
+    # Whether the task's vehicle goes along to another driver (asked when it has one).
+    voertuig = RadioField(
+        _l("Gaat het voertuig mee naar de nieuwe chauffeur?"),
+        choices=[
+            SelectChoice(VEHICLE_ALONG, _l("Ja, het voertuig gaat mee")),
+            SelectChoice(VEHICLE_STAYS, _l("Nee, de taak verder zonder dit voertuig")),
+        ],
+        default=VEHICLE_ALONG,
+        validators=[Optional()],
+    )
     versie = IntegerField(
         widget=HiddenField.widget,
         validators=[InputRequired(_l("Ververs het bord en probeer het opnieuw."))],

@@ -109,10 +109,29 @@ def _load(token: str) -> dict:
 
 
 def _check(record: dict) -> tuple[ParsedFile, list[csv_import.RowResult]]:
+    parsed, results, _found = _check_with_directory(record)
+    return parsed, results
+
+
+def _check_with_directory(record: dict):
     carrier_id = current_user.transporteur_id
     parsed = ParsedFile.from_dict(record["parsed"])
     found = csv_import.directory(carrier_id=carrier_id)
-    return parsed, csv_import.check(parsed, found=found, zone=carrier_zone(carrier_id))
+    return parsed, csv_import.check(parsed, found=found, zone=carrier_zone(carrier_id)), found
+
+
+def _warnings(results: list[csv_import.RowResult], found: csv_import.Directory) -> dict:
+    """The planning warnings of the valid rows by row number (double bookings, VDM numbers,
+    rows identical to a task or to an earlier row), with the names and plates they need."""
+    good = [r for r in results if r.valid]
+    found_warnings = service.import_warnings(
+        carrier_id=current_user.transporteur_id,
+        rows=[(r.number, r.chauffeur_id, r.data) for r in good],
+    )
+    names = {d.id: d.naam for same in found.drivers_by_name.values() for d in same}
+    plates = {v.id: v.kenteken for v in found.vehicles_by_plate.values()}
+    by_row = {r.number: w for r, w in zip(good, found_warnings, strict=True) if w}
+    return {"warnings": by_row, "warning_names": names, "warning_plates": plates}
 
 
 # --- pages -----------------------------------------------------------------------------
@@ -197,9 +216,11 @@ def upload():
 @role_required("planner")
 def preview(token: str):
     record = _load(token)
-    parsed, results = _check(record)
+    parsed, results, found = _check_with_directory(record)
     only_errors = request.args.get("alleen") == "fouten"
     valid = sum(1 for r in results if r.valid)
+    # After the import its rows are tasks themselves: comparing them again says nothing.
+    warned = _warnings(results, found) if not record.get("imported") else _warnings([], found)
     return render_template(
         "tasks/import_preview.html",
         token=token,
@@ -212,6 +233,7 @@ def preview(token: str):
         invalid=len(results) - valid,
         zone=carrier_zone(current_user.transporteur_id).key,
         row_key=csv_import.ROW,
+        **warned,
     )
 
 

@@ -25,6 +25,7 @@ from portal.types import UTCDateTime, utcnow
 
 STATUSES = ("gepland", "ontvangen", "gestart", "afgerond", "geannuleerd")
 OPEN_STATUSES = ("gepland", "ontvangen", "gestart")
+MAX_DURATION_MIN = 24 * 60  # a task's expected duration (duur_min) is at most a day
 
 
 class Task(CarrierScoped, db.Model):
@@ -48,10 +49,17 @@ class Task(CarrierScoped, db.Model):
         CheckConstraint(
             "max_fotos IS NULL OR min_fotos IS NULL OR max_fotos >= min_fotos", name="max_fotos"
         ),
+        CheckConstraint(
+            f"duur_min IS NULL OR (duur_min > 0 AND duur_min <= {MAX_DURATION_MIN})",
+            name="duur_min",
+        ),
         # The driver's list: one driver, ordered by gepland_op.
         Index("ix_taken_chauffeur_gepland", "transporteur_id", "chauffeur_id", "gepland_op"),
         # The carrier's board.
         Index("ix_taken_gepland", "transporteur_id", "gepland_op"),
+        # The planning checks: a vehicle's tasks by time, and tasks by VDM number.
+        Index("ix_taken_voertuig_gepland", "transporteur_id", "vehicle_id", "gepland_op"),
+        Index("ix_taken_vdm", "transporteur_id", "vdm_nummer"),
     )
 
     chauffeur_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
@@ -72,6 +80,8 @@ class Task(CarrierScoped, db.Model):
     telefoon: Mapped[str | None] = mapped_column(String(40))
     telefoon_mobiel: Mapped[str | None] = mapped_column(String(40))
     gepland_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Expected duration in minutes; empty: the default of the activity type (conflicts.py).
+    duur_min: Mapped[int | None] = mapped_column(Integer)
     ontvangen_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
     gestart_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
     afgerond_op: Mapped[datetime | None] = mapped_column(UTCDateTime)

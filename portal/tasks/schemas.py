@@ -12,7 +12,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 from portal.questionnaires.schemas import ActivityQuestionnaireOut, QuestionnaireDefinition
 from portal.schemas import InModel, Timestamp, in_range
-from portal.tasks.models import STATUSES, Task
+from portal.tasks.models import MAX_DURATION_MIN, STATUSES, Task
 from portal.types import iso
 
 
@@ -50,6 +50,10 @@ class TaskOut(BaseModel):
     telefoon: str | None
     telefoon_mobiel: str | None
     gepland_op: Timestamp | None
+    duur_min: int | None = Field(
+        default=None,
+        description="expected duration in minutes; null: the default of the activity type",
+    )
     ontvangen_op: Timestamp | None
     gestart_op: Timestamp | None
     afgerond_op: Timestamp | None
@@ -116,6 +120,13 @@ class TaskCreate(InModel):
     telefoon: str | None = Field(default=None, max_length=40)
     telefoon_mobiel: str | None = Field(default=None, max_length=40)
     gepland_op: Timestamp | None = None
+    duur_min: int | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_DURATION_MIN,
+        description="expected duration in minutes (1 to 1440), for the planning checks; "
+        "omitted: the default of the activity type",
+    )
     require_photos: bool = False
     min_fotos: int | None = Field(default=None, ge=0, le=100)
     max_fotos: int | None = Field(default=None, ge=0, le=100)
@@ -284,7 +295,11 @@ class EvidenceOut(BaseModel):
 
 
 class Blocker(BaseModel):
+    """A demand not met yet: a stable code and its params, with an English message."""
+
     field: str
+    code: str
+    params: dict[str, Any] = {}
     message: str
 
 

@@ -18,6 +18,7 @@ from flask import (
     Blueprint,
     abort,
     flash,
+    get_template_attribute,
     make_response,
     redirect,
     render_template,
@@ -29,7 +30,8 @@ from flask_babel import gettext as _
 from flask_login import current_user
 from werkzeug.routing import BuildError
 
-from portal.accounts.permissions import object_route, role_required
+from portal import problems
+from portal.accounts.permissions import landing_url, object_route, role_required
 from portal.accounts.service import carrier_zone
 from portal.audit.service import Actor
 from portal.drivers import service as drivers_service
@@ -46,6 +48,8 @@ from portal.tasks.forms import (
     REOPEN_LABEL,
     STATUS_LABELS,
     UNASSIGNED,
+    VEHICLE_ALONG,
+    VEHICLE_STAYS,
     BoardFilterForm,
     MoveForm,
     TaskForm,
@@ -180,7 +184,10 @@ class Lane:
 
 @bp.route("/")
 def home():
-    return redirect(url_for("tasks.index"))
+    """The signed-in user's first section; the sign-in page (which lands them there) else."""
+    if current_user.is_authenticated:
+        return redirect(landing_url(current_user))
+    return redirect(url_for("accounts.login"))
 
 
 @bp.route("/taken")
@@ -236,11 +243,17 @@ def index():
     page = service.list_tasks(carrier_id=carrier_id, filters=filters, with_definitions=False)
     tasks = page.tasks
     total = page.total
+    warnings = service.planning_warnings(carrier_id=carrier_id, tasks=tasks)
 
     names = {d.id: d.naam for d in drivers}
     missing = {t.chauffeur_id for t in tasks if t.chauffeur_id and t.chauffeur_id not in names}
-    inactive = drivers_service.names_by_id(carrier_id=carrier_id, driver_ids=missing)
-    names.update(inactive)
+    # A warning may name an inactive driver's task that is not on this board: one lookup.
+    named = {w.params.get("chauffeur_id") for found in warnings.values() for w in found}
+    found = drivers_service.names_by_id(
+        carrier_id=carrier_id, driver_ids=missing | (named - names.keys() - {None})
+    )
+    inactive = {key: naam for key, naam in found.items() if key in missing}
+    names.update(found)
     plates = {v.id: v.kenteken for v in vehicles}
 
     lanes: list[Lane] = []
@@ -308,7 +321,7 @@ def index():
         "args": args,
         "filtered": filtered,
         "has_drivers": bool(drivers),
-        "card": card_context(board_url, show_date=view != "dag"),
+        "card": card_context(board_url, show_date=view != "dag", warnings=warnings),
         "links": links,
         "prev_day": day - timedelta(days=1),
         "next_day": day + timedelta(days=1),
@@ -322,11 +335,12 @@ def index():
     return response
 
 
-def card_context(back: str, *, show_date: bool) -> dict:
-    """What every card on a board needs besides its task."""
+def card_context(back: str, *, show_date: bool, warnings: dict | None = None) -> dict:
+    """What every card on a board needs besides its task; warnings by task id."""
     return {
         "back": back,
         "show_date": show_date,
+        "warnings": warnings or {},
         "status_labels": STATUS_LABELS,
         "move_labels": MOVE_LABELS,
         "reopen_label": REOPEN_LABEL,
@@ -373,7 +387,11 @@ def _card(task: Task, status: int = 200, *, notice: dict | None = None):
     """One card, re-rendered after a status change (htmx)."""
     back = _back()
     show_date = parse_qs(urlsplit(back).query).get("weergave") == ["status"]
-    names = drivers_service.names_by_id(carrier_id=_carrier_id(), driver_ids={task.chauffeur_id})
+    warnings = service.planning_warnings(carrier_id=_carrier_id(), tasks=[task])
+    others = {w.params.get("chauffeur_id") for w in warnings.get(task.id, [])}
+    names = drivers_service.names_by_id(
+        carrier_id=_carrier_id(), driver_ids={task.chauffeur_id, *others} - {None}
+    )
     plates = fleet.plates_by_id(carrier_id=_carrier_id(), vehicle_ids={task.vehicle_id})
     html = render_template(
         "tasks/_card_fragment.html",
@@ -381,7 +399,7 @@ def _card(task: Task, status: int = 200, *, notice: dict | None = None):
         names=names,
         plates=plates,
         notice=notice,
-        card=card_context(back, show_date=show_date),
+        card=card_context(back, show_date=show_date, warnings=warnings),
     )
     return make_response(html, status)
 
@@ -409,8 +427,11 @@ def change_status(task: Task):
         return _status_refused(task_id, naam, text, [], 409)
     except ValidationFailed as error:
         db.session.rollback()
+        # A blocker with a code says itself in the planner's language; the rest by its field.
         blockers = [
-            {"label": BLOCKER_LABELS.get(e["field"], e["field"]), "message": e["message"]}
+            {"label": None, "message": problems.say(e["code"], e.get("params"), e["message"])}
+            if e.get("code")
+            else {"label": BLOCKER_LABELS.get(e["field"], e["field"]), "message": e["message"]}
             for e in error.errors
         ]
         text = (
@@ -431,7 +452,8 @@ def _status_refused(task_id, naam, text: str, blockers: list[dict], status: int)
     if not is_fragment():
         flash(text, "error")
         for blocker in blockers:
-            flash(f"{blocker['label']}: {blocker['message']}", "error")
+            label = f"{blocker['label']}: " if blocker["label"] else ""
+            flash(f"{label}{blocker['message']}", "error")
         return redirect(_back(), code=303)
     task = _load(task_id)
     return _card(task, status, notice={"text": text, "blockers": blockers})
@@ -452,12 +474,24 @@ def move(task: Task):
         form.tijd.data = local.time() if local else None
         form.versie.data = task.versie
         form.terug.data = _back()
+        form.voertuig.data = VEHICLE_ALONG
+        # A card dropped on another driver's lane, with a vehicle: ask whether it goes along.
+        dropped = request.args.get("chauffeur_id")
+        choices = {value for value, *_rest in form.chauffeur_id.iter_choices()}
+        if dropped is not None and dropped in choices:
+            form.chauffeur_id.data = dropped
+            if task.vehicle_id and dropped != (str(task.chauffeur_id) if task.chauffeur_id else ""):
+                return _move_form(task, form, ask_vehicle=True)
         return _move_form(task, form)
 
     data: dict = {}
     if form.validate():
         if "chauffeur_id" in request.form:
             data["chauffeur_id"] = _parse_uuid(form.chauffeur_id.data)
+            # Without the answer "los", the vehicle goes along (as a drop always did).
+            changed = data["chauffeur_id"] != task.chauffeur_id
+            if changed and task.vehicle_id and form.voertuig.data == VEHICLE_STAYS:
+                data["vehicle_id"] = None
         if "datum" in request.form or "tijd" in request.form:
             local = _local(task.gepland_op)
             day = form.datum.data or (local.date() if local else None)
@@ -508,9 +542,21 @@ def move(task: Task):
     )
 
 
-def _move_form(task: Task, form: MoveForm, status: int = 200):
-    template = "tasks/_move.html" if is_fragment() else "tasks/move.html"
-    html = render_template(template, task=task, form=form, back=_back())
+def _move_form(task: Task, form: MoveForm, status: int = 200, *, ask_vehicle: bool = False):
+    """The move dialog (or page); ask_vehicle: the short question after a drop on another
+    driver's lane, whether the task's vehicle goes along."""
+    if ask_vehicle and is_fragment():
+        template = "tasks/_move_vehicle.html"
+    else:
+        template = "tasks/_move.html" if is_fragment() else "tasks/move.html"
+    plate = None
+    if task.vehicle_id:
+        plate = fleet.plates_by_id(carrier_id=_carrier_id(), vehicle_ids={task.vehicle_id}).get(
+            task.vehicle_id
+        )
+    to = _parse_uuid(form.chauffeur_id.data)
+    driver = drivers_service.names_by_id(carrier_id=_carrier_id(), driver_ids={to}).get(to)
+    html = render_template(template, task=task, form=form, back=_back(), plate=plate, driver=driver)
     return make_response(html, status)
 
 
@@ -601,6 +647,7 @@ def _task_form(task: Task | None) -> TaskForm:
 def _render_form(form: TaskForm, task: Task | None, status: int = 200, *, notice=None):
     template = "tasks/_form.html" if is_fragment() else "tasks/form.html"
     action = url_for("tasks.edit", task_id=task.id) if task else url_for("tasks.new")
+    locked = bool(task and task.status in CLOSED)
     html = render_template(
         template,
         form=form,
@@ -608,11 +655,81 @@ def _render_form(form: TaskForm, task: Task | None, status: int = 200, *, notice
         action=action,
         notice=notice,
         back=_safe_back(form.terug.data),
-        locked=bool(task and task.status in CLOSED),
+        locked=locked,
         status_labels=STATUS_LABELS,
         task_page_url=task_page_url,
+        check_url=_check_url(task),
+        **_warning_context([] if locked else _form_warnings(form, task)),
     )
     return make_response(html, status)
+
+
+def _check_url(task: Task | None) -> str:
+    return url_for("tasks.check", task_id=task.id) if task else url_for("tasks.check_new")
+
+
+def _form_warnings(form: TaskForm, task: Task | None) -> list:
+    """The planning warnings of what the form would save, as far as its fields read."""
+
+    def ok(name: str) -> bool:
+        return not form[name].errors
+
+    def text(name: str) -> str | None:
+        value = form[name].data
+        return value.strip() or None if ok(name) and isinstance(value, str) else None
+
+    data = {
+        "type": form.type.data if ok("type") and form.type.data else (task.type if task else ""),
+        "naam": text("naam") or (task.naam if task else ""),
+        "gepland_op": _gepland_op(form) if ok("gepland_datum") and ok("gepland_tijd") else None,
+        "duur_min": form.duur_min.data if ok("duur_min") else None,
+        "vehicle_id": _parse_uuid(form.vehicle_id.data) if ok("vehicle_id") else None,
+        "vdm_nummer": text("vdm_nummer"),
+        "land": text("land"),
+    }
+    chauffeur_id = _parse_uuid(form.chauffeur_id.data) if ok("chauffeur_id") else None
+    if data["gepland_op"] is None and not data["vdm_nummer"]:
+        return []  # nothing to check yet (a new, empty form): no query
+    return service.draft_warnings(
+        carrier_id=_carrier_id(), chauffeur_id=chauffeur_id, data=data, task=task
+    )
+
+
+def _warning_context(warnings: list) -> dict:
+    """The warnings with the driver names and plates their texts need."""
+    if not warnings:
+        return {"warnings": [], "warning_names": {}, "warning_plates": {}}
+    driver_ids = {w.params.get("chauffeur_id") for w in warnings} - {None}
+    vehicle_ids = {w.params.get("vehicle_id") for w in warnings} - {None}
+    return {
+        "warnings": warnings,
+        "warning_names": drivers_service.names_by_id(
+            carrier_id=_carrier_id(), driver_ids=driver_ids
+        ),
+        "warning_plates": fleet.plates_by_id(carrier_id=_carrier_id(), vehicle_ids=vehicle_ids),
+    }
+
+
+def _warnings_fragment(form: TaskForm, task: Task | None):
+    """The form's warnings region (htmx, while the planner edits)."""
+    form.validate()
+    html = render_template(
+        "tasks/_form_warnings.html", **_warning_context(_form_warnings(form, task))
+    )
+    return make_response(html)
+
+
+@bp.route("/taken/nieuw/controle", methods=["POST"])
+@role_required("planner")
+def check_new():
+    """The planning warnings of a new task's form as filled in so far; saves nothing."""
+    return _warnings_fragment(_task_form(None), None)
+
+
+@task_route("/taken/<uuid:task_id>/controle", methods=("POST",))
+def check(task: Task):
+    """The planning warnings of a task's form as changed so far; saves nothing."""
+    return _warnings_fragment(_task_form(task), task)
 
 
 def _apply_service_errors(form: TaskForm, error: ValidationFailed) -> list[str]:
@@ -643,6 +760,15 @@ def _after_save(task: Task) -> str:
 
 def _saved(task: Task, text: str):
     flash(text)
+    # Saved, and still worth a second look: the warnings come along to the board.
+    context = _warning_context(
+        service.planning_warnings(carrier_id=_carrier_id(), tasks=[task]).get(task.id, [])
+    )
+    wording = get_template_attribute("tasks/_warnings.html", "warning_text")
+    for warning in context["warnings"]:
+        # The macro answers Markup (autoescaped); the flash wants the plain sentence.
+        line = wording(warning, context["warning_names"], context["warning_plates"])
+        flash(_("Let op: %(warning)s", warning=line.striptags()), "warning")
     target = _after_save(task)
     if is_fragment():
         response = make_response("", 200)

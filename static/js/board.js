@@ -13,6 +13,7 @@
   var refreshSkipped = false;
   var savedScroll = null;
   var focusCard = null; // the card that had keyboard focus before a swap replaced it
+  var returnFocus = null; // the card moved with the keyboard dialog: focus it once redrawn
 
   function dialog() { return document.getElementById("task-dialog"); }
   function dialogOpen() { var d = dialog(); return !!(d && d.open); }
@@ -92,6 +93,14 @@
     var values = { versie: card.dataset.versie };
     if (zone.hasAttribute("data-drop-driver")) {
       if (zone.dataset.dropDriver === card.dataset.chauffeur) return; // its own lane
+      if (card.dataset.vehicle) {
+        // Does the vehicle go along? The server asks in the dialog, then moves the task.
+        htmx.ajax("GET", card.dataset.moveUrl + "?chauffeur_id=" +
+          encodeURIComponent(zone.dataset.dropDriver), {
+          source: card, target: "#dialog-body", swap: "innerHTML"
+        });
+        return;
+      }
       values.chauffeur_id = zone.dataset.dropDriver;
       var list = zone.querySelector(".cards");
       if (list && card.parentElement) list.appendChild(card.parentElement); // until the refresh
@@ -138,6 +147,12 @@
       }
     }
     var target = event.detail.target;
+    if (target && target.id === "board" && returnFocus) {
+      // The keyboard move is done and the board redrawn: back to the moved card.
+      var moved = document.querySelector("#" + CSS.escape(returnFocus) + " .card-title a");
+      returnFocus = null;
+      if (moved) { moved.focus(); focusCard = null; }
+    }
     if (target && target.id === "dialog-body") {
       var d = dialog();
       if (d && !d.open && target.childElementCount) d.showModal();
@@ -167,7 +182,14 @@
     if (paused()) { event.preventDefault(); refreshSkipped = true; }
   });
 
-  document.body.addEventListener("tasksChanged", closeDialog);
+  // A write from the dialog succeeded: close it; after a keyboard move, the focus goes back
+  // to the moved card once the board shows it in its new place.
+  document.body.addEventListener("tasksChanged", function () {
+    var d = dialog();
+    var moved = d && d.open ? d.querySelector("[data-focus-after]") : null;
+    if (moved) returnFocus = moved.getAttribute("data-focus-after");
+    closeDialog();
+  });
 
   document.addEventListener("click", function (event) {
     var node = event.target.closest ? event.target : null;

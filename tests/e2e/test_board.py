@@ -61,11 +61,11 @@ def board(live_server) -> Board:
     truck = create_vehicle(app, carrier, "BX-12-AB")
     # A realistic day for the screenshots.
     create_task(app, carrier, anna, naam="Mest laden Enter", stad="Enter", gepland_op=at("06:30"),
-                vehicle_id=truck.id, vdm_nummer="VDM-2024-0815", agr_verplicht=True,
+                vehicle_id=truck.id, vdm_nummer="2611240815", agr_verplicht=True,
                 require_photos=True, min_fotos=1, max_fotos=3)  # fmt: skip
     create_task(app, carrier, anna, naam="Mest lossen Markelo", type="mest_lossen",
                 stad="Markelo", gepland_op=at("09:00"), vehicle_id=truck.id,
-                vdm_nummer="VDM-2024-0815", require_location=True, status="gestart")  # fmt: skip
+                vdm_nummer="2611240815", require_location=True, status="gestart")  # fmt: skip
     create_task(app, carrier, bram, naam="Biggen naar Deurne", type="vee_transport",
                 stad="Deurne", gepland_op=at("05:45"), required_desinfectie=True,
                 require_signature=True, status="afgerond")  # fmt: skip
@@ -83,6 +83,9 @@ def sign_in(page: Page, board: Board) -> None:
     page.get_by_label("Wachtwoord").fill(PASSWORD)
     page.get_by_role("button", name="Aanmelden", exact=True).click()
     expect(page.get_by_role("heading", name="Taken", level=1)).to_be_visible()
+    # The heading shows before the deferred scripts have run; a key pressed then would
+    # follow a link as a plain page instead of opening htmx's dialog.
+    page.wait_for_load_state("load")
 
 
 def lane(page: Page, title: str):
@@ -203,6 +206,10 @@ def test_moving_a_card_with_the_keyboard(page, board, shot, console_errors):
     expect(page.locator("#board-message")).to_contain_text("Toetsenbord Borne")
     moved = lane(page, "Bram de Boer").locator("article.card", has_text="Toetsenbord Borne")
     expect(moved).to_contain_text("16:30")
+    # The keyboard user goes on where the task went: the focus is on the moved card.
+    expect(moved.locator(".card-title a")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(moved.get_by_role("button").first).to_be_focused()
     assert console_errors == []
 
 
@@ -334,3 +341,170 @@ def test_searching_narrows_the_board_and_the_refresh_keeps_the_filter(page, boar
         page.evaluate("htmx.trigger(document.body, 'tasksChanged')")
     expect(page.locator("#board article.card")).to_have_count(1)
     assert page.evaluate("window.__notReloaded") is True
+
+
+# --- planning warnings and moving with a vehicle (issue 10, point 3) ------------------------
+
+
+def test_a_double_booked_vehicle_warns_on_both_cards(page, board, shot, console_errors):
+    hanna = create_driver(board.app, board.carrier, "Hanna Kok")
+    ivo = create_driver(board.app, board.carrier, "Ivo Bakker")
+    truck = create_vehicle(board.app, board.carrier, "VZH-56-E")
+    create_task(board.app, board.carrier, hanna, naam="Vee Hengelo", type="vee_transport",
+                stad="Hengelo", gepland_op=at("10:00"), vehicle_id=truck.id)  # fmt: skip
+    create_task(board.app, board.carrier, ivo, naam="Vee Haaksbergen", type="vee_transport",
+                stad="Haaksbergen", gepland_op=at("11:00"), vehicle_id=truck.id,
+                vdm_nummer="VDM-12")  # fmt: skip
+    sign_in(page, board)
+    page.set_viewport_size({"width": 1366, "height": 900})
+
+    first, second = card(page, "Vee Hengelo"), card(page, "Vee Haaksbergen")
+    expect(first.locator(".warn-badge")).to_have_text("⚠ 1 waarschuwing")
+    expect(first).to_contain_text("Voertuig VZH-56-E dubbel geboekt: ook “Vee Haaksbergen” om")
+    expect(first).to_contain_text("bij Ivo Bakker")
+    expect(second.locator(".warn-badge")).to_have_text("⚠ 2 waarschuwingen")
+    expect(second).to_contain_text("VDM-nummer VDM-12 heeft niet de verwachte vorm")
+    title = first.locator(".warn-badge").get_attribute("title")
+    assert title.startswith("Voertuig VZH-56-E dubbel geboekt: ook “Vee Haaksbergen”")
+    lane(page, "Hanna Kok").scroll_into_view_if_needed()
+    shot(page, "board-30-warnings-nl")
+    page.set_viewport_size({"width": 420, "height": 900})
+    first.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "board-30b-warnings-nl-420.png"))
+    page.set_viewport_size({"width": 1366, "height": 900})
+
+    page.get_by_role("button", name="English").click()
+    try:
+        expect(first).to_contain_text("Vehicle VZH-56-E double-booked: also “Vee Haaksbergen”")
+        expect(second.locator(".warn-badge")).to_have_text("⚠ 2 warnings")
+        expect(second).to_contain_text("does not have the expected format: 10 digits")
+        lane(page, "Hanna Kok").scroll_into_view_if_needed()
+        shot(page, "board-31-warnings-en")
+    finally:
+        page.get_by_role("button", name="Nederlands").click()  # the planner's language again
+    expect(page.get_by_role("heading", name="Taken", level=1)).to_be_visible()
+    assert console_errors == []
+
+
+def test_dropping_a_card_with_a_vehicle_asks_whether_it_goes_along(
+    page, board, shot, console_errors
+):
+    trailer = create_vehicle(board.app, board.carrier, "OT-48-KX")
+    create_task(board.app, board.carrier, board.anna, naam="Tank Lochem", stad="Lochem",
+                gepland_op=at("20:00"), vehicle_id=trailer.id)  # fmt: skip
+    sign_in(page, board)
+
+    card(page, "Tank Lochem").drag_to(lane(page, "Bram de Boer"))
+
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_role("heading")).to_have_text("“Tank Lochem” naar Bram de Boer")
+    expect(dialog).to_contain_text("Gaat voertuig OT-48-KX mee naar Bram de Boer?")
+    expect(lane(page, "Anna Jansen").get_by_role("link", name="Tank Lochem")).to_have_count(1)
+    shot(page, "board-32-drop-asks-vehicle")
+    with page.expect_response(
+        lambda r: "/verplaats" in r.url and r.request.method == "POST"
+    ) as moved:
+        dialog.get_by_role("button", name="Nee, zonder voertuig").click()
+    assert moved.value.status == 200
+
+    expect(dialog).to_be_hidden()
+    # (by its title: another card's warning may name it)
+    target = (
+        lane(page, "Bram de Boer")
+        .locator("article.card")
+        .filter(has=page.get_by_role("link", name="Tank Lochem"))
+    )
+    expect(target).to_have_count(1)
+    expect(target).not_to_contain_text("OT-48-KX")
+    assert console_errors == []
+
+
+def test_the_keyboard_move_asks_about_the_vehicle_too(page, board, console_errors):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    cart = create_vehicle(board.app, board.carrier, "BX-34-CD")
+    create_task(board.app, board.carrier, board.anna, naam="Voer Rekken", type="voer_leveren",
+                gepland_op=at("18:30"), vehicle_id=cart.id)  # fmt: skip
+    sign_in(page, board)
+    move = card(page, "Voer Rekken").get_by_role("link", name="Verplaats")
+    move.focus()
+    page.keyboard.press("Enter")
+
+    dialog = page.get_by_role("dialog")
+    expect(dialog.get_by_role("group", name="Gaat voertuig BX-34-CD mee")).to_be_visible()
+    expect(dialog.get_by_label("Ja, het voertuig gaat mee")).to_be_checked()
+    page.screenshot(path=str(SHOTS / "board-21-move-dialog-vehicle.png"), caret="initial")
+    dialog.get_by_label("Chauffeur").select_option(label="Bram de Boer")
+    # Submitted with a click (no keyboard focus ring then): the focus still finds the card.
+    dialog.get_by_role("button", name="Verplaatsen").click()
+
+    expect(dialog).to_be_hidden()
+    moved = (
+        lane(page, "Bram de Boer")
+        .locator("article.card")
+        .filter(has=page.get_by_role("link", name="Voer Rekken"))
+    )
+    expect(moved).to_contain_text("BX-34-CD")
+    expect(moved.locator(".card-title a")).to_be_focused()
+    assert console_errors == []
+
+
+def test_the_task_form_warns_while_the_planner_fills_it_in(page, board, console_errors):
+    sign_in(page, board)
+    page.get_by_role("link", name="Nieuwe taak").click()
+    page.wait_for_load_state("load")  # htmx listens for the form's changes only from here
+    page.get_by_label("Naam").fill("Mest laden Rijssen")
+    page.get_by_label("Chauffeur").select_option(label="Anna Jansen")
+    warnings = page.locator("#task-warnings")
+    expect(warnings).to_be_empty()
+
+    # 06:45 falls within Anna's "Mest laden Enter" (06:30, an hour): the form says so at once.
+    with page.expect_response(lambda r: r.url.endswith("/taken/nieuw/controle")):
+        page.get_by_label("Tijd").fill("06:45")
+        page.get_by_label("Tijd").blur()
+    expect(warnings).to_contain_text("Chauffeur dubbel geboekt: ook “Mest laden Enter” om")
+    page.get_by_label("VDM-nummer").fill("12-34")
+    page.get_by_label("VDM-nummer").blur()
+    expect(warnings).to_contain_text("VDM-nummer 12-34 heeft niet de verwachte vorm")
+    expect(page.get_by_label("Naam")).to_have_value("Mest laden Rijssen")  # nothing lost
+    warnings.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "board-33-form-warnings.png"), caret="initial")
+
+    page.get_by_label("Tijd").fill("23:00")  # a free hour: only the VDM number is left
+    page.get_by_label("Tijd").blur()
+    expect(warnings).not_to_contain_text("dubbel geboekt")
+    expect(warnings).to_contain_text("VDM-nummer 12-34")
+    page.get_by_role("button", name="Taak aanmaken").click()  # a warning never blocks
+
+    expect(page.get_by_role("status").first).to_contain_text("is aangemaakt")
+    expect(page.locator(".flash-warning")).to_contain_text("Let op: VDM-nummer 12-34")
+    created = card(page, "Mest laden Rijssen")
+    expect(created.locator(".warn-badge")).to_be_visible()
+    assert console_errors == []
+
+
+def test_the_import_preview_warns_about_double_bookings_and_repeats(page, board, shot):
+    sign_in(page, board)
+    page.goto(f"{board.url}/taken/import")
+    day = today().isoformat()
+    rows = "\n".join([
+        "naam;type;gepland_op;chauffeur;kenteken;vdm_nummer;stad;agr_verplicht",
+        f"Mest laden Enter;mest_laden;{day} 06:30;Anna Jansen;BX-12-AB;2611240815;Enter;ja",
+        f"Mest Diepenheim;mest_laden;{day} 07:00;Bram de Boer;BX-12-AB;;Diepenheim;ja",
+        f"Voer Laren;voer_leveren;{day} 21:00;Gert Bos;;VDM 7;Laren;nee",
+        f"Voer Laren;voer_leveren;{day} 21:00;Gert Bos;;VDM 7;Laren;nee",
+    ])  # fmt: skip
+    page.get_by_label("CSV-bestand").set_input_files(
+        files=[{"name": "taken.csv", "mimeType": "text/csv", "buffer": rows.encode()}]
+    )
+    page.get_by_role("button", name="Bekijk voorbeeld").click()
+
+    expect(page.get_by_role("heading", name="Voorbeeld van de import")).to_be_visible()
+    table = page.locator("table.import-table")
+    expect(table).to_contain_text("Deze taak bestaat al: “Mest laden Enter”")
+    expect(table).to_contain_text("Voertuig BX-12-AB dubbel geboekt: ook “Mest laden Enter”")
+    expect(table).to_contain_text("Deze rij staat ook op regel 4 van het bestand.")
+    expect(table).to_contain_text("VDM-nummer VDM 7 heeft niet de verwachte vorm")
+    expect(page.get_by_role("button", name="4 taken importeren")).to_be_enabled()
+    page.set_viewport_size({"width": 1366, "height": 900})
+    shot(page, "board-34-import-warnings")

@@ -490,9 +490,10 @@ def test_completion_refused_lists_what_is_missing(app, signed_in, carrier, drive
     html = response.get_data(as_text=True)
     assert response.status_code == 422
     assert "kan nog niet worden afgerond" in html
-    # The API's messages, each under a readable field name.
-    assert "a signature is needed" in html and "Handtekening" in html
-    assert "the measured temperature is needed (required 4 °C)" in html
+    # Each demand in the planner's language (the API's English stays in the API).
+    assert "Handtekening ontbreekt" in html
+    assert "Gemeten temperatuur ontbreekt (vereist 4 °C)" in html
+    assert "a signature is needed" not in html
     assert load(app, carrier, task.id)["status"] == "gestart"
 
 
