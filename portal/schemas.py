@@ -47,6 +47,10 @@ class OutModel(BaseModel):
 class FieldError(BaseModel):
     field: str
     message: str
+    # A stable code (and, where the message has values, its params) for clients that word it.
+    code: str | None = None
+    reason: str | None = None
+    params: dict[str, Any] | None = None
 
 
 class Problem(BaseModel):

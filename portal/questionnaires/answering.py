@@ -144,7 +144,14 @@ def save(
     definition = orjson.loads(revision.definition)
     cleaned, problems = engine.validate_answers(definition, merged, final=submit)
     errors = [
-        {"field": p.path, "message": p.message, "question_id": p.question_id, "code": p.code}
+        {
+            "field": p.path,
+            "message": p.message,
+            "question_id": p.question_id,
+            "code": p.code,
+            "reason": p.reason,
+            "params": p.params,
+        }
         for p in problems
     ]
     errors += _file_problems(carrier_id, definition, cleaned)
@@ -210,6 +217,7 @@ def _task_session(
             AnswerSession.activity_questionnaire_id == revision_id,
         )
         .with_for_update()
+        .execution_options(populate_existing=True)
     )
 
 
@@ -335,7 +343,9 @@ def get_session(
     query = select(AnswerSession).where(
         AnswerSession.transporteur_id == carrier_id, AnswerSession.id == session_id
     )
-    session = db.session.scalar(query.with_for_update() if lock else query)
+    if lock:
+        query = query.with_for_update().execution_options(populate_existing=True)
+    session = db.session.scalar(query)
     if session is None:
         raise NotFound("answer session not found")
     return session
@@ -437,3 +447,26 @@ def submitted_for_task(
             .limit(1)
         )
     )
+
+
+def signed_in_answers(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> bool:
+    """Whether a signature question of the task's questionnaire holds a signature: what the
+    driver signed in the answers counts as the task's signature."""
+    sessions = db.session.execute(
+        select(AnswerSession.id, ActivityQuestionnaire.definition)
+        .join(
+            ActivityQuestionnaire,
+            (ActivityQuestionnaire.transporteur_id == AnswerSession.transporteur_id)
+            & (ActivityQuestionnaire.id == AnswerSession.activity_questionnaire_id),
+        )
+        .where(AnswerSession.transporteur_id == carrier_id, AnswerSession.taak_id == task_id)
+    ).all()
+    for session_id, definition in sessions:
+        asked = _file_questions(orjson.loads(definition).get("questions"))
+        signatures = [qid for qid, kind in asked.items() if kind == "signature"]
+        if not signatures:
+            continue
+        answers = _answers_of(carrier_id, session_id)
+        if any(orjson.loads(answers[qid]) for qid in signatures if qid in answers):
+            return True
+    return False

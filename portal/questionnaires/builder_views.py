@@ -38,6 +38,7 @@ from portal.accounts.permissions import object_route, role_required
 from portal.audit.service import Actor
 from portal.errors import Conflict, NotFound, ValidationFailed
 from portal.extensions import csrf, db
+from portal.problems import say as say_problem
 from portal.questionnaires import diff as differ
 from portal.questionnaires import editing, engine, service
 from portal.questionnaires.editing import EditError
@@ -51,6 +52,7 @@ from portal.questionnaires.wording import (
     activity_label,
     answer_problem_text,
     field_label,
+    format_number,
     input_text,
     problem_text,
     show_value,
@@ -133,6 +135,7 @@ def _labels() -> dict:
         "operator_labels": OPERATOR_LABELS,
         "field_label": field_label,
         "show_value": show_value,
+        "format_number": format_number,
         "input_text": input_text,
         "activity_label": activity_label,
         "when": _when,
@@ -506,7 +509,7 @@ def formula_outcome(formula: object, refs: dict) -> dict:
     try:
         used = sorted(engine.formula_references(formula))
     except engine.FormulaError as exc:
-        outcome["error"] = str(exc)
+        outcome["error"] = say_problem(exc.reason, exc.params, str(exc))
         return outcome
     outcome["uses"] = used
     outcome["unknown"] = [ref for ref in used if ref not in refs]

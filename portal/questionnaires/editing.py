@@ -505,12 +505,14 @@ def option_edit(question: dict, action: str, index: int) -> int | None:
     if not isinstance(options, list):
         options = question["options"] = []
     if action == "toevoegen":
+        # A new option starts empty (its field shows a placeholder), so what the author types
+        # is the option; an empty one already there is offered instead of a second.
+        for position, option in enumerate(options):
+            if option == "":
+                return position
         if len(options) >= engine.MAX_OPTIONS:
             raise EditError("too_many_options", limit=engine.MAX_OPTIONS)
-        number = len(options) + 1
-        while f"Optie {number}" in options:
-            number += 1
-        options.append(f"Optie {number}")
+        options.append("")
         return len(options) - 1
     if not 0 <= index < len(options):
         raise EditError("path")

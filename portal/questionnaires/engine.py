@@ -9,6 +9,10 @@ duplicate_option, min_gt_max, regex_invalid, unknown_reference, forward_referenc
 enclosing_reference, reference_type, operator_unknown, operator_type, value_type,
 not_an_option, out_of_range, pattern_mismatch, readonly_without_default, formula_syntax,
 formula_unknown_id, formula_type, formula_cycle, required, unknown_question.
+
+Each problem also names its reason, a finer stable key of MESSAGES, with the params its
+wording needs: the English message comes from MESSAGES, the portal words the same reason and
+params in the user's language (portal/problems.py).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import decimal
 import functools
 import math
 import re
+import string
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 
@@ -90,6 +95,162 @@ _UUID_RE = re.compile(
 )
 
 
+# Every problem's English wording by reason. Braced names are the problem's params; {x!r}
+# shows a value short (quoted when a string), {x!t} names a JSON type with its article.
+MESSAGES: dict[str, str] = {
+    # formulas
+    "formula_not_string": "a formula must be a string, not {type!t}",
+    "formula_too_long": "formula is longer than {limit} characters",
+    "formula_empty": "formula is empty",
+    "formula_unclosed_brace": "unclosed '{{' at position {position}",
+    "formula_single_equals": "unexpected character '=' at position {position} (use '==')",
+    "formula_bad_character": "unexpected character {char!r} at position {position}",
+    "formula_bad_braced_id": "invalid question id in braces at position {position}",
+    "formula_expected": "expected '{expected}' at position {position}, found {token!r}",
+    "formula_expected_end": "expected '{expected}' at position {position}, found end of formula",
+    "formula_too_deep": "formula is nested too deeply (more than {limit} levels)",
+    "formula_chained_comparison": "comparisons cannot be chained; combine them with 'and'",
+    "formula_unexpected": "unexpected {token!r} at position {position}",
+    "formula_unexpected_end": "unexpected end of formula at position {position}",
+    "formula_unknown_function": "unknown function {name!r} at position {position}",
+    "formula_arguments": "{name}() takes {min} argument(s), got {given}",
+    "formula_arguments_range": "{name}() takes {min} or {max} arguments, got {given}",
+    "formula_arguments_least": "{name}() takes {min} or more arguments, got {given}",
+    # values (answers, default values, compared values)
+    "not_a_number": "must be a number, not {type!t}",
+    "not_an_integer": "must be an integer, not {type!t}",
+    "not_whole": "must be a whole number",
+    "not_finite": "must be a finite number",
+    "number_too_large": "is too large (the limit is 2^53 - 1)",
+    "not_a_boolean": "must be true or false, not {type!t}",
+    "not_a_string": "must be a string, not {type!t}",
+    "text_too_long": "must be at most {limit} characters",
+    "not_an_option": "{value!r} is not one of the options",
+    "not_an_option_list": "must be a list of options",
+    "option_chosen_twice": "must not choose the same option twice",
+    "date_invalid": "must be a valid date as YYYY-MM-DD",
+    "time_invalid": "must be a valid time as HH:MM or HH:MM:SS",
+    "datetime_invalid": (
+        "must be a valid datetime as an ISO 8601 date and time (YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM])"
+    ),
+    "files_invalid": "must be a list of file ids (UUIDs)",
+    "file_listed_twice": "must not list the same file twice",
+    "too_many_files": "must hold at most {limit} file(s)",
+    "location_invalid": 'must be an object {{"lat": number, "lng": number}}',
+    "location_not_numbers": "lat and lng must be numbers",
+    "location_out_of_range": "lat must be within -90..90 and lng within -180..180",
+    "takes_no_answer": "this question takes no answer",
+    "below_min": "must be at least {min!r}",
+    "above_max": "must be at most {max!r}",
+    "too_few_chosen": "must be at least {min!r} options chosen",
+    "too_many_chosen": "must be at most {max!r} options chosen",
+    "too_short": "must be at least {min!r} characters",
+    "too_long": "must be at most {max!r} characters",
+    "pattern_mismatch": "does not match the required pattern",
+    "condition_value_not_null": "must be null for '{operator}'",
+    "condition_value_needed": "is needed for '{operator}' (use 'empty' to test for none)",
+    "condition_list_needed": "must be a non-empty list for '{operator}'",
+    "condition_too_many_values": "may hold at most {limit} values",
+    "condition_not_a_string": "must be a string",
+    # definitions
+    "definition_not_object": "a definition must be an object, not {type!t}",
+    "field_required": "{name} is required",
+    "field_empty": "{name} must not be empty",
+    "field_not_string": "{name} must be a string, not {type!t}",
+    "field_too_long": "{name} is longer than {limit} characters",
+    "field_not_boolean": "{name} must be true or false",
+    "field_not_integer": "{name} must be an integer",
+    "field_not_object": "{name} must be an object",
+    "field_not_list": "{name} must be a list",
+    "field_negative": "{name} must not be negative",
+    "field_below_one": "{name} must be at least 1",
+    "field_above_limit": "{name} may be at most {limit}",
+    "field_not_for_type": "{name} is only allowed for {types} questions, not {qtype}",
+    "id_invalid": "{name} may only hold letters, digits, '_', '.' and '-'",
+    "slug_invalid": "{name} must be a slug of a-z, 0-9, _ and -",
+    "unknown_field": "unknown field {name!r}",
+    "schema_version_unknown": "schema_version {version} is not supported (known: {known})",
+    "question_not_object": "a question must be an object, not {type!t}",
+    "type_unknown": "unknown type {qtype!r}",
+    "duplicate_id": "id {id!r} is already used at {first}",
+    "no_answer_flag": "a {qtype} takes no answer, so it cannot be {name}",
+    "group_needs_question": "a group needs at least one question",
+    "too_deep": "groups may be nested at most {limit} deep",
+    "too_many_questions": "at most {limit} questions in all",
+    "options_missing": "a {qtype} question needs options",
+    "options_empty": "options must not be empty",
+    "options_not_list": "options must be a list of strings",
+    "too_many_options": "at most {limit} options",
+    "option_not_string": "an option must be a string, not {type!t}",
+    "option_empty": "an option must not be empty",
+    "option_too_long": "an option is at most {limit} characters",
+    "duplicate_option": "option {option!r} appears twice",
+    "regex_not_string": "regex must be a string",
+    "regex_too_long": "regex is longer than {limit} characters",
+    "regex_invalid": "regex does not compile: {error}",
+    "min_gt_max": "{low} ({low_value!r}) is greater than {high} ({high_value!r})",
+    "operator_unknown": "unknown operator {operator!r} (known: {known})",
+    "formula_missing": "a calculated question needs a formula",
+    "readonly_without_default": "a required readonly question needs a default_value",
+    "default_not_allowed": "a {qtype} question has no default_value",
+    "unknown_reference": "no question has id {id!r}",
+    "self_reference": "a question cannot depend on itself",
+    "enclosing_reference": "a question cannot depend on the group that holds it",
+    "forward_reference": "visible_if may only refer to an earlier question; {id!r} is later",
+    "reference_type": "{id!r} is a {qtype} question and has no answer",
+    "operator_type": "operator '{operator}' does not fit a {qtype} question (use {fitting})",
+    "formula_unknown_id": "no question has id {id!r}",
+    "formula_type": (
+        "{id!r} is a {qtype} question; a formula may only use number, integer, calculated "
+        "and boolean questions"
+    ),
+    "formula_cycle": "formula depends on its own result through {names}",
+    # answers
+    "answers_not_object": "answers must be an object",
+    "required": "is required",
+    "not_calculated": "could not be calculated",
+    "unknown_question": "unknown question {id!r}",
+}
+_TYPE_NAMES = {
+    "null": "null", "boolean": "a boolean", "number": "a number", "string": "a string",
+    "list": "a list", "object": "an object",
+}  # fmt: skip
+
+
+class _Wording(string.Formatter):
+    def convert_field(self, value: object, conversion: str | None) -> object:
+        if conversion == "r":
+            return _show(value)
+        if conversion == "t":
+            return _TYPE_NAMES.get(str(value), f"a {value}")
+        return super().convert_field(value, conversion)
+
+
+_WORDING = _Wording()
+
+
+def english(reason: str, params: dict) -> str:
+    """A problem's English message from its reason and params."""
+    return _WORDING.format(MESSAGES[reason], **params)
+
+
+def _tidy(params: dict) -> dict:
+    """Params fit for JSON and for a message: scalars kept (long strings cut), the rest shown."""
+    tidy = {}
+    for name, value in params.items():
+        if isinstance(value, str):
+            tidy[name] = value if len(value) <= 200 else value[:197] + "..."
+        elif (
+            value is None
+            or isinstance(value, bool)
+            or (isinstance(value, (int, float)) and _number_error(value) is None)
+        ):
+            tidy[name] = value
+        else:
+            tidy[name] = _show(value)
+    return tidy
+
+
 @dataclass(frozen=True)
 class Problem:
     """One problem found in a definition or in answers, located for the builder and the API."""
@@ -98,30 +259,46 @@ class Problem:
     question_id: str | None
     message: str
     code: str
+    reason: str = ""
+    params: dict = field(default_factory=dict, compare=False, hash=False)
+
+
+def _problem(path: str, qid: str | None, code: str, reason: str, params: dict) -> Problem:
+    params = _tidy(params)
+    return Problem(path, qid, english(reason, params), code, reason, params)
 
 
 class FormulaError(ValueError):
     """A formula that does not parse, or is too long or too deeply nested."""
 
+    def __init__(self, reason: str, **params: object) -> None:
+        self.reason, self.params = reason, _tidy(params)
+        super().__init__(english(reason, self.params))
+
 
 # ---------------------------------------------------------------------------------------- helpers
 
 
-def _json_type(value: object) -> str:
-    """The JSON name of a value's type, for messages."""
+def _kind(value: object) -> str:
+    """The JSON name of a value's type, for messages (a param: {type!t})."""
     if value is None:
         return "null"
     if isinstance(value, bool):
-        return "a boolean"
+        return "boolean"
     if isinstance(value, (int, float)):
-        return "a number"
+        return "number"
     if isinstance(value, str):
-        return "a string"
+        return "string"
     if isinstance(value, list):
-        return "a list"
+        return "list"
     if isinstance(value, dict):
-        return "an object"
-    return f"a {type(value).__name__}"
+        return "object"
+    return type(value).__name__
+
+
+def _json_type(value: object) -> str:
+    """The JSON name of a value's type with its article, for messages."""
+    return _WORDING.convert_field(_kind(value), "t")
 
 
 def _show(value: object) -> str:
@@ -151,14 +328,24 @@ def _is_int(value: object) -> bool:
 
 def _number_error(value: object, *, integer: bool = False) -> str | None:
     """Why a value is not a usable JSON number (or integer), or None."""
+    issue = _number_issue(value, integer=integer)
+    return None if issue is None else english(issue[1], issue[2])
+
+
+def _number_issue(value: object, *, integer: bool = False) -> tuple | None:
+    """(code, reason, params) when a value is not a usable JSON number (or integer), or None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return f"must be {'an integer' if integer else 'a number'}, not {_json_type(value)}"
+        return (
+            "value_type",
+            "not_an_integer" if integer else "not_a_number",
+            {"type": _kind(value)},
+        )
     if integer and not isinstance(value, int):
-        return "must be a whole number"
+        return ("value_type", "not_whole", {})
     if isinstance(value, float) and not math.isfinite(value):
-        return "must be a finite number"
+        return ("value_type", "not_finite", {})
     if isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
-        return "is too large (the limit is 2^53 - 1)"
+        return ("value_type", "number_too_large", {})
     return None
 
 
@@ -250,9 +437,10 @@ def _tokenize(formula: str) -> list[tuple[str, object, int]]:
         match = _TOKEN_RE.match(formula, pos)
         if match is None:
             if formula[pos] == "{":
-                raise FormulaError(f"unclosed '{{' at position {pos}")
-            hint = " (use '==')" if formula[pos] == "=" else ""
-            raise FormulaError(f"unexpected character {formula[pos]!r} at position {pos}{hint}")
+                raise FormulaError("formula_unclosed_brace", position=pos)
+            if formula[pos] == "=":
+                raise FormulaError("formula_single_equals", position=pos)
+            raise FormulaError("formula_bad_character", char=formula[pos], position=pos)
         if match["num"] is not None:
             text = match["num"]
             tokens.append(("num", float(text) if "." in text else int(text), pos))
@@ -262,7 +450,7 @@ def _tokenize(formula: str) -> list[tuple[str, object, int]]:
         elif match["braced"] is not None:
             # Braces quote ids a bare name cannot spell, such as "weight-kg" or "2nd".
             if not _ID_RE.fullmatch(match["braced"]):
-                raise FormulaError(f"invalid question id in braces at position {pos}")
+                raise FormulaError("formula_bad_braced_id", position=pos)
             tokens.append(("id", match["braced"], pos))
         else:
             tokens.append(("op", match["op"], pos))
@@ -292,16 +480,14 @@ class _Parser:
     def expect(self, text: str) -> None:
         kind, value, pos = self.take()
         if kind != "op" or value != text:
-            raise FormulaError(
-                f"expected '{text}' at position {pos}, found {_describe(kind, value)}"
-            )
+            if kind == "end":
+                raise FormulaError("formula_expected_end", expected=text, position=pos)
+            raise FormulaError("formula_expected", expected=text, position=pos, token=value)
 
     def expression(self, min_precedence: int = 0) -> tuple:
         self.depth += 1
         if self.depth > MAX_FORMULA_DEPTH:
-            raise FormulaError(
-                f"formula is nested too deeply (more than {MAX_FORMULA_DEPTH} levels)"
-            )
+            raise FormulaError("formula_too_deep", limit=MAX_FORMULA_DEPTH)
         left = self.prefix()
         chain_precedence, items = None, []
         while True:
@@ -313,7 +499,7 @@ class _Parser:
             right = self.expression(precedence + 1)
             if precedence == chain_precedence:
                 if precedence == _COMPARISON:
-                    raise FormulaError("comparisons cannot be chained; combine them with 'and'")
+                    raise FormulaError("formula_chained_comparison")
                 items.append((value, right))
             else:
                 # The loop sees non-increasing precedence, so a new chain wraps the old one.
@@ -343,11 +529,11 @@ class _Parser:
             return self.call(value, pos)
         if kind in ("name", "id"):
             return ("id", value)
-        raise FormulaError(f"unexpected {_describe(kind, value)} at position {pos}")
+        raise _unexpected(kind, value, pos)
 
     def call(self, name: str, pos: int) -> tuple:
         if name not in _FUNCTIONS:
-            raise FormulaError(f"unknown function {name!r} at position {pos}")
+            raise FormulaError("formula_unknown_function", name=name, position=pos)
         self.expect("(")
         args = []
         if self.peek()[:2] != ("op", ")"):
@@ -358,20 +544,22 @@ class _Parser:
         self.expect(")")
         fewest, most = _FUNCTIONS[name]
         if len(args) < fewest or (most is not None and len(args) > most):
-            wanted = f"{fewest}" if fewest == most else f"{fewest} or more"
-            if name == "round":
-                wanted = "1 or 2"
-            raise FormulaError(f"{name}() takes {wanted} argument(s), got {len(args)}")
+            reason = (
+                "formula_arguments"
+                if fewest == most
+                else "formula_arguments_least"
+                if most is None
+                else "formula_arguments_range"
+            )
+            raise FormulaError(reason, name=name, min=fewest, max=most, given=len(args))
         return ("call", name, tuple(args))
 
 
-def _describe(kind: str, value: object) -> str:
-    """A token, for messages."""
+def _unexpected(kind: str, value: object, pos: int) -> FormulaError:
+    """The error for a token that cannot stand where it is."""
     if kind == "end":
-        return "end of formula"
-    if kind == "num":
-        return f"number {_show(value)}"
-    return repr(value)
+        return FormulaError("formula_unexpected_end", position=pos)
+    return FormulaError("formula_unexpected", token=value, position=pos)
 
 
 def _finish_chain(precedence: int | None, first: tuple, items: list) -> tuple:
@@ -392,18 +580,18 @@ def _parse_cached(formula: str) -> tuple:
     tree = parser.expression()
     kind, value, pos = parser.peek()
     if kind != "end":
-        raise FormulaError(f"unexpected {_describe(kind, value)} at position {pos}")
+        raise _unexpected(kind, value, pos)
     return tree
 
 
 def parse_formula(formula: str) -> object:
     """The syntax tree of a formula; raises FormulaError when it does not parse."""
     if not isinstance(formula, str):
-        raise FormulaError(f"a formula must be a string, not {_json_type(formula)}")
+        raise FormulaError("formula_not_string", type=_kind(formula))
     if len(formula) > MAX_FORMULA_LENGTH:
-        raise FormulaError(f"formula is longer than {MAX_FORMULA_LENGTH} characters")
+        raise FormulaError("formula_too_long", limit=MAX_FORMULA_LENGTH)
     if not formula.strip():
-        raise FormulaError("formula is empty")
+        raise FormulaError("formula_empty")
     return _parse_cached(formula)
 
 
@@ -551,7 +739,7 @@ def evaluate_formula(formula: str, values: dict) -> float | int | bool | None:
 
 
 def _check_value(question: dict, value: object, *, rules: bool = True) -> tuple[object, list]:
-    """(normalised value, [(code, message)]) for one answer to a question."""
+    """(normalised value, [(code, reason, params)]) for one answer to a question."""
     # With rules False only the shape counts (for visible_if values), not validation or max_files.
     qtype = question.get("type")
     rule = question.get("validation") if rules else None
@@ -562,72 +750,69 @@ def _check_value(question: dict, value: object, *, rules: bool = True) -> tuple[
     if qtype in _NUMERIC_TYPES or qtype == "calculated":
         if qtype == "calculated" and isinstance(value, bool):
             return value, []
-        error = _number_error(value, integer=qtype == "integer")
-        if error:
-            return None, [("value_type", error)]
-        return value, _range_problems(value, rule, "")
+        issue = _number_issue(value, integer=qtype == "integer")
+        if issue:
+            return None, [issue]
+        return value, _range_problems(value, rule, counted=False)
     if qtype == "boolean":
         if not isinstance(value, bool):
-            return None, [("value_type", f"must be true or false, not {_json_type(value)}")]
+            return None, [("value_type", "not_a_boolean", {"type": _kind(value)})]
         return value, []
     if qtype in _TEXT_TYPES or qtype == "select":
         if not isinstance(value, str):
-            return None, [("value_type", f"must be a string, not {_json_type(value)}")]
+            return None, [("value_type", "not_a_string", {"type": _kind(value)})]
         if len(value) > MAX_TEXT_LENGTH:
-            return None, [("too_large", f"must be at most {MAX_TEXT_LENGTH} characters")]
+            return None, [("too_large", "text_too_long", {"limit": MAX_TEXT_LENGTH})]
         if qtype == "select":
             if options is not None and value not in options:
-                return None, [("not_an_option", f"{_show(value)} is not one of the options")]
+                return None, [("not_an_option", "not_an_option", {"value": value})]
             return value, []
         return value, _text_problems(value, rule)
     if qtype == "multiselect":
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            return None, [("value_type", "must be a list of options")]
+            return None, [("value_type", "not_an_option_list", {})]
         if len(set(value)) != len(value):
-            return None, [("value_type", "must not choose the same option twice")]
+            return None, [("value_type", "option_chosen_twice", {})]
         unknown = [item for item in value if options is not None and item not in options]
         if unknown:
-            return None, [("not_an_option", f"{_show(unknown[0])} is not one of the options")]
-        return list(value), _range_problems(len(value), rule, " options chosen")
+            return None, [("not_an_option", "not_an_option", {"value": unknown[0]})]
+        return list(value), _range_problems(len(value), rule, counted=True)
     if qtype in _TEMPORAL_TYPES:
         if _temporal(qtype, value) is None:
-            shape = {"date": "YYYY-MM-DD", "time": "HH:MM or HH:MM:SS"}.get(
-                qtype, "an ISO 8601 date and time (YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM])"
-            )
-            return None, [("value_type", f"must be a valid {qtype} as {shape}")]
+            return None, [("value_type", f"{qtype}_invalid", {})]
         return value, []
     if qtype in _FILE_TYPES:
         if not isinstance(value, list) or not all(
             isinstance(item, str) and _UUID_RE.fullmatch(item) for item in value
         ):
-            return None, [("value_type", "must be a list of file ids (UUIDs)")]
+            return None, [("value_type", "files_invalid", {})]
         files = [item.lower() for item in value]
         if len(set(files)) != len(files):
-            return None, [("value_type", "must not list the same file twice")]
+            return None, [("value_type", "file_listed_twice", {})]
         limit = question.get("max_files") if rules else None
         limit = min(limit, MAX_FILES) if _is_int(limit) else MAX_FILES
         if rules and len(files) > limit:
-            return None, [("out_of_range", f"must hold at most {limit} file(s)")]
+            return None, [("out_of_range", "too_many_files", {"limit": limit})]
         return files, []
     if qtype == "location":
         if not isinstance(value, dict) or set(value) != {"lat", "lng"}:
-            return None, [("value_type", 'must be an object {"lat": number, "lng": number}')]
+            return None, [("value_type", "location_invalid", {})]
         lat, lng = value["lat"], value["lng"]
         if _number_error(lat) or _number_error(lng):
-            return None, [("value_type", "lat and lng must be numbers")]
+            return None, [("value_type", "location_not_numbers", {})]
         if not (-90 <= lat <= 90 and -180 <= lng <= 180):
-            return None, [("out_of_range", "lat must be within -90..90 and lng within -180..180")]
+            return None, [("out_of_range", "location_out_of_range", {})]
         return {"lat": lat, "lng": lng}, []
-    return None, [("value_type", "this question takes no answer")]
+    return None, [("value_type", "takes_no_answer", {})]
 
 
-def _range_problems(amount: float | int, rule: dict, what: str) -> list:
-    """min/max problems for a number (or a multiselect's count)."""
+def _range_problems(amount: float | int, rule: dict, *, counted: bool) -> list:
+    """min/max problems for a number (or, counted, a multiselect's number of choices)."""
     low, high = rule.get("min"), rule.get("max")
     if _number_error(low) is None and amount < low:
-        return [("out_of_range", f"must be at least {_show(low)}{what}")]
+        return [("out_of_range", "too_few_chosen" if counted else "below_min", {"min": low})]
     if _number_error(high) is None and amount > high:
-        return [("out_of_range", f"must be at most {_show(high)}{what}")]
+        return [("out_of_range", "too_many_chosen" if counted else "above_max", {"max": high})]
     return []
 
 
@@ -636,35 +821,37 @@ def _text_problems(text: str, rule: dict) -> list:
     problems = []
     low, high, pattern = rule.get("minlength"), rule.get("maxlength"), rule.get("regex")
     if _is_int(low) and len(text) < low:
-        problems.append(("out_of_range", f"must be at least {_show(low)} characters"))
+        problems.append(("out_of_range", "too_short", {"min": low}))
     if _is_int(high) and len(text) > high:
-        problems.append(("out_of_range", f"must be at most {_show(high)} characters"))
+        problems.append(("out_of_range", "too_long", {"max": high}))
     if isinstance(pattern, str) and not _regex_fullmatch(pattern, text):
-        problems.append(("pattern_mismatch", "does not match the required pattern"))
+        problems.append(("pattern_mismatch", "pattern_mismatch", {}))
     return problems
 
 
 def _condition_value(ref: dict, operator: str, value: object) -> tuple[object, tuple | None]:
-    """(fresh normalised value, None) when a visible_if value fits, else (None, (code, message))."""
+    """(fresh normalised value, None) when a visible_if value fits, else (None, issue)."""
     rtype = ref.get("type")
+    said = {"operator": operator}
     if operator in ("empty", "not_empty"):
-        return None, None if value is None else ("value_type", f"must be null for '{operator}'")
+        return None, None if value is None else ("value_type", "condition_value_not_null", said)
     if value is None:
-        return None, ("value_type", f"is needed for '{operator}' (use 'empty' to test for none)")
+        return None, ("value_type", "condition_value_needed", said)
     if operator in ("in", "not_in"):
         if not isinstance(value, list) or not value:
-            return None, ("value_type", f"must be a non-empty list for '{operator}'")
+            return None, ("value_type", "condition_list_needed", said)
         if len(value) > MAX_CONDITION_VALUES:
-            return None, ("too_large", f"may hold at most {MAX_CONDITION_VALUES} values")
+            limit = {"limit": MAX_CONDITION_VALUES}
+            return None, ("too_large", "condition_too_many_values", limit)
         items = [_compared(ref, item, scalar=True) for item in value]
         return [item for item, _ in items], next((p for _, p in items if p), None)
     if operator == "contains" and rtype != "multiselect":
-        return (
-            (value, None) if isinstance(value, str) else (None, ("value_type", "must be a string"))
-        )
+        if isinstance(value, str):
+            return value, None
+        return None, ("value_type", "condition_not_a_string", {})
     if operator in ("gt", "gte", "lt", "lte") and rtype == "calculated":
-        error = _number_error(value)
-        return (None, ("value_type", error)) if error else (value, None)
+        issue = _number_issue(value)
+        return (None, issue) if issue else (value, None)
     return _compared(ref, value, scalar=operator == "contains")
 
 
@@ -802,26 +989,35 @@ class _DefinitionChecker:
         self.first_by_id: dict[str, int] = {}
         self.seen = 0
 
-    def flag(self, at: _Entry, key: str, code: str, message: str) -> None:
+    def flag(self, at: _Entry, key: str, code: str, reason: str, /, **params: object) -> None:
         path = _join(at.path, key) if key else at.path
-        self.problems.append(Problem(path, at.qid, message, code))
+        self.problems.append(_problem(path, at.qid, code, reason, params))
+
+    def flag_value(self, at: _Entry, key: str, issue: tuple, lead: str) -> None:
+        """Flag a value's (code, reason, params), its English message led by the field's name."""
+        code, reason, params = issue
+        problem = _problem(_join(at.path, key), at.qid, code, reason, params)
+        message = f"{lead} {problem.message}"
+        self.problems.append(Problem(problem.path, at.qid, message, code, reason, problem.params))
 
     def run(self, doc: object) -> dict | None:
         top = _Entry(-1, "", None, doc if isinstance(doc, dict) else {})
         if not isinstance(doc, dict):
-            self.flag(
-                top, "", "field_type", f"a definition must be an object, not {_json_type(doc)}"
-            )
+            self.flag(top, "", "field_type", "definition_not_object", type=_kind(doc))
             return None
         self.unknown_keys(top, "", doc, _TOP_FIELDS)
         version = doc.get("schema_version")
         if version is None:
-            self.flag(top, "schema_version", "required_field", "schema_version is required")
+            self.flag(
+                top, "schema_version", "required_field", "field_required", name="schema_version"
+            )
         elif not _is_int(version) or version not in SCHEMA_VERSIONS:
             known = ", ".join(map(str, sorted(SCHEMA_VERSIONS)))
-            message = f"schema_version {_show(version)} is not supported (known: {known})"
-            self.flag(top, "schema_version", "schema_version", message)
-        slug = "must be a slug of a-z, 0-9, _ and -"
+            self.flag(
+                top, "schema_version", "schema_version", "schema_version_unknown",
+                version=_show(version), known=known,
+            )  # fmt: skip
+        slug = "slug_invalid"
         canonical = {
             "schema_version": version,
             "questionnaire_id": self.string(top, "questionnaire_id", MAX_ID_LENGTH),
@@ -836,25 +1032,26 @@ class _DefinitionChecker:
     def unknown_keys(self, at: _Entry, prefix: str, obj: dict, allowed: tuple) -> None:
         for key in obj:
             if key not in allowed:
-                self.flag(at, _join(prefix, key), "unknown_field", f"unknown field {_show(key)}")
+                name = key if isinstance(key, str) else _show(key)
+                self.flag(at, _join(prefix, key), "unknown_field", "unknown_field", name=name)
 
     def string(
         self, at: _Entry, key: str, max_length: int, pattern: re.Pattern | None = None,
-        hint: str = "", *, required: bool = True, obj: dict | None = None,
+        hint: str = "id_invalid", *, required: bool = True, obj: dict | None = None,
     ) -> str | None:  # fmt: skip
         name = key.rsplit(".", 1)[-1]
         value = (at.raw if obj is None else obj).get(name)
         if value is None:
             if required:
-                self.flag(at, key, "required_field", f"{name} is required")
+                self.flag(at, key, "required_field", "field_required", name=name)
         elif not isinstance(value, str):
-            self.flag(at, key, "field_type", f"{name} must be a string, not {_json_type(value)}")
+            self.flag(at, key, "field_type", "field_not_string", name=name, type=_kind(value))
         elif required and not value.strip():
-            self.flag(at, key, "required_field", f"{name} must not be empty")
+            self.flag(at, key, "required_field", "field_empty", name=name)
         elif len(value) > max_length:
-            self.flag(at, key, "too_large", f"{name} is longer than {max_length} characters")
+            self.flag(at, key, "too_large", "field_too_long", name=name, limit=max_length)
         elif pattern is not None and not pattern.fullmatch(value):
-            self.flag(at, key, "invalid_value", f"{name} {hint}")
+            self.flag(at, key, "invalid_value", hint, name=name)
         else:
             return value
         return None
@@ -863,28 +1060,31 @@ class _DefinitionChecker:
         value = at.raw.get(key)
         if value is None or isinstance(value, bool):
             return bool(value)
-        self.flag(at, key, "field_type", f"{key} must be true or false")
+        self.flag(at, key, "field_type", "field_not_boolean", name=key)
         return False
 
     def only_for(self, at: _Entry, key: str, types: tuple, names: str) -> bool:
         """Flag a field set on a question type it does not apply to; True when flagged."""
         if at.raw.get(key) is None or at.qtype is None or at.qtype in types:
             return False
-        message = f"{key} is only allowed for {names} questions, not {at.qtype}"
-        self.flag(at, key, "field_not_allowed", message)
+        self.flag(
+            at, key, "field_not_allowed", "field_not_for_type", name=key, types=names,
+            qtype=at.qtype,
+        )  # fmt: skip
         return True
 
     def question_list(self, at: _Entry) -> list | None:
         """The questions of the definition (at.index -1) or of a group."""
         value, in_group = at.raw.get("questions"), at.index >= 0
         if value is None or (in_group and isinstance(value, list) and not value):
-            why = "a group needs at least one question" if in_group else "questions is required"
-            self.flag(at, "questions", "required_field", why)
+            if in_group:
+                self.flag(at, "questions", "required_field", "group_needs_question")
+            else:
+                self.flag(at, "questions", "required_field", "field_required", name="questions")
         elif not isinstance(value, list):
-            self.flag(at, "questions", "field_type", "questions must be a list")
+            self.flag(at, "questions", "field_type", "field_not_list", name="questions")
         elif len(at.ancestors) >= MAX_GROUP_DEPTH:
-            message = f"groups may be nested at most {MAX_GROUP_DEPTH} deep"
-            self.flag(at, "questions", "too_large", message)
+            self.flag(at, "questions", "too_large", "too_deep", limit=MAX_GROUP_DEPTH)
         else:
             ancestors = (*at.ancestors, at.index) if in_group else ()
             result = []
@@ -892,8 +1092,8 @@ class _DefinitionChecker:
                 if self.seen >= MAX_QUESTIONS:
                     # Stop: the rest is not examined, which also bounds the work on huge input.
                     if self.seen == MAX_QUESTIONS:
-                        message = f"at most {MAX_QUESTIONS} questions in all"
-                        self.flag(at, "questions", "too_large", message)
+                        limit = MAX_QUESTIONS
+                        self.flag(at, "questions", "too_large", "too_many_questions", limit=limit)
                     self.seen += 1
                     break
                 self.seen += 1
@@ -906,8 +1106,8 @@ class _DefinitionChecker:
 
     def question(self, raw: object, path: str, parent: int | None, ancestors: tuple) -> dict | None:
         if not isinstance(raw, dict):
-            message = f"a question must be an object, not {_json_type(raw)}"
-            self.flag(_Entry(-1, path, None, {}), "", "field_type", message)
+            at = _Entry(-1, path, None, {})
+            self.flag(at, "", "field_type", "question_not_object", type=_kind(raw))
             return None
         qid = raw["id"][:MAX_ID_LENGTH] if isinstance(raw.get("id"), str) else None
         entry = _Entry(len(self.entries), path, qid, raw, parent, ancestors)
@@ -915,15 +1115,16 @@ class _DefinitionChecker:
         self.unknown_keys(entry, "", raw, QUESTION_FIELDS)
         qtype = raw.get("type")
         if qtype is None:
-            self.flag(entry, "type", "required_field", "type is required")
+            self.flag(entry, "type", "required_field", "field_required", name="type")
         elif not isinstance(qtype, str):
-            self.flag(entry, "type", "field_type", "type must be a string")
+            self.flag(
+                entry, "type", "field_type", "field_not_string", name="type", type=_kind(qtype)
+            )
         elif qtype not in QUESTION_TYPES:
-            self.flag(entry, "type", "type_unknown", f"unknown type {_show(qtype)}")
+            self.flag(entry, "type", "type_unknown", "type_unknown", qtype=qtype)
         entry.qtype = qtype if isinstance(qtype, str) and qtype in QUESTION_TYPES else None
         canonical = entry.canonical
-        hint = "may only hold letters, digits, '_', '.' and '-'"
-        canonical["id"] = self.string(entry, "id", MAX_ID_LENGTH, _ID_RE, hint)
+        canonical["id"] = self.string(entry, "id", MAX_ID_LENGTH, _ID_RE)
         canonical["type"] = entry.qtype
         canonical["label"] = self.string(entry, "label", MAX_LABEL_LENGTH)
         canonical["required"] = self.boolean(entry, "required")
@@ -931,14 +1132,15 @@ class _DefinitionChecker:
         canonical["unit"] = self.string(entry, "unit", MAX_UNIT_LENGTH, required=False)
         if canonical["id"] in self.first_by_id:
             first = self.entries[self.first_by_id[canonical["id"]]].path
-            message = f"id {_show(qid)} is already used at {first}"
-            self.flag(entry, "id", "duplicate_id", message)
+            self.flag(entry, "id", "duplicate_id", "duplicate_id", id=qid, first=first)
         elif canonical["id"] is not None:
             self.first_by_id[canonical["id"]] = entry.index
         for flag in ("required", "readonly"):
             if canonical[flag] and entry.qtype in _NO_ANSWER_TYPES:
-                message = f"a {entry.qtype} takes no answer, so it cannot be {flag}"
-                self.flag(entry, flag, "field_not_allowed", message)
+                qtype = entry.qtype
+                self.flag(
+                    entry, flag, "field_not_allowed", "no_answer_flag", qtype=qtype, name=flag
+                )
         canonical["max_files"] = self.max_files(entry)
         canonical["options"] = self.options(entry)
         canonical["validation"] = self.validation(entry)
@@ -956,11 +1158,14 @@ class _DefinitionChecker:
         if value is None or self.only_for(entry, "max_files", _FILE_TYPES, ", ".join(_FILE_TYPES)):
             return None
         if not _is_int(value):
-            self.flag(entry, "max_files", "field_type", "max_files must be an integer")
+            self.flag(entry, "max_files", "field_type", "field_not_integer", name="max_files")
         elif value < 1:
-            self.flag(entry, "max_files", "invalid_value", "max_files must be at least 1")
+            self.flag(entry, "max_files", "invalid_value", "field_below_one", name="max_files")
         elif value > MAX_FILES:
-            self.flag(entry, "max_files", "too_large", f"max_files may be at most {MAX_FILES}")
+            limit = MAX_FILES
+            self.flag(
+                entry, "max_files", "too_large", "field_above_limit", name="max_files", limit=limit
+            )
         else:
             return value
         return None
@@ -968,32 +1173,29 @@ class _DefinitionChecker:
     def options(self, entry: _Entry) -> list | None:
         value = entry.raw.get("options")
         if value is None and entry.qtype in _CHOICE_TYPES:
-            message = f"a {entry.qtype} question needs options"
-            self.flag(entry, "options", "options_missing", message)
+            self.flag(entry, "options", "options_missing", "options_missing", qtype=entry.qtype)
         if value is None or self.only_for(entry, "options", _CHOICE_TYPES, "select, multiselect"):
             return None
         if not isinstance(value, list):
-            self.flag(entry, "options", "field_type", "options must be a list of strings")
+            self.flag(entry, "options", "field_type", "options_not_list")
             return None
         if not value:
-            self.flag(entry, "options", "options_missing", "options must not be empty")
+            self.flag(entry, "options", "options_missing", "options_empty")
         if len(value) > MAX_OPTIONS:
-            self.flag(entry, "options", "too_large", f"at most {MAX_OPTIONS} options")
+            self.flag(entry, "options", "too_large", "too_many_options", limit=MAX_OPTIONS)
             return None
         seen: set[str] = set()
         for position, option in enumerate(value):
             at = f"options[{position}]"
             if not isinstance(option, str):
-                message = f"an option must be a string, not {_json_type(option)}"
-                self.flag(entry, at, "field_type", message)
+                self.flag(entry, at, "field_type", "option_not_string", type=_kind(option))
                 continue
             if not option.strip():
-                self.flag(entry, at, "invalid_value", "an option must not be empty")
+                self.flag(entry, at, "invalid_value", "option_empty")
             elif len(option) > MAX_OPTION_LENGTH:
-                message = f"an option is at most {MAX_OPTION_LENGTH} characters"
-                self.flag(entry, at, "too_large", message)
+                self.flag(entry, at, "too_large", "option_too_long", limit=MAX_OPTION_LENGTH)
             elif option in seen:
-                self.flag(entry, at, "duplicate_option", f"option {_show(option)} appears twice")
+                self.flag(entry, at, "duplicate_option", "duplicate_option", option=option)
             seen.add(option)
         return [option for option in value if isinstance(option, str)]
 
@@ -1002,7 +1204,7 @@ class _DefinitionChecker:
         if value is None:
             return None
         if not isinstance(value, dict):
-            self.flag(entry, "validation", "field_type", "validation must be an object")
+            self.flag(entry, "validation", "field_type", "field_not_object", name="validation")
             return None
         self.unknown_keys(entry, "validation", value, _VALIDATION_FIELDS)
         rule = dict.fromkeys(_VALIDATION_FIELDS)
@@ -1010,31 +1212,34 @@ class _DefinitionChecker:
             item, at = value.get(key), f"validation.{key}"
             counts = key in ("minlength", "maxlength") or qtype == "multiselect"
             fits = _RANGE_TYPES if key in ("min", "max") else _TEXT_TYPES
-            error = None if key == "regex" else _number_error(item, integer=counts)
+            issue = None if key == "regex" else _number_issue(item, integer=counts)
             if item is None:
                 continue
-            if error:
-                code = "too_large" if "too large" in error else "field_type"
-                self.flag(entry, at, code, f"{key} {error}")
+            if issue:
+                code = "too_large" if issue[1] == "number_too_large" else "field_type"
+                self.flag_value(entry, at, (code, *issue[1:]), key)
             elif key == "regex" and not isinstance(item, str):
-                self.flag(entry, at, "field_type", "regex must be a string")
+                self.flag(entry, at, "field_type", "regex_not_string")
             elif qtype is not None and qtype not in fits:
-                message = f"{key} is only allowed for {', '.join(fits)} questions, not {qtype}"
-                self.flag(entry, at, "field_not_allowed", message)
+                self.flag(
+                    entry, at, "field_not_allowed", "field_not_for_type", name=key,
+                    types=", ".join(fits), qtype=qtype,
+                )  # fmt: skip
             elif key != "regex" and counts and item < 0:
-                self.flag(entry, at, "invalid_value", f"{key} must not be negative")
+                self.flag(entry, at, "invalid_value", "field_negative", name=key)
             elif key == "regex" and len(item) > MAX_REGEX_LENGTH:
-                message = f"regex is longer than {MAX_REGEX_LENGTH} characters"
-                self.flag(entry, at, "too_large", message)
+                self.flag(entry, at, "too_large", "regex_too_long", limit=MAX_REGEX_LENGTH)
             elif key == "regex" and _compile_regex(item)[0] is None:
-                message = f"regex does not compile: {_compile_regex(item)[1]}"
-                self.flag(entry, at, "regex_invalid", message)
+                error = _compile_regex(item)[1]
+                self.flag(entry, at, "regex_invalid", "regex_invalid", error=error)
             else:
                 rule[key] = item
         for low, high in (("min", "max"), ("minlength", "maxlength")):
             if rule[low] is not None and rule[high] is not None and rule[low] > rule[high]:
-                message = f"{low} ({_show(rule[low])}) is greater than {high} ({_show(rule[high])})"
-                self.flag(entry, f"validation.{low}", "min_gt_max", message)
+                self.flag(
+                    entry, f"validation.{low}", "min_gt_max", "min_gt_max", low=low,
+                    low_value=rule[low], high=high, high_value=rule[high],
+                )  # fmt: skip
         # An all-null rule means no rule: one canonical spelling keeps check_definition idempotent.
         return rule if any(item is not None for item in rule.values()) else None
 
@@ -1043,15 +1248,19 @@ class _DefinitionChecker:
         if value is None:
             return None
         if not isinstance(value, dict):
-            self.flag(entry, "visible_if", "field_type", "visible_if must be an object")
+            self.flag(entry, "visible_if", "field_type", "field_not_object", name="visible_if")
             return None
         self.unknown_keys(entry, "visible_if", value, _CONDITION_FIELDS)
         operator = value.get("operator")
         if operator is None:
-            self.flag(entry, "visible_if.operator", "required_field", "operator is required")
+            at = "visible_if.operator"
+            self.flag(entry, at, "required_field", "field_required", name="operator")
         elif not isinstance(operator, str) or operator not in OPERATORS:
-            message = f"unknown operator {_show(operator)} (known: {', '.join(OPERATORS)})"
-            self.flag(entry, "visible_if.operator", "operator_unknown", message)
+            self.flag(
+                entry, "visible_if.operator", "operator_unknown", "operator_unknown",
+                operator=operator if isinstance(operator, str) else _show(operator),
+                known=", ".join(OPERATORS),
+            )  # fmt: skip
             operator = None
         ref = self.string(entry, "visible_if.question_id", MAX_ID_LENGTH, obj=value)
         # The value is copied only once it is known to fit (check_condition): it may be huge.
@@ -1060,16 +1269,23 @@ class _DefinitionChecker:
     def formula(self, entry: _Entry) -> str | None:
         value = entry.raw.get("formula")
         if value is None and entry.qtype == "calculated":
-            self.flag(entry, "formula", "required_field", "a calculated question needs a formula")
+            self.flag(entry, "formula", "required_field", "formula_missing")
         if value is None or self.only_for(entry, "formula", ("calculated",), "calculated"):
             return None
         if not isinstance(value, str):
-            self.flag(entry, "formula", "field_type", "formula must be a string")
+            self.flag(
+                entry,
+                "formula",
+                "field_type",
+                "field_not_string",
+                name="formula",
+                type=_kind(value),
+            )
             return None
         try:
             entry.formula_refs = formula_references(value)
         except FormulaError as exc:
-            self.flag(entry, "formula", "formula_syntax", str(exc))
+            self.flag(entry, "formula", "formula_syntax", exc.reason, **exc.params)
             return None
         return value
 
@@ -1078,18 +1294,19 @@ class _DefinitionChecker:
         if value is None:
             answerable = qtype not in (*_NO_ANSWER_TYPES, "calculated")
             if canonical["readonly"] and canonical["required"] and answerable:
-                message = "a required readonly question needs a default_value"
-                self.flag(entry, "default_value", "readonly_without_default", message)
+                code = "readonly_without_default"
+                self.flag(entry, "default_value", code, code)
             return None
         if qtype is None:
             return None
         if qtype in _NO_DEFAULT_TYPES:
-            message = f"a {qtype} question has no default_value"
-            self.flag(entry, "default_value", "field_not_allowed", message)
+            self.flag(
+                entry, "default_value", "field_not_allowed", "default_not_allowed", qtype=qtype
+            )
             return None
         cleaned, problems = _check_value(canonical, value)
-        for code, message in problems:
-            self.flag(entry, "default_value", code, f"default_value {message}")
+        for issue in problems:
+            self.flag_value(entry, "default_value", issue, "default_value")
         return None if problems else copy.deepcopy(cleaned)
 
     def check_references(self) -> None:
@@ -1108,15 +1325,13 @@ class _DefinitionChecker:
             return
         target, at = self.first_by_id.get(ref_id), "visible_if.question_id"
         if target is None:
-            self.flag(entry, at, "unknown_reference", f"no question has id {_show(ref_id)}")
+            self.flag(entry, at, "unknown_reference", "unknown_reference", id=ref_id)
         elif target == entry.index:
-            self.flag(entry, at, "forward_reference", "a question cannot depend on itself")
+            self.flag(entry, at, "forward_reference", "self_reference")
         elif target in entry.ancestors:
-            message = "a question cannot depend on the group that holds it"
-            self.flag(entry, at, "enclosing_reference", message)
+            self.flag(entry, at, "enclosing_reference", "enclosing_reference")
         elif target > entry.index:
-            message = f"visible_if may only refer to an earlier question; {_show(ref_id)} is later"
-            self.flag(entry, at, "forward_reference", message)
+            self.flag(entry, at, "forward_reference", "forward_reference", id=ref_id)
         else:
             entry.edges.append(target)
             self.check_operator(entry, self.entries[target], operator, condition)
@@ -1127,29 +1342,27 @@ class _DefinitionChecker:
         if ref.qtype is None or operator is None:
             return
         if ref.qtype in _NO_ANSWER_TYPES:
-            message = f"{_show(ref.qid)} is a {ref.qtype} question and has no answer"
-            self.flag(entry, "visible_if.question_id", "reference_type", message)
+            at, code = "visible_if.question_id", "reference_type"
+            self.flag(entry, at, code, code, id=ref.qid, qtype=ref.qtype)
         elif operator not in _OPERATORS_BY_TYPE[ref.qtype]:
             fitting = ", ".join(_OPERATORS_BY_TYPE[ref.qtype])
-            message = f"operator '{operator}' does not fit a {ref.qtype} question (use {fitting})"
-            self.flag(entry, "visible_if.operator", "operator_type", message)
+            self.flag(
+                entry, "visible_if.operator", "operator_type", "operator_type", operator=operator,
+                qtype=ref.qtype, fitting=fitting,
+            )  # fmt: skip
         else:
             value, problem = _condition_value(ref.canonical, operator, condition["value"])
             if problem is not None:
-                self.flag(entry, "visible_if.value", problem[0], f"value {problem[1]}")
+                self.flag_value(entry, "visible_if.value", problem, "value")
             condition["value"] = value
 
     def check_formula_ref(self, entry: _Entry, ref_id: str) -> None:
         target = self.first_by_id.get(ref_id)
         if target is None:
-            message = f"no question has id {_show(ref_id)}"
-            self.flag(entry, "formula", "formula_unknown_id", message)
+            self.flag(entry, "formula", "formula_unknown_id", "formula_unknown_id", id=ref_id)
         elif self.entries[target].qtype not in (*_FORMULA_OPERAND_TYPES, None):
-            message = (
-                f"{_show(ref_id)} is a {self.entries[target].qtype} question; a formula may only "
-                "use number, integer, calculated and boolean questions"
-            )
-            self.flag(entry, "formula", "formula_type", message)
+            qtype = self.entries[target].qtype
+            self.flag(entry, "formula", "formula_type", "formula_type", id=ref_id, qtype=qtype)
         else:
             entry.edges.append(target)
 
@@ -1162,8 +1375,7 @@ class _DefinitionChecker:
             # Only formulas can point forward, so every cycle passes through one.
             for member in members:
                 if member.formula_refs:
-                    message = f"formula depends on its own result through {names}"
-                    self.flag(member, "formula", "formula_cycle", message)
+                    self.flag(member, "formula", "formula_cycle", "formula_cycle", names=names)
 
 
 def check_definition(doc: object) -> tuple[dict | None, list[Problem]]:
@@ -1283,7 +1495,7 @@ def validate_answers(definition: dict, answers: dict, *, final: bool) -> tuple[d
     """Validate answers against a canonical definition; (cleaned visible answers, problems)."""
     problems: list[Problem] = []
     if not isinstance(answers, dict):
-        problems.append(Problem("answers", None, "answers must be an object", "value_type"))
+        problems.append(_problem("answers", None, "value_type", "answers_not_object", {}))
         answers = {}
     state = _run(definition, answers)
     cleaned: dict[str, object] = {}
@@ -1291,8 +1503,8 @@ def validate_answers(definition: dict, answers: dict, *, final: bool) -> tuple[d
         if not state.visible[index]:
             continue
         qid, where = question["id"], f"answers.{question['id']}"
-        for code, message in state.problems.get(index, ()):
-            problems.append(Problem(where, qid, message, code))
+        for code, reason, params in state.problems.get(index, ()):
+            problems.append(_problem(where, qid, code, reason, params))
         if qid in state.values:
             cleaned[qid] = state.values[qid]
         elif (
@@ -1301,19 +1513,15 @@ def validate_answers(definition: dict, answers: dict, *, final: bool) -> tuple[d
             and question.get("type") not in _NO_ANSWER_TYPES
             and index not in state.problems
         ):
-            why = (
-                "could not be calculated" if question.get("type") == "calculated" else "is required"
-            )
-            problems.append(Problem(where, qid, why, "required"))
+            why = "not_calculated" if question.get("type") == "calculated" else "required"
+            problems.append(_problem(where, qid, "required", why, {}))
     for key in answers:
         if key not in state.by_id:
             name = key[:MAX_ID_LENGTH] if isinstance(key, str) else _show(key)
+            qid = name if isinstance(key, str) else None
             problems.append(
-                Problem(
-                    f"answers.{name}",
-                    name if isinstance(key, str) else None,
-                    f"unknown question {_show(key)}",
-                    "unknown_question",
+                _problem(
+                    f"answers.{name}", qid, "unknown_question", "unknown_question", {"id": key}
                 )
             )
     return cleaned, problems

@@ -18,6 +18,7 @@ from flask_babel import gettext as _
 
 from portal.files import service as files
 from portal.questionnaires import service
+from portal.questionnaires.wording import format_number
 
 # Signed links on a page live a quarter of an hour: long enough to click a thumbnail a while
 # after loading the page, short enough that a copied link soon stops working.
@@ -201,6 +202,8 @@ def answer_text(kind: str | None, value) -> str:
         return ", ".join(answer_text(None, v) for v in value)
     if isinstance(value, dict):
         return ", ".join(f"{k}: {answer_text(None, v)}" for k, v in value.items())
+    if kind == "calculated" and isinstance(value, int | float) and not isinstance(value, bool):
+        return format_number(value, calculated=True)
     if isinstance(value, bool | int | float):
         return number(value)
     return str(value)

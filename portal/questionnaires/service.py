@@ -29,7 +29,14 @@ def check(doc: object) -> dict:
     if problems:
         raise ValidationFailed(
             [
-                {"field": p.path, "message": p.message, "question_id": p.question_id}
+                {
+                    "field": p.path,
+                    "message": p.message,
+                    "question_id": p.question_id,
+                    "code": p.code,
+                    "reason": p.reason,
+                    "params": p.params,
+                }
                 for p in problems
             ],
             detail=f"The questionnaire definition has {len(problems)} problem(s).",

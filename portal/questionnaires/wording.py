@@ -8,10 +8,12 @@ everywhere in the portal.
 from __future__ import annotations
 
 import orjson
+from flask_babel import format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from jinja2 import Undefined
 
+from portal import problems
 from portal.questionnaires import engine
 from portal.web import ACTIVITY_LABELS
 
@@ -116,6 +118,20 @@ def field_label(name: str) -> str:
     return str(FIELD_LABELS.get(name, name))
 
 
+def format_number(value: object, *, calculated: bool = False) -> str:
+    """A number in the user's locale ("12,5"); a calculated one with at least two decimals
+    ("375,00", "0,3333"), so every result reads alike, whatever its operands were typed as."""
+    if value is None or isinstance(value, Undefined):
+        return "—"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return show_value(value)
+    if abs(value) >= 1e15:
+        return str(value)
+    if calculated:
+        return format_decimal(value, format="#,##0.00##")
+    return format_decimal(value, format="0.######")  # no grouping: a limit or year reads as typed
+
+
 def show_value(value: object) -> str:
     """A JSON value as an author reads it."""
     if value is None or isinstance(value, Undefined):
@@ -124,8 +140,8 @@ def show_value(value: object) -> str:
         return _("ja")
     if value is False:
         return _("nee")
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return str(value)
+    if isinstance(value, (int, float)) and abs(value) < 1e15:
+        return format_number(value)
     if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
         return ", ".join(show_value(v) for v in value) if value else "—"
     if isinstance(value, (dict, list)):
@@ -149,7 +165,8 @@ def input_text(value: object) -> str:
 def problem_text(name: str, problem: engine.Problem) -> str:
     """A checker's problem in the author's words."""
     code, field_name = problem.code, field_label(name)
-    detail = problem.message
+    # The engine's reason and params, worded in the author's language (never its English).
+    detail = problems.say(problem.reason, problem.params, problem.message)
     required = {
         "id": _("Geef de vraag een id."),
         "label": _("Schrijf de vraag (het label)."),
@@ -188,22 +205,15 @@ def problem_text(name: str, problem: engine.Problem) -> str:
         return _("%(field)s hoort niet bij dit type vraag.", field=field_name)
     if code == "field_type":
         return _("%(field)s heeft het verkeerde soort waarde.", field=field_name)
-    if code == "too_large":
-        return _("%(field)s is te groot of te lang (%(detail)s).", field=field_name, detail=detail)
-    if code == "regex_invalid":
-        return _("Dit patroon is geen geldige reguliere expressie (RE2): %(detail)s", detail=detail)
     if code == "formula_syntax":
         return _("De formule klopt niet: %(detail)s", detail=detail)
-    if code == "formula_unknown_id":
-        return _("De formule gebruikt een vraag die niet bestaat (%(detail)s).", detail=detail)
-    if code == "value_type" and name.startswith("visible_if"):
-        return _("De waarde past niet bij de gekozen vraag of vergelijking (%(detail)s).",
+    if name.startswith("visible_if.value") and code in ("value_type", "too_large", "not_an_option"):
+        return _("De waarde past niet bij de gekozen vraag of vergelijking: %(detail)s",
                  detail=detail)  # fmt: skip
-    if code in ("value_type", "out_of_range", "pattern_mismatch", "not_an_option"):
-        if name == "default_value":
-            return _("De standaardwaarde past niet bij deze vraag (%(detail)s).", detail=detail)
-        if code == "not_an_option":
-            return _("De waarde is geen van de keuzes van die vraag.")
+    if name == "default_value" and problem.reason in problems.TEXTS:
+        return _("De standaardwaarde past niet bij deze vraag: %(detail)s", detail=detail)
+    if code == "not_an_option":
+        return _("De waarde is geen van de keuzes van die vraag.")
     fixed = {
         "duplicate_id": _("Deze id wordt al gebruikt door een eerdere vraag."),
         "type_unknown": _("Onbekend vraagtype."),
@@ -219,44 +229,24 @@ def problem_text(name: str, problem: engine.Problem) -> str:
         "readonly_without_default": _(
             "Een verplichte alleen-lezen vraag heeft een standaardwaarde nodig."
         ),
-        "formula_type": _(
-            "Een formule rekent alleen met getallen, berekeningen en ja/nee-vragen (%(detail)s).",
-            detail=detail,
-        ),
-        "formula_cycle": _("De formule hangt via andere formules af van haar eigen uitkomst."),
     }
     return fixed.get(code, detail)
 
 
 def answer_problem_text(question: dict, problem: engine.Problem) -> str:
     """An answer's problem as the driver reads it in the preview."""
-    code, message = problem.code, problem.message
+    code, reason, params = problem.code, problem.reason, problem.params
     qtype = question.get("type")
-    rule = question.get("validation") if isinstance(question.get("validation"), dict) else {}
     unit = f" {question['unit']}" if question.get("unit") else ""
-    if code == "required":
-        return _("Dit is verplicht.")
     if code == "not_an_option":
         return _("Kies een van de mogelijkheden.")
-    if code == "pattern_mismatch":
-        return _("Dit heeft niet de gevraagde vorm.")
-    if code == "out_of_range":
-        low = "at least" in message
-        if qtype in ("photo", "signature", "document_scan"):
-            return _("Hoogstens %(n)s bestand(en).", n=question.get("max_files"))
-        if "characters" in message:
-            key = "minlength" if low else "maxlength"
-            if low:
-                return _("Minstens %(n)s tekens.", n=rule.get(key))
-            return _("Hoogstens %(n)s tekens.", n=rule.get(key))
-        if qtype == "multiselect":
-            if low:
-                return _("Kies er minstens %(n)s.", n=show_value(rule.get("min")))
-            return _("Kies er hoogstens %(n)s.", n=show_value(rule.get("max")))
+    if reason in ("below_min", "above_max"):
+        low = reason == "below_min"
+        amount = format_number(params.get("min" if low else "max"))
         if low:
-            return _("Minstens %(n)s%(unit)s.", n=show_value(rule.get("min")), unit=unit)
-        return _("Hoogstens %(n)s%(unit)s.", n=show_value(rule.get("max")), unit=unit)
-    if code == "value_type":
+            return _("Minstens %(n)s%(unit)s.", n=amount, unit=unit)
+        return _("Hoogstens %(n)s%(unit)s.", n=amount, unit=unit)
+    if code == "value_type" and reason not in ("not_whole", "number_too_large"):
         expected = {
             "number": _("een getal"),
             "integer": _("een geheel getal"),
@@ -266,6 +256,4 @@ def answer_problem_text(question: dict, problem: engine.Problem) -> str:
             "location": _("een breedte- en lengtegraad"),
         }.get(qtype, _("een geldige waarde"))
         return _("Vul %(what)s in.", what=expected)
-    if code == "too_large":
-        return _("Dit is te lang.")
-    return message
+    return problems.say(reason, params, problem.message)

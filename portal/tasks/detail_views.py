@@ -18,6 +18,7 @@ from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from werkzeug.routing import BuildError
 
+from portal import problems
 from portal.accounts.permissions import role_required
 from portal.audit.service import ACTOR_LABELS
 from portal.drivers import service as drivers
@@ -153,7 +154,8 @@ def show(task_id: uuid.UUID):
     changes = [(entry, _parse(entry.changes) or {}) for entry in entries]
     driver_ids = {task.chauffeur_id} | _ids_in(changes, "chauffeur_id")
     vehicle_ids = {task.vehicle_id} | _ids_in(changes, "vehicle_id")
-    file_ids = {row.bestand_id for row in evidence} | presenting.answer_file_ids(sessions, loaded)
+    answer_files = presenting.answer_file_ids(sessions, loaded)
+    file_ids = {row.bestand_id for row in evidence} | answer_files
     stored = files.files_by_id(carrier_id=carrier_id, file_ids=file_ids)
     links = {file_id: presenting.file_link(row) for file_id, row in stored.items()}
     kinds = {file_id: row.soort for file_id, row in stored.items()}
@@ -161,9 +163,10 @@ def show(task_id: uuid.UUID):
     plates = fleet.plates_by_id(carrier_id=carrier_id, vehicle_ids=vehicle_ids)
 
     photos = [links[r.bestand_id] for r in evidence if r.soort == "photo" and r.bestand_id in links]
-    signatures = [
-        links[r.bestand_id] for r in evidence if r.soort == "signature" and r.bestand_id in links
-    ]
+    signed = [r.bestand_id for r in evidence if r.soort == "signature"]
+    # A signature given in the answers is the task's signature too (it counts for completion).
+    signed += sorted(f for f in answer_files if kinds.get(f) == "signature" and f not in signed)
+    signatures = [links[f] for f in signed if f in links]
     scans = [
         links[r.bestand_id]
         for r in evidence
@@ -173,11 +176,7 @@ def show(task_id: uuid.UUID):
     blockers = (
         []
         if finished
-        else _blockers(
-            lifecycle.completion_blockers(carrier_id=carrier_id, task=task),
-            photos=sum(1 for r in evidence if r.soort == "photo"),
-            task=task,
-        )
+        else _blockers(lifecycle.completion_blockers(carrier_id=carrier_id, task=task))
     )
     pinned = loaded.definitions.get(task.activity_questionnaire_id) or {}
     context = {
@@ -190,6 +189,7 @@ def show(task_id: uuid.UUID):
         "signatures": signatures,
         "scans": scans,
         "blockers": blockers,
+        "temperature_over": temperature_over(task),
         "sessions": [presenting.session_view(s, answers, loaded, links) for s, answers in sessions],
         "pinned_title": pinned.get("title"),
         "edit_url": _edit_url(task) if not finished and task.gearchiveerd_op is None else None,
@@ -228,49 +228,20 @@ def _ids_in(changes: list, name: str) -> set[uuid.UUID]:
 # --- completion ------------------------------------------------------------------------
 
 
-def _blockers(missing: list[dict], *, photos: int, task) -> list[str]:
-    """What lifecycle.completion_blockers finds, said in the planner's language."""
-    said = []
-    for item in missing:
-        name = item.get("field")
-        if name == "fotos":
-            if task.max_fotos is not None and photos > task.max_fotos:
-                said.append(
-                    _(
-                        "Te veel foto's: %(given)s, hoogstens %(max)s",
-                        given=photos,
-                        max=task.max_fotos,
-                    )
-                )
-            else:
-                least = task.min_fotos if task.min_fotos is not None else 1
-                said.append(
-                    _("Foto's: %(given)s van minstens %(least)s", given=photos, least=least)
-                )
-        elif name == "handtekening":
-            said.append(_("Handtekening ontbreekt"))
-        elif name == "scan":
-            said.append(_("Documentscan ontbreekt"))
-        elif name == "locatie":
-            said.append(
-                _("Locatie van de chauffeur ontbreekt (nodig voor de AGR-GPS-registratie)")
-                if task.agr_verplicht
-                else _("Locatie van de chauffeur ontbreekt")
-            )
-        elif name == "temperatuur":
-            said.append(
-                _(
-                    "Gemeten temperatuur ontbreekt (vereist %(t)s °C)",
-                    t=_number(task.required_temperatuur),
-                )
-            )
-        elif name == "desinfectie":
-            said.append(_("Desinfectie is nog niet bevestigd"))
-        elif name == "vragenlijst":
-            said.append(_("De vragenlijst is nog niet ingediend"))
-        else:
-            said.append(str(item.get("message", name)))
-    return said
+def temperature_over(task) -> float | None:
+    """How many degrees the measured temperature is above the required one, if it is.
+
+    The required temperature is the warmest the load may be (a cold chain: 4 °C means 4 °C
+    or colder), so a measurement above it is a deviation and one below it is not."""
+    measured, required = task.gemeten_temperatuur, task.required_temperatuur
+    if measured is None or required is None or measured <= required:
+        return None
+    return round(measured - required, 1)
+
+
+def _blockers(missing: list[dict]) -> list[str]:
+    """What lifecycle.completion_blockers finds, said in the planner's language (by code)."""
+    return [problems.say(m.get("code", ""), m.get("params"), m.get("message", "")) for m in missing]
 
 
 # --- history ---------------------------------------------------------------------------

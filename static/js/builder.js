@@ -32,7 +32,12 @@
     if (status && elt && elt.closest && elt.closest("#editor, #builder-dialog") &&
         event.detail.requestConfig && event.detail.requestConfig.verb === "post" &&
         !/\/formule$/.test(event.detail.requestConfig.path)) {
-      if (!status.classList.contains("is-saving")) status.dataset.before = status.textContent;
+      if (!status.classList.contains("is-saving")) {
+        status.dataset.before = status.textContent;
+        // The shorter "saving" text must not move the header: a click that began this save
+        // (its mousedown left the field) would otherwise end beside the button it aimed at.
+        status.style.minWidth = status.getBoundingClientRect().width + "px";
+      }
       status.textContent = status.dataset.saving;
       status.classList.add("is-saving");
     }
@@ -44,7 +49,128 @@
     if (status && status.classList.contains("is-saving") && status.dataset.before !== undefined) {
       status.textContent = status.dataset.before;
       status.classList.remove("is-saving");
+      status.style.minWidth = "";
     }
+  });
+
+  // --- an answer never undoes typing that happened after its request left ----------------
+  //
+  // The editor and the preview are re-rendered by the server. An answer that lands while the
+  // author types on (in the same field or the next one) would put back the values the request
+  // carried. So every edit is counted; a swap keeps each field edited after its request left,
+  // with the focus and the caret, and sends the kept value on as a fresh edit. The preview
+  // also drops an answer when a newer preview request has left since.
+
+  var edits = 0;
+  var editedAt = {};
+  var previewSent = 0;
+  // Set when an answer lands while the author works in another field than the one that sent
+  // the request: the focus the answer asks for (builderFocus) would pull them out of it.
+  var movedOn = false;
+
+  function isField(el) {
+    return el && el.matches && el.matches("input:not([type=hidden]), textarea, select");
+  }
+
+  function fieldKey(el) {
+    var key = el.id || ((el.form && el.form.id) || "") + ":" + el.name;
+    if (el.type === "radio" || el.type === "checkbox") key += "=" + el.value;
+    return key;
+  }
+
+  function findField(key) {
+    var root = builder();
+    if (!root) return null;
+    var found = byId(key);
+    if (found && isField(found)) return found;
+    var fields = root.querySelectorAll("input, textarea, select");
+    for (var i = 0; i < fields.length; i++) {
+      if (isField(fields[i]) && fieldKey(fields[i]) === key) return fields[i];
+    }
+    return null;
+  }
+
+  function noteEdit(event) {
+    var el = event.target;
+    if (!isField(el) || !el.closest("#builder")) return;
+    edits += 1;
+    editedAt[fieldKey(el)] = edits;
+  }
+  document.addEventListener("input", noteEdit, true);
+  document.addEventListener("change", noteEdit, true);
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var xhr = event.detail.xhr;
+    if (!xhr) return;
+    xhr.rijplanEdits = edits;
+    var target = event.detail.target;
+    if (target && target.id === "preview") {
+      previewSent += 1;
+      xhr.rijplanPreview = previewSent;
+    }
+  });
+
+  function fieldState(el) {
+    var state = { key: fieldKey(el), value: el.value, checked: el.checked, kind: el.type };
+    if (el === document.activeElement) {
+      state.focused = true;
+      try {
+        state.start = el.selectionStart;
+        state.end = el.selectionEnd;
+      } catch (e) { /* no caret in this kind of field */ }
+    }
+    return state;
+  }
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail.xhr;
+    var target = event.detail.target;
+    if (!xhr || !target || !target.closest || !target.closest("#builder")) return;
+    if (xhr.rijplanPreview && xhr.rijplanPreview < previewSent) {
+      event.detail.shouldSwap = false;  // a newer preview request is on its way
+      return;
+    }
+    var since = xhr.rijplanEdits || 0;
+    var keep = [];
+    target.querySelectorAll("input, textarea, select").forEach(function (el) {
+      if (isField(el) && (editedAt[fieldKey(el)] || 0) > since) keep.push(fieldState(el));
+    });
+    var active = document.activeElement;
+    var focus = isField(active) && target.contains(active) ? fieldState(active) : null;
+    var source = event.detail.requestConfig && event.detail.requestConfig.elt;
+    movedOn = !!(isField(active) && active.closest("#builder") && source &&
+                 active !== source && !(source.contains && source.contains(active)));
+    xhr.rijplanKeep = { fields: keep, focus: focus };
+  });
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var kept = event.detail.xhr && event.detail.xhr.rijplanKeep;
+    if (!kept) return;
+    event.detail.xhr.rijplanKeep = null;
+    var resend = [];
+    kept.fields.forEach(function (state) {
+      var el = findField(state.key);
+      if (!el || el.type !== state.kind) return;
+      if (el.type === "radio" || el.type === "checkbox") {
+        if (el.checked !== state.checked) { el.checked = state.checked; resend.push(el); }
+      } else if (el.value !== state.value) {
+        el.value = state.value;
+        resend.push(el);
+      }
+    });
+    if (kept.focus) {
+      var el = findField(kept.focus.key);
+      if (el && !el.disabled) {
+        if (document.activeElement !== el) el.focus({ preventScroll: true });
+        if (kept.focus.start !== undefined && kept.focus.start !== null) {
+          try { el.setSelectionRange(kept.focus.start, kept.focus.end); } catch (e) { /* none */ }
+        }
+      }
+    }
+    // The server has not seen these values yet: they go out as the edits they are.
+    resend.forEach(function (el) {
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    });
   });
 
   // --- messages: conflicts, refusals and failures show above the editor -----------------
@@ -130,6 +256,7 @@
   }
 
   document.body.addEventListener("builderFocus", function (event) {
+    if (movedOn) { movedOn = false; return; }  // the author is typing elsewhere: stay there
     var detail = event.detail || {};
     var item = detail.id ? byId(detail.id) : null;
     if (detail.kind === "add") {

@@ -4,6 +4,7 @@ reads the answers."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import pytest
@@ -15,6 +16,7 @@ from conftest import (
     create_user,
     png_bytes,
 )
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 from e2e.test_portal import sign_in
@@ -362,3 +364,250 @@ def test_removing_asks_first_and_a_second_tab_never_overwrites(page, context, li
     alert.get_by_role("link", name="Concept opnieuw laden").click()
     expect(page.locator("#q-0-label")).to_have_value("Uit het tweede tabblad")
     other.close()
+
+
+# --- typing while answers arrive ------------------------------------------------------------
+
+RATES = {
+    "schema_version": 1,
+    "questionnaire_id": "tarieven",
+    "title": "Tarieven",
+    "activity_type": "tarieven",
+    "questions": [
+        {"id": "gewicht", "type": "number", "label": "Gewicht", "unit": "ton"},
+        {"id": "tarief", "type": "number", "label": "Tarief per ton", "unit": "EUR"},
+        {
+            "id": "totaal",
+            "type": "calculated",
+            "label": "Totaal",
+            "formula": "gewicht * tarief",
+            "unit": "EUR",
+        },
+        {"id": "soort", "type": "select", "label": "Soort", "options": ["Mest", "Voer", "Vee"]},
+    ],
+}
+KEY_DELAY = 90  # ms between keystrokes: a steady typist
+
+
+class Held:
+    """Requests to a builder URL held back until released: an answer on a slow line."""
+
+    def __init__(self, page: Page, pattern: str, wanted=lambda request: True) -> None:
+        self.routes: list = []
+        self.holding = True
+
+        def handle(route):
+            if self.holding and wanted(route.request):
+                self.routes.append(route)
+            else:
+                route.continue_()
+
+        page.route(pattern, handle)
+
+    def wait(self, page: Page, count: int = 1) -> None:
+        """Until `count` requests are held (htmx sent them); route handlers run while the page
+        is waited on, so this polls the page rather than sleeping."""
+        for _ in range(250):
+            if len(self.routes) >= count:
+                return
+            page.wait_for_timeout(20)
+        raise AssertionError(f"{count} request(s) expected, {len(self.routes)} held")
+
+    def release(self) -> None:
+        self.holding = False
+        for route in self.routes:
+            # A request htmx replaced meanwhile was aborted: it has no answer left to give.
+            with contextlib.suppress(PlaywrightError):
+                route.continue_()
+        self.routes.clear()
+
+
+def open_rates(page: Page, live_server, questionnaire_id: str = "tarieven") -> None:
+    from conftest import in_carrier
+
+    from portal.audit.service import SYSTEM
+    from portal.questionnaires import service
+
+    app, carrier = live_server.app, live_server.carrier
+    author = create_user(app, carrier, "author")
+    doc = {**RATES, "questionnaire_id": questionnaire_id, "activity_type": questionnaire_id}
+    in_carrier(
+        app,
+        carrier.id,
+        lambda: service.create_draft(carrier_id=carrier.id, doc=doc, user_id=None, actor=SYSTEM),
+    )
+    sign_in(page, live_server, author)
+    page.goto(f"{live_server.url}/vragenlijsten/{questionnaire_id}/concept")
+    expect(page.locator("#pv-gewicht")).to_be_visible()
+
+
+def test_the_preview_keeps_every_keystroke_while_its_answers_arrive(page, live_server, shot):
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    open_rates(page, live_server, "tarieven-voorbeeld")
+    held = Held(page, "**/concept/voorbeeld")
+
+    # "30", Tab, "12,5": the answer to leaving the first field lands after the "1".
+    page.locator("#pv-gewicht").click()
+    page.keyboard.type("30", delay=KEY_DELAY)
+    page.keyboard.press("Tab")
+    held.wait(page)
+    page.keyboard.type("1", delay=KEY_DELAY)
+    held.release()
+    saved(page)
+    page.keyboard.type("2,5", delay=KEY_DELAY)
+    saved(page)
+    expect(page.locator("#pv-gewicht")).to_have_value("30")
+    expect(page.locator("#pv-tarief")).to_have_value("12,5")
+    expect(page.locator("#pv-tarief")).to_be_focused()
+    # Calculated amounts read as Dutch numbers.
+    expect(page.locator("#pv-totaal")).to_have_text("375,00 EUR")
+
+    # A stale answer never wins over a newer one: the first of two requests answers last.
+    held = Held(page, "**/concept/voorbeeld")
+    page.locator("#pv-gewicht").fill("")
+    page.locator("#pv-gewicht").click()
+    page.keyboard.type("40", delay=KEY_DELAY)
+    page.keyboard.press("Tab")
+    held.wait(page)
+    held.holding = False  # the next request goes through at once
+    page.keyboard.press("Control+A")
+    page.keyboard.type("10", delay=KEY_DELAY)
+    page.keyboard.press("Tab")
+    expect(page.locator("#pv-totaal")).to_have_text("400,00 EUR")
+    held.release()  # the old answer (gewicht 40, tarief 12,5) arrives now
+    saved(page)
+    expect(page.locator("#pv-totaal")).to_have_text("400,00 EUR")
+    expect(page.locator("#pv-gewicht")).to_have_value("40")
+    expect(page.locator("#pv-tarief")).to_have_value("10")
+    shot(page, "builder-typing-preview")
+    assert errors == []
+
+
+def test_the_editor_keeps_what_is_typed_while_a_full_redraw_arrives(page, live_server):
+    open_rates(page, live_server, "tarieven-editor")
+    held = Held(
+        page,
+        "**/concept/vraag",
+        lambda request: "volledig=1" in (request.post_data or ""),
+    )
+    # A new type redraws the editor; its answer lands while the label is being retyped.
+    page.locator("#q-1-type").select_option("integer")
+    held.wait(page)
+    label = page.locator("#q-1-label")
+    label.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("Prijs", delay=KEY_DELAY)
+    held.release()
+    saved(page)
+    page.keyboard.type(" per ton", delay=KEY_DELAY)
+    saved(page)
+    expect(label).to_have_value("Prijs per ton")
+    expect(label).to_be_focused()
+    expect(page.locator("#q-1-type")).to_have_value("integer")
+    # And the server has the final text, not a mix of old and new.
+    page.keyboard.press("Tab")
+    saved(page)
+    page.reload()
+    expect(page.locator("#q-1-label")).to_have_value("Prijs per ton")
+    expect(page.locator("#q-1-type")).to_have_value("integer")
+
+
+def test_publish_opens_on_the_first_click_after_an_edit(page, live_server):
+    open_rates(page, live_server, "tarieven-publiceren")
+    # A window just too narrow for the header's save status and its buttons on one line: the
+    # click's mousedown ends the edit, the status says "Opslaan…", and nothing may move.
+    needed = page.evaluate(
+        """() => {
+          const head = document.querySelector('.qb-head');
+          const text = document.querySelector('.qb-head-text');
+          const actions = document.querySelector('.qb-actions');
+          text.style.width = 'max-content';
+          const wide = text.getBoundingClientRect().width;
+          text.style.width = '';
+          const gap = parseFloat(getComputedStyle(head).columnGap) || 0;
+          return window.innerWidth - head.clientWidth + wide + gap
+            + actions.getBoundingClientRect().width - 6;
+        }"""
+    )
+    page.set_viewport_size({"width": int(needed), "height": 800})
+    page.locator("#q-0-label").click()
+    page.keyboard.type(" (netto)", delay=KEY_DELAY)
+    page.get_by_role("link", name="Publiceren…").click()
+    expect(page).to_have_url(re.compile(r"/vragenlijsten/tarieven-publiceren/publiceren$"))
+    page.go_back()
+    expect(page.locator("#q-0-label")).to_have_value("Gewicht (netto)")
+
+
+def test_a_new_option_is_empty_with_a_placeholder(page, live_server):
+    open_rates(page, live_server, "tarieven-keuzes")
+    page.locator("#q-3").get_by_role("button", name="+ Keuze toevoegen").click()
+    option = page.locator("#q-3-opt-3")
+    expect(option).to_have_value("")
+    expect(option).to_have_attribute("placeholder", "Keuze 4")
+    expect(option).to_be_focused()
+    page.keyboard.type("Stro", delay=KEY_DELAY)
+    page.keyboard.press("Tab")
+    saved(page)
+    expect(page.locator("#q-3-opt-3")).to_have_value("Stro")
+    page.reload()
+    expect(page.locator("#q-3-opt-3")).to_have_value("Stro")
+
+
+def test_problems_read_in_the_users_language_in_builder_and_task_page(page, live_server, shot):
+    from conftest import create_task, in_carrier
+
+    from portal.audit.service import SYSTEM
+    from portal.questionnaires import service
+
+    app, carrier = live_server.app, live_server.carrier
+    author = create_user(app, carrier, "author")
+    doc = {
+        **RATES,
+        "questionnaire_id": "tarieven-fouten",
+        "activity_type": "tarieven_fouten",
+        "questions": [
+            *RATES["questions"][:2],
+            {"id": "totaal", "type": "calculated", "label": "Totaal", "formula": "gewicht *"},
+            {
+                "id": "toeslag",
+                "type": "number",
+                "label": "Toeslag",
+                "visible_if": {"question_id": "gewicht", "operator": "gt"},
+            },
+        ],
+    }
+    in_carrier(
+        app,
+        carrier.id,
+        lambda: service.create_draft(carrier_id=carrier.id, doc=doc, user_id=None, actor=SYSTEM),
+    )
+    sign_in(page, live_server, author)
+    page.goto(f"{live_server.url}/vragenlijsten/tarieven-fouten/concept")
+    problems = page.locator("#problems-q-2")
+    expect(problems).to_contain_text("De formule houdt onverwacht op bij teken 10.")
+    expect(page.locator("#problems-q-3")).to_contain_text("Bij “is groter dan” hoort een waarde")
+    shot(page, "problems-builder-nl")
+    page.get_by_role("button", name="English").click()
+    expect(problems).to_contain_text("The formula ends unexpectedly at character 10.")
+    expect(page.locator("#problems-q-3")).to_contain_text("“is greater than” needs a value")
+    expect(page.locator("#editor")).not_to_contain_text("unexpected end of formula")
+    shot(page, "problems-builder-en")
+
+    # The planner's task page: what holds completion back, in Dutch and in English.
+    planner = create_user(app, carrier, "planner")
+    task = create_task(
+        app, carrier, live_server.driver, naam="Koelvracht Barneveld", status="gestart",
+        require_photos=True, min_fotos=2, require_signature=True, required_temperatuur=4.5,
+    )  # fmt: skip
+    page.context.clear_cookies()
+    sign_in(page, live_server, planner)
+    page.goto(f"{live_server.url}/taken/{task.id}")
+    blockers = page.locator(".completion")
+    expect(blockers).to_contain_text("Foto's: 0 van minstens 2")
+    expect(blockers).to_contain_text("Gemeten temperatuur ontbreekt (vereist 4,5 °C)")
+    shot(page, "problems-task-nl")
+    page.get_by_role("button", name="English").click()
+    expect(blockers).to_contain_text("Photos: 0 of at least 2")
+    expect(blockers).to_contain_text("Measured temperature missing (required 4.5 °C)")
+    shot(page, "problems-task-en")

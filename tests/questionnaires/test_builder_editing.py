@@ -387,13 +387,15 @@ def test_a_renamed_option_is_followed_by_the_default_and_conditions():
 def test_option_edits():
     question = q("s", "select", options=["A", "B"])
     assert editing.option_edit(question, "toevoegen", -1) == 2
-    assert question["options"] == ["A", "B", "Optie 3"]
+    assert question["options"] == ["A", "B", ""]  # empty: the author types the option
+    assert editing.option_edit(question, "toevoegen", -1) == 2  # the empty one, not another
+    assert question["options"] == ["A", "B", ""]
     assert editing.option_edit(question, "op", 2) == 1
-    assert question["options"] == ["A", "Optie 3", "B"]
+    assert question["options"] == ["A", "", "B"]
     assert editing.option_edit(question, "neer", 0) == 1
-    assert question["options"] == ["Optie 3", "A", "B"]
+    assert question["options"] == ["", "A", "B"]
     assert editing.option_edit(question, "verwijderen", 2) == 1
-    assert question["options"] == ["Optie 3", "A"]
+    assert question["options"] == ["", "A"]
     with pytest.raises(EditError):
         editing.option_edit(question, "op", 0)
 

@@ -159,8 +159,15 @@ def test_the_canonical_form_is_a_fixed_point_and_survives_json():
 def test_problems_are_frozen_dataclasses_with_question_ids():
     _, problems = check_definition(form(q("a", "number", validation={"min": 5, "max": 2})))
     assert problems == [
-        Problem("questions[0].validation.min", "a", "min (5) is greater than max (2)", "min_gt_max")
+        Problem(
+            "questions[0].validation.min",
+            "a",
+            "min (5) is greater than max (2)",
+            "min_gt_max",
+            "min_gt_max",
+        )
     ]
+    assert problems[0].params == {"low": "min", "low_value": 5, "high": "max", "high_value": 2}
     with pytest.raises(AttributeError):
         problems[0].code = "x"  # type: ignore[misc]
 
