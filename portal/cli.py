@@ -46,7 +46,10 @@ def admin_context():
     from portal import create_app
 
     inherited = {key: current_app.config[key] for key in INHERITED if key in current_app.config}
-    with create_app({**inherited, "SQLALCHEMY_DATABASE_URI": url}).app_context():
+    # The owner's connection bypasses row-level security by design: the start-up check of
+    # DATABASE_URL's role (web.warn_if_role_bypasses_rls) is not about this one.
+    admin = {**inherited, "SQLALCHEMY_DATABASE_URI": url, "ADMIN_CONNECTION": True}
+    with create_app(admin).app_context():
         try:
             yield
         finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from contextlib import contextmanager
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -12,7 +13,7 @@ from sqlalchemy import select
 from portal import demo_answers
 from portal.accounts import service as accounts
 from portal.accounts.models import Carrier
-from portal.audit.service import SYSTEM
+from portal.audit.service import Actor
 from portal.billing import service as billing
 from portal.config import ROOT
 from portal.drivers import locations
@@ -21,9 +22,11 @@ from portal.extensions import db
 from portal.fleet import service as fleet
 from portal.messages import service as messages
 from portal.questionnaires import service as questionnaires
+from portal.tasks import lifecycle
 from portal.tasks import service as tasks
 from portal.tasks.models import STATUSES
 from portal.tenancy import carrier_scope
+from portal.types import replay
 
 PASSWORD = "demo-wachtwoord"
 EXAMPLES = ROOT / "examples" / "questionnaires"
@@ -101,6 +104,7 @@ TASK_KINDS = [
             "eenheid": "stuks",
             "hoeveelheid": 180.0,
             "required_desinfectie": True,
+            "require_document_scan": True,
         },
     ),
     (
@@ -177,7 +181,7 @@ def _seed_carrier(spec: dict) -> None:
             carrier_id=carrier_id, doc=orjson.loads(path.read_bytes()), activate=True
         )
     _seed_questionnaire_work(carrier_id, staff["author"])
-    _seed_tasks(carrier_id, driver_rows, vehicles)
+    _seed_tasks(carrier_id, driver_rows, vehicles, staff["planner"])
     _seed_vehicle_sessions(carrier_id, driver_rows, vehicles, staff["planner"])
     _seed_messages(carrier_id, driver_rows, staff["planner"])
     _seed_tacho(carrier_id, driver_rows, vehicles, staff["planner"])
@@ -214,10 +218,15 @@ def _seed_questionnaire_work(carrier_id, author) -> None:
     )
 
 
-def _seed_tasks(carrier_id, driver_rows, vehicles) -> None:
+def _seed_tasks(carrier_id, driver_rows, vehicles, planner) -> None:
+    """A week of tasks, each taken through the services as far as its day allows: planned by
+    the office, received, started and completed by the driver with the evidence its demands
+    ask and the questionnaire submitted, then reported for billing. Past steps are replayed
+    at the time they happened; nothing starts before its planned time."""
     zone = ZoneInfo("Europe/Amsterdam")
-    today = datetime.now(zone).date()
-    signature = demo_answers.signature_file(carrier_id)
+    now = datetime.now(UTC)
+    today = now.astimezone(zone).date()
+    office = Actor("user", planner.id, planner.naam)
     n = 0
     for day_offset in range(-3, 4):
         day = today + timedelta(days=day_offset)
@@ -240,41 +249,135 @@ def _seed_tasks(carrier_id, driver_rows, vehicles) -> None:
                     "vdm_nummer": f"{day:%y%m%d}{n:04d}" if kind == "mest_laden" else None,
                     **extra,
                 }
-                task = tasks.create_task(
-                    carrier_id=carrier_id, chauffeur_id=driver.id, data=data, actor=SYSTEM
-                )
-                _advance(task, day_offset, n, planned)
-                demo_answers.answer_task(carrier_id=carrier_id, task=task, n=n, signature=signature)
-                if task.status == "afgerond":
-                    # Completed work waits on the billing page, as the driver app leaves it.
-                    billing.record_line(
-                        carrier_id=carrier_id,
-                        task=task,
-                        kilometers=float(12 + n * 7 % 60),
-                        wachttijd_minuten=(n * 13) % 45,
+                target = _target_status(day_offset, n, planned, now)
+                with _at(planned - timedelta(days=2, hours=n % 5), now):
+                    task = tasks.create_task(
+                        carrier_id=carrier_id, chauffeur_id=driver.id, data=data, actor=office
                     )
+                _work(carrier_id, task, driver, office, target, n, planned, now)
                 n += 1
 
 
-def _advance(task, day_offset: int, n: int, planned: datetime) -> None:
-    """Put demo tasks in every status: past days done, today under way, later planned."""
+def _target_status(day_offset: int, n: int, planned: datetime, now: datetime) -> str:
+    """Demo tasks in every status: past days done, today under way, later planned. A step
+    whose time has not come yet is not taken (nothing starts or ends before its time)."""
     if day_offset == -1 and n % 2 == 1:
-        status = "gestart"  # yesterday's last job, still open: a planner should notice
-    elif day_offset < 0:
-        status = "geannuleerd" if n % 9 == 0 else "afgerond"
-    elif day_offset == 0:
-        status = STATUSES[n % 4]
-        if planned > datetime.now(UTC) and status in ("gestart", "afgerond"):
-            status = "ontvangen"  # nothing starts before its time
+        return "gestart"  # yesterday's last job, still open: a planner should notice
+    if day_offset < 0:
+        return "geannuleerd" if n % 9 == 0 else "afgerond"
+    if day_offset > 0:
+        return "ontvangen" if n % 3 == 0 else "gepland"
+    status = STATUSES[n % 4]
+    if status == "afgerond" and planned + WORK_TIME > now:
+        status = "gestart"
+    if status == "gestart" and planned > now:
+        status = "ontvangen"
+    return status
+
+
+# How long a demo task takes from its start to its completion.
+WORK_TIME = timedelta(hours=2)
+
+
+@contextmanager
+def _at(moment: datetime, now: datetime):
+    """Run a step at moment when that has passed (its history says so), else now. The step is
+    flushed within: column defaults (the audit entry's time) are taken at the flush."""
+    if moment < now:
+        with replay(moment):
+            yield
+            db.session.flush()
     else:
-        status = "ontvangen" if n % 3 == 0 else "gepland"
-    task.status = status
-    if status in ("ontvangen", "gestart", "afgerond"):
-        task.ontvangen_op = planned - timedelta(hours=12)
-    if status in ("gestart", "afgerond"):
-        task.gestart_op = planned
-    if status == "afgerond":
-        task.afgerond_op = planned + timedelta(hours=2)
+        yield
+
+
+def _work(carrier_id, task, driver, office, target: str, n: int, planned, now) -> None:
+    """Move the task to target as its driver (or the office) would, step by step."""
+    me = Actor("driver", driver.id, driver.naam)
+
+    def move(to: str, at: datetime, actor=me, evidence=None) -> None:
+        with _at(at, now):
+            lifecycle.move_task(
+                carrier_id=carrier_id,
+                task_id=task.id,
+                to=to,
+                actor=actor,
+                office=actor is office,
+                evidence=evidence,
+            )
+
+    if target == "geannuleerd":
+        move("geannuleerd", planned - timedelta(hours=6), actor=office)
+        return
+    if target == "gepland":
+        return
+    move("ontvangen", planned - timedelta(hours=12, minutes=n % 50))
+    if target == "ontvangen":
+        return
+    move("gestart", planned)
+    full, half = demo_answers.answers_for(task.type, n)
+    if target == "gestart":
+        if half and task.activity_questionnaire_id:
+            with _at(planned + timedelta(minutes=25), now):
+                demo_answers.answer(
+                    carrier_id=carrier_id, task=task, answers=half, submit=False, actor=me,
+                    at=min(planned + timedelta(minutes=25), now),
+                )  # fmt: skip
+        return
+    done = planned + WORK_TIME
+    with _at(done - timedelta(minutes=10), now):
+        evidence, signature, scan = _evidence(carrier_id, task, n, me)
+        full, _half = demo_answers.answers_for(task.type, n, signature=signature, scan=scan)
+        if full and task.activity_questionnaire_id:
+            demo_answers.answer(
+                carrier_id=carrier_id, task=task, answers=full, submit=True, actor=me,
+                at=done - timedelta(minutes=10),
+            )  # fmt: skip
+        if full.get("temp_lossen") is not None:
+            evidence.temperatuur = full["temp_lossen"]
+        if full.get("agr_locatie"):
+            evidence.locatie_lat = full["agr_locatie"]["lat"]
+            evidence.locatie_lng = full["agr_locatie"]["lng"]
+    move("afgerond", done, evidence=evidence)
+    with _at(done + timedelta(minutes=1), now):
+        # What the driver app reports with the completion (POST /taken/{id}/afronding).
+        billing.record_line(
+            carrier_id=carrier_id,
+            task=task,
+            kilometers=float(12 + n * 7 % 60),
+            wachttijd_minuten=(n * 13) % 45,
+        )
+
+
+def _evidence(
+    carrier_id, task, n: int, me
+) -> tuple[lifecycle.Evidence, uuid.UUID | None, uuid.UUID | None]:
+    """What the driver's phone sends along with the completion, uploaded through the files
+    service as the app does: (evidence, signature for the answers, scan for the answers).
+    A signature asked in the questionnaire is given there only: it counts as the task's."""
+    evidence = lifecycle.Evidence()
+    signature = scan = None
+    if task.require_photos:
+        least = task.min_fotos if task.min_fotos is not None else 1
+        count = min(least + n % 2, task.max_fotos or least + 1)
+        evidence.fotos = [
+            demo_answers.photo_file(carrier_id, n=n * 10 + i, actor=me) for i in range(count)
+        ]
+    if task.require_signature:
+        signature = demo_answers.signature_file(carrier_id, n=n, actor=me)
+        if task.activity_questionnaire_id is None:
+            evidence.handtekeningen = [signature]
+    if task.require_document_scan or task.required_desinfectie:
+        scan = demo_answers.scan_file(carrier_id, n=n, actor=me)
+        evidence.scans = [scan]
+    if task.required_desinfectie:
+        evidence.desinfectie_bevestigd = True
+    if task.required_temperatuur is not None:
+        evidence.temperatuur = task.required_temperatuur - 0.5
+    if task.require_location or task.agr_verplicht:
+        lat, lng = demo_answers.YARDS[n % len(demo_answers.YARDS)]
+        evidence.locatie_lat, evidence.locatie_lng = lat, lng
+    return evidence, signature, scan
 
 
 # Routes the demo drivers drove: (from, to) as (lat, lng), between farms of PLACES.

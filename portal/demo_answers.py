@@ -1,8 +1,9 @@
-"""Demo answers: the questionnaires of the demo's tasks filled in as a driver would.
+"""Demo answers and uploads: the demo's tasks filled in as a driver would.
 
 Completed demo tasks carry submitted answers (completion demands them); tasks under way a
-half-filled session. Answers go through the answering service, so they pass the same checks
-as the driver app's. Kept apart from demo.py, which builds carriers, people and tasks.
+half-filled session. Answers go through the answering service and files through the files
+service, so they pass the same checks as the driver app's. Kept apart from demo.py, which
+builds carriers, people and tasks and moves the tasks through their lifecycle.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import math
 import struct
 import uuid
 import zlib
+from datetime import datetime
 
-from portal.audit.service import SYSTEM
+from portal.audit.service import SYSTEM, Actor
 from portal.files import service as files
 from portal.questionnaires import answering
 
@@ -21,7 +23,9 @@ from portal.questionnaires import answering
 YARDS = [(52.3114, 6.6585), (52.2215, 6.8937), (52.4461, 6.4410), (52.1574, 6.5129)]
 
 
-def answers_for(kind: str, n: int, signature: uuid.UUID | None) -> tuple[dict, dict]:
+def answers_for(
+    kind: str, n: int, signature: uuid.UUID | None = None, scan: uuid.UUID | None = None
+) -> tuple[dict, dict]:
     """(answers a driver gives by the end, the part given halfway) for an activity type."""
     if kind == "mest_laden":
         lat, lng = YARDS[n % len(YARDS)]
@@ -37,7 +41,7 @@ def answers_for(kind: str, n: int, signature: uuid.UUID | None) -> tuple[dict, d
         }
         half = {"vdm_bevestigd": True, "gewicht_vol": full["gewicht_vol"]}
     elif kind == "koel_transport":
-        warm = n % 3 == 0
+        warm = n % 5 == 0  # a cold chain broken: each demo carrier has one
         full = {
             "temp_laden": 3.5,
             "temp_lossen": 6.5 if warm else 4.0,
@@ -51,6 +55,7 @@ def answers_for(kind: str, n: int, signature: uuid.UUID | None) -> tuple[dict, d
             "aantal": 160 + n % 40,
             "ontsmet": True,
             "ontsmet_tijd": "05:45",
+            **({"ontsmet_bon": [str(scan)]} if scan else {}),
         }
         half = {"diersoort": "Varkens", "aantal": 160 + n % 40}
     elif kind == "voer_leveren":
@@ -68,35 +73,33 @@ def answers_for(kind: str, n: int, signature: uuid.UUID | None) -> tuple[dict, d
     return full, half
 
 
-def answer_task(*, carrier_id: uuid.UUID, task, n: int, signature: uuid.UUID | None) -> None:
-    """Fill in the task's pinned questionnaire as far as its status says."""
-    if task.activity_questionnaire_id is None or task.status not in ("gestart", "afgerond"):
-        return
-    full, half = answers_for(task.type, n, signature)
-    done = task.status == "afgerond"
+def answer(
+    *, carrier_id: uuid.UUID, task, answers: dict, submit: bool, actor: Actor, at: datetime
+) -> None:
+    """The driver saves (or submits) the task's answers through the answering service."""
     answering.save(
         carrier_id=carrier_id,
         chauffeur_id=task.chauffeur_id,
         revision_id=task.activity_questionnaire_id,
-        answers=full if done else half,
-        submit=done,
+        answers=answers,
+        submit=submit,
         task=answering.TaskRef(task.id, task.activity_questionnaire_id),
-        actor=SYSTEM,
-        at=task.afgerond_op if done else task.gestart_op,
+        actor=actor,
+        at=at,
     )
 
 
-def signature_file(carrier_id: uuid.UUID) -> uuid.UUID:
-    """A customer's signature as a small PNG: a wavy stroke on white."""
-    width, height = 160, 48
+# --- files the driver's phone uploads: small generated images ---------------------------
+
+
+def _png(width: int, height: int, pixel, *, colour: bool) -> bytes:
+    """A PNG of pixel(x, y) -> grey level or (r, g, b), written without an imaging library."""
     rows = []
     for y in range(height):
-        row = bytearray(b"\xff" * width)
-        for x in range(12, width - 12):
-            # A hand-drawn look: a wave whose height changes along the stroke.
-            wave = 24 + int(14 * math.sin(x / 9.0) * (0.4 + 0.6 * (x % 53) / 53))
-            if abs(y - wave) <= 1:
-                row[x] = 0x20
+        row = bytearray()
+        for x in range(width):
+            value = pixel(x, y)
+            row += bytes(value) if colour else bytes((value,))
         rows.append(b"\x00" + bytes(row))
     raw = zlib.compress(b"".join(rows))
 
@@ -104,17 +107,56 @@ def signature_file(carrier_id: uuid.UUID) -> uuid.UUID:
         body = kind + data
         return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
 
-    png = (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
-        + chunk(b"IDAT", raw)
-        + chunk(b"IEND", b"")
-    )
+    header = struct.pack(">IIBBBBB", width, height, 8, 2 if colour else 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", raw) + chunk(b"IEND", b"")
+
+
+def _store(carrier_id: uuid.UUID, data: bytes, name: str, soort: str, actor: Actor) -> uuid.UUID:
     stored = files.store_file(
-        carrier_id=carrier_id,
-        stream=io.BytesIO(png),
-        filename="handtekening.png",
-        soort="signature",
-        actor=SYSTEM,
+        carrier_id=carrier_id, stream=io.BytesIO(data), filename=name, soort=soort, actor=actor
     )
     return stored.id
+
+
+def signature_file(carrier_id: uuid.UUID, *, n: int = 0, actor: Actor = SYSTEM) -> uuid.UUID:
+    """A customer's signature as a small PNG: a wavy stroke on white, a little different each
+    time."""
+    width, height = 160, 48
+    stretch = 7.0 + n % 5
+
+    def pixel(x: int, y: int) -> int:
+        if not 12 <= x < width - 12:
+            return 0xFF
+        # A hand-drawn look: a wave whose height changes along the stroke.
+        wave = 24 + int(14 * math.sin(x / stretch) * (0.4 + 0.6 * (x % 53) / 53))
+        return 0x20 if abs(y - wave) <= 1 else 0xFF
+
+    return _store(carrier_id, _png(width, height, pixel, colour=False), "handtekening.png",
+                  "signature", actor)  # fmt: skip
+
+
+def photo_file(carrier_id: uuid.UUID, *, n: int, actor: Actor) -> uuid.UUID:
+    """A photo of the load as a small PNG: pallets (light blocks) in a trailer (dark)."""
+    width, height = 160, 120
+    shade = 30 * (n % 3)
+
+    def pixel(x: int, y: int) -> tuple[int, int, int]:
+        pallet = 20 <= y < 100 and (x // 36) % 2 == 0 and 8 <= x < 152
+        if pallet:
+            return (190 - shade, 160 - shade // 2, 110)
+        return (40 + y // 6, 48 + y // 6, 60 + y // 5)
+
+    return _store(carrier_id, _png(width, height, pixel, colour=True), f"lading-{n}.png",
+                  "photo", actor)  # fmt: skip
+
+
+def scan_file(carrier_id: uuid.UUID, *, n: int, actor: Actor) -> uuid.UUID:
+    """A scanned disinfection receipt as a small PNG: lines of text on paper."""
+    width, height = 120, 160
+
+    def pixel(x: int, y: int) -> int:
+        line = 16 <= y < 150 and y % 12 in (0, 1) and 10 <= x < 110 - (y * 7 + n) % 40
+        return 0x30 if line else 0xF4
+
+    return _store(carrier_id, _png(width, height, pixel, colour=False), f"ontsmettingsbon-{n}.png",
+                  "document_scan", actor)  # fmt: skip

@@ -45,23 +45,34 @@ def _apply(connection, carrier_id: uuid.UUID | None) -> None:
         connection.execute(SET_CARRIER_SQL, {"carrier": str(carrier_id) if carrier_id else ""})
 
 
-def activate(session: Session, carrier_id: uuid.UUID | None) -> None:
-    """Make carrier_id the scope of this app context, including an already open transaction."""
-    g.carrier_id = carrier_id
+def activate(session: Session, carrier_id: uuid.UUID | None, *, flush: bool = True) -> None:
+    """Make carrier_id the scope of this app context, including an already open transaction.
+
+    Pending changes are flushed first, while their own carrier is still the scope: flushed
+    later they would be written as the next carrier, which row-level security refuses
+    (`new row violates row-level security policy`), or worse, on SQLite, lets through."""
     session = _real(session)
+    if flush and session.is_active and (session.new or session.dirty or session.deleted):
+        session.flush()
+    g.carrier_id = carrier_id
     if session.in_transaction():
         _apply(session.connection(), carrier_id)
 
 
 @contextmanager
 def carrier_scope(session: Session, carrier_id: uuid.UUID | None):
-    """Run a block (CLI command, job, test) as carrier_id; restores the previous scope."""
+    """Run a block (CLI command, job, test) as carrier_id; restores the previous scope.
+
+    What the block added is flushed before the scope ends; after an error it is left to the
+    caller's rollback."""
     previous = current_carrier()
     activate(session, carrier_id)
     try:
         yield
-    finally:
-        activate(session, previous)
+    except BaseException:
+        activate(session, previous, flush=False)
+        raise
+    activate(session, previous)
 
 
 @event.listens_for(Session, "after_begin")

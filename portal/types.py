@@ -3,17 +3,37 @@
 from __future__ import annotations
 
 import uuid
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import DateTime
 from sqlalchemy.types import TypeDecorator
 
+# Set by replay(): the moment utcnow() answers while past work is replayed through the
+# services (the demo's history), so each step carries the time it happened.
+_replayed: ContextVar[datetime | None] = ContextVar("rijplan_replayed_now", default=None)
+
 
 def utcnow() -> datetime:
     """The current time, timezone-aware in UTC, at millisecond precision."""
-    now = datetime.now(UTC)
+    now = _replayed.get() or datetime.now(UTC)
     return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+
+@contextmanager
+def replay(moment: datetime):
+    """Let utcnow() answer moment (a past one) within the block: demo data goes through the
+    same services as real use, each step stamped with the time it happened. Column defaults
+    are taken when the session flushes: flush within the block."""
+    if moment.tzinfo is None or moment > datetime.now(UTC):
+        raise ValueError("replay takes a timezone-aware moment that has passed")
+    token = _replayed.set(moment.astimezone(UTC))
+    try:
+        yield
+    finally:
+        _replayed.reset(token)
 
 
 def period_bound(value: date | datetime, zone: ZoneInfo, *, end: bool) -> datetime:

@@ -17,5 +17,6 @@ print(f"""
   Driver app sign-ins, POST /api/v1/auth/token (same password):
     {", ".join(logins["drivers"])}
   The API document: http://127.0.0.1:{port}/api/v1/openapi.json
+  No push worker runs in the demo: messages wait in the outbox, and /berichten says so.
 """)' "$port"
 exec .venv/bin/flask run --host 127.0.0.1 --port "$port"

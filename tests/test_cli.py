@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 from conftest import PASSWORD, bearer, questionnaire_doc
@@ -195,3 +196,45 @@ def test_grant_app_role_grants_rows_but_refuses_a_role_that_bypasses_rls(app, ru
     assert superuser.exit_code == 1 and "BYPASSRLS" in superuser.stderr
     assert run("grant-app-role", "no_such_role").exit_code == 1
     assert run("grant-app-role", 'x"; DROP TABLE taken; --').exit_code == 1
+
+
+def test_the_role_check_looks_at_database_url_not_at_the_admin_connection(
+    app, backend, caplog, tmp_path
+):
+    """DATABASE_URL the app role and DATABASE_ADMIN_URL the owner: a command that works as the
+    owner does not warn; the owner as DATABASE_URL does."""
+    if backend != "postgresql":
+        pytest.skip("row-level security exists on PostgreSQL only")
+    from conftest import base_config
+
+    from portal import create_app
+    from portal.extensions import db
+
+    urls = {
+        "SQLALCHEMY_DATABASE_URI": app.config["SQLALCHEMY_DATABASE_URI"],
+        "DATABASE_ADMIN_URL": app.config["DATABASE_ADMIN_URL"],
+    }
+    warning = "DATABASE_URL connects as a role that bypasses row-level security"
+    caplog.set_level(logging.WARNING, logger="portal.web")
+    app_role = create_app({**base_config(tmp_path), **urls})
+    created = app_role.test_cli_runner().invoke(args=["create-carrier", "--naam", "X"])
+    assert ok(created)["id"]
+    assert warning not in caplog.text
+
+    owner = {**urls, "SQLALCHEMY_DATABASE_URI": urls["DATABASE_ADMIN_URL"]}
+    as_owner = create_app({**base_config(tmp_path), **owner})
+    assert warning in caplog.text
+    for made in (app_role, as_owner):
+        with made.app_context():
+            db.engine.dispose()
+
+
+def test_seed_demo_works_under_row_level_security(app, backend, run):
+    """Every carrier's rows are written while that carrier is the scope: seeding as a role
+    that row-level security holds (not a superuser) succeeds, twice."""
+    if backend != "postgresql":
+        pytest.skip("row-level security exists on PostgreSQL only")
+    app.config["DATABASE_ADMIN_URL"] = app.config["SQLALCHEMY_DATABASE_URI"]  # the app role
+    logins = ok(run("seed-demo"))
+    assert len(logins["portal"]) == 6
+    assert ok(run("seed-demo")) == logins

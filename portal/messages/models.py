@@ -8,6 +8,7 @@ from datetime import datetime
 
 from sqlalchemy import (
     CheckConstraint,
+    Float,
     ForeignKeyConstraint,
     Index,
     Integer,
@@ -118,3 +119,19 @@ class DeliveryAttempt(CarrierScoped, db.Model):
     http_status: Mapped[int | None] = mapped_column(Integer)
     fout: Mapped[str | None] = mapped_column(String(500))
     push_dienst: Mapped[str | None] = mapped_column(String(255))  # the push service's host
+
+
+class WorkerStatus(db.Model):
+    """When a push worker last polled the outbox: one row per kind of worker ("push").
+
+    Not a tenant table: the worker serves every carrier and the row says nothing about any
+    one of them, so it has no carrier column and no row-level security. The portal reads it
+    to say plainly when pushes are not going out, instead of promising retries nobody makes.
+    """
+
+    __tablename__ = "push_worker_status"
+
+    naam: Mapped[str] = mapped_column(String(40), primary_key=True)
+    laatst_actief_op: Mapped[datetime] = mapped_column(UTCDateTime)
+    # Seconds between polls when idle; null for a single run (--once, e.g. from cron).
+    interval_seconden: Mapped[float | None] = mapped_column(Float)

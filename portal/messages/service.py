@@ -1,6 +1,6 @@
 """Messages to drivers: sending, the inbox, the portal's history and push subscriptions.
-With outbox.py (the worker's side) the only door to berichten, push_abonnementen and
-bericht_pogingen.
+With outbox.py (the worker's side) the only door to berichten, push_abonnementen,
+bericht_pogingen and push_worker_status (the worker's heartbeat).
 
 Sending creates one queued row per driver (sharing a verzending_id); the worker claims due
 rows, pushes them through a channel and records the outcome (outbox.py). The driver's inbox
@@ -14,9 +14,11 @@ import logging
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import case, delete, func, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from portal.audit.service import Actor, record
 from portal.drivers import service as drivers
@@ -27,6 +29,7 @@ from portal.messages.models import (
     TITLE_MAX,
     Message,
     PushSubscription,
+    WorkerStatus,
 )
 from portal.types import utcnow
 
@@ -311,3 +314,58 @@ def drivers_with_push(*, carrier_id: uuid.UUID) -> set[uuid.UUID]:
             .distinct()
         )
     )
+
+
+# --- the push worker's heartbeat --------------------------------------------------------
+
+PUSH_WORKER = "push"
+# A worker that has not polled for this long (or three of its intervals, if longer) is
+# taken for stopped. A single run (--once, e.g. from cron) counts for ONE_RUN.
+STALE_AFTER = timedelta(minutes=2)
+ONE_RUN = timedelta(minutes=10)
+
+
+@dataclass(frozen=True)
+class WorkerState:
+    """Whether pushes go out: Web Push configured, and a worker polling lately."""
+
+    configured: bool
+    running: bool
+    last_seen: datetime | None
+
+    @property
+    def pushing(self) -> bool:
+        return self.configured and self.running
+
+
+def record_heartbeat(*, now: datetime, interval: float | None) -> None:
+    """Note that the push worker polls now (and how often it does when idle). An upsert:
+    several workers may beat at once."""
+    dialect = db.session.get_bind().dialect.name
+    insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
+    values = {"naam": PUSH_WORKER, "laatst_actief_op": now, "interval_seconden": interval}
+    stmt = insert(WorkerStatus).values(**values)
+    db.session.execute(
+        stmt.on_conflict_do_update(
+            index_elements=[WorkerStatus.naam],
+            set_={"laatst_actief_op": now, "interval_seconden": interval},
+        )
+    )
+
+
+def worker_state(*, configured: bool, now: datetime | None = None) -> WorkerState:
+    """What the portal tells planners about pushes: configured, and a recent heartbeat."""
+    now = now or utcnow()
+    row = db.session.execute(
+        select(WorkerStatus.laatst_actief_op, WorkerStatus.interval_seconden).where(
+            WorkerStatus.naam == PUSH_WORKER
+        )
+    ).one_or_none()
+    if row is None:
+        return WorkerState(configured=configured, running=False, last_seen=None)
+    if row.interval_seconden is None:
+        allowed = ONE_RUN
+    else:
+        allowed = max(STALE_AFTER, timedelta(seconds=3 * row.interval_seconden))
+    running = now - row.laatst_actief_op <= allowed
+    return WorkerState(configured=configured, running=running, last_seen=row.laatst_actief_op)

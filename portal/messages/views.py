@@ -3,7 +3,16 @@ sent with each recipient's status, refreshed by htmx while the page is open."""
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, make_response, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    current_app,
+    flash,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_babel import gettext as _
 from flask_babel import ngettext
 from flask_login import current_user
@@ -14,9 +23,10 @@ from portal.audit.service import Actor
 from portal.drivers import service as drivers_service
 from portal.errors import ValidationFailed
 from portal.extensions import db
-from portal.messages import outbox, service
+from portal.messages import outbox, service, worker
 from portal.messages.forms import STATUS_LABELS, ComposeForm
 from portal.messages.models import TEXT_MAX, TITLE_MAX
+from portal.types import utcnow
 from portal.web import is_fragment
 
 bp = Blueprint("messages", __name__)
@@ -71,6 +81,9 @@ def _history_context() -> dict:
         "status_labels": STATUS_LABELS,
         "no_subscription": outbox.NO_SUBSCRIPTION,
         "refresh_seconds": REFRESH_SECONDS,
+        # Whether anyone pushes: without a worker a queued message promises nothing.
+        "worker": service.worker_state(configured=worker.config_problem(current_app) is None),
+        "now": utcnow(),
     }
 
 

@@ -21,8 +21,8 @@ import click
 from flask import Flask, current_app
 
 from portal.extensions import db
-from portal.messages import outbox
-from portal.messages.push import Channel, PushTarget, SendResult, WebPushChannel
+from portal.messages import outbox, service
+from portal.messages.push import Channel, PushTarget, SendResult, WebPushChannel, load_vapid
 from portal.tenancy import carrier_scope
 from portal.types import utcnow
 
@@ -33,37 +33,55 @@ class NotConfigured(RuntimeError):
     """Web Push lacks its VAPID settings."""
 
 
-def channel_from_config(app: Flask) -> WebPushChannel:
-    """The Web Push channel with the app's VAPID key; NotConfigured when it has none."""
+def config_problem(app: Flask) -> str | None:
+    """What keeps Web Push from sending (VAPID key or subject missing or bad), or None."""
     private_key = app.config.get("VAPID_PRIVATE_KEY")
     subject = app.config.get("VAPID_SUBJECT")
     if not private_key:
-        raise NotConfigured(
+        return (
             "VAPID_PRIVATE_KEY is not set: create a key pair with "
             "'flask --app wsgi generate-vapid-keys' and put it in the environment."
         )
     if not subject or not subject.startswith(("mailto:", "https://")):
-        raise NotConfigured(
+        return (
             "VAPID_SUBJECT must be a mailto: address or https URL push services can reach "
             "you at, e.g. mailto:planning@example.nl."
         )
     try:
-        return WebPushChannel(
-            private_key=private_key,
-            subject=subject,
-            ttl=app.config.get("WEBPUSH_TTL", 86400),
-            timeout=app.config.get("WEBPUSH_TIMEOUT", 10.0),
-            allow_private=app.config.get("WEBPUSH_ALLOW_PRIVATE", False),
-        )
+        load_vapid(private_key)
     except (ValueError, TypeError) as exc:
-        raise NotConfigured(f"VAPID_PRIVATE_KEY is not a valid P-256 private key ({exc}).") from exc
+        return f"VAPID_PRIVATE_KEY is not a valid P-256 private key ({exc})."
+    return None
 
 
-def deliver_due(*, channel: Channel, now: datetime | None = None, limit: int = 100) -> Counter[str]:
+def channel_from_config(app: Flask) -> WebPushChannel:
+    """The Web Push channel with the app's VAPID key; NotConfigured when it has none."""
+    problem = config_problem(app)
+    if problem is not None:
+        raise NotConfigured(problem)
+    return WebPushChannel(
+        private_key=app.config["VAPID_PRIVATE_KEY"],
+        subject=app.config["VAPID_SUBJECT"],
+        ttl=app.config.get("WEBPUSH_TTL", 86400),
+        timeout=app.config.get("WEBPUSH_TIMEOUT", 10.0),
+        allow_private=app.config.get("WEBPUSH_ALLOW_PRIVATE", False),
+    )
+
+
+def deliver_due(
+    *,
+    channel: Channel,
+    now: datetime | None = None,
+    limit: int = 100,
+    interval: float | None = None,
+) -> Counter[str]:
     """One pass over the outbox: push up to limit due messages; answers how many ended in
-    each status (sent, queued for a retry, failed, read meanwhile)."""
+    each status (sent, queued for a retry, failed, read meanwhile). Each pass first notes
+    the worker's heartbeat (interval: seconds between idle passes; None for a single run),
+    so the portal can tell whether anyone pushes."""
     clock: Callable[[], datetime] = (lambda: now) if now is not None else utcnow
     done: Counter[str] = Counter()
+    service.record_heartbeat(now=clock(), interval=interval)
     carriers = outbox.due_carriers(now=clock())
     db.session.commit()
     for carrier_id in carriers:
@@ -139,7 +157,7 @@ def run(
     interval seconds. A failing pass (database away) is logged and retried."""
     while not stop.is_set():
         try:
-            done = deliver_due(channel=channel, limit=limit)
+            done = deliver_due(channel=channel, limit=limit, interval=interval)
         except Exception:  # keep serving; the next pass tries again
             logger.exception("outbox pass failed")
             db.session.rollback()

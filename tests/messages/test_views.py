@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import re
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from conftest import (
@@ -128,7 +129,8 @@ def test_sending_to_several_drivers_shows_one_batch_with_each_status(app, browse
     assert "Bericht verstuurd naar 2 chauffeurs." in body
     assert "Weegbon" in body and "Fotografeer de weegbon bij het lossen." in body
     assert "Aan 2 chauffeurs · 2 in wachtrij" in body
-    assert body.count("wacht op verzending") == 2
+    # No push worker has run in this test: the page promises nothing.
+    assert body.count("wacht tot de berichtendienst draait") == 2
     for who in (driver, piet):
         assert service_count(app, carrier, who) == 1
 
@@ -266,3 +268,105 @@ def test_without_a_csrf_token_nothing_is_sent(app, browser, carrier, driver):
 def test_signed_out_is_sent_to_sign_in(client):
     response = client.get("/berichten")
     assert response.status_code == 302 and "/login" in response.headers["Location"]
+
+
+# --- whether pushes go out: the worker's heartbeat --------------------------------------
+
+
+@pytest.fixture
+def pushing(app, vapid):
+    """Web Push configured, as in production; whether a worker runs is up to the test."""
+    app.config.update(VAPID_PRIVATE_KEY=vapid[0], VAPID_SUBJECT="mailto:planning@example.nl")
+
+
+def heartbeat(app, at, interval=5.0):
+    """A push worker's poll at `at` (the time is injected: nothing waits)."""
+    with app.app_context():
+        service.record_heartbeat(now=at, interval=interval)
+        db.session.commit()
+
+
+def failed_once(app, carrier, driver, retry_at):
+    """A message whose first push failed, with its next attempt planned at retry_at."""
+    (message_id,) = send(app, carrier, [driver])
+
+    def fail():
+        from portal.messages.models import Message
+
+        db.session.execute(
+            update(Message)
+            .where(Message.id == message_id)
+            .values(pogingen=1, fout="push-dienst tijdelijk niet beschikbaar (HTTP 503)",
+                    volgende_poging_op=retry_at)
+        )  # fmt: skip
+
+    in_carrier(app, carrier.id, fail)
+
+
+def test_a_stopped_worker_is_said_plainly_and_no_retry_is_promised(
+    app, browser, carrier, driver, pushing
+):
+    now = datetime.now(UTC)
+    heartbeat(app, now - timedelta(minutes=45))
+    failed_once(app, carrier, driver, retry_at=now - timedelta(minutes=44))
+    body = plain(browser.get("/berichten"))
+    assert "Pushmeldingen worden nu niet verstuurd: de berichtendienst draait niet (sinds" in body
+    assert "poging 1 mislukt: push-dienst tijdelijk niet beschikbaar (HTTP 503); " in body
+    assert "wacht tot de berichtendienst draait" in body
+    assert "nieuwe poging" not in body
+    # The history's htmx refresh says the same.
+    assert "de berichtendienst draait niet" in plain(browser.get("/berichten", headers=HTMX))
+
+
+def test_a_worker_that_never_ran_is_said_without_a_date(app, browser, carrier, driver, pushing):
+    send(app, carrier, [driver])
+    body = plain(browser.get("/berichten"))
+    assert "Pushmeldingen worden nu niet verstuurd: de berichtendienst draait niet." in body
+    assert "(sinds" not in body
+    assert "wacht tot de berichtendienst draait" in body and "wacht op verzending" not in body
+
+
+def test_with_a_recent_heartbeat_the_retry_time_is_shown(app, browser, carrier, driver, pushing):
+    now = datetime.now(UTC)
+    heartbeat(app, now - timedelta(seconds=5))
+    retry_at = now + timedelta(minutes=10)
+    failed_once(app, carrier, driver, retry_at=retry_at)
+    body = plain(browser.get("/berichten"))
+    assert "Pushmeldingen worden nu niet verstuurd" not in body
+    clock = retry_at.astimezone(ZoneInfo("Europe/Amsterdam")).strftime("%H:%M")
+    assert f"nieuwe poging om {clock}" in body
+    assert "wacht tot de berichtendienst draait" not in body
+
+
+def test_a_retry_time_in_the_past_is_never_shown_as_a_promise(
+    app, browser, carrier, driver, pushing
+):
+    now = datetime.now(UTC)
+    heartbeat(app, now - timedelta(seconds=5))
+    failed_once(app, carrier, driver, retry_at=now - timedelta(minutes=3))
+    body = plain(browser.get("/berichten"))
+    assert "nieuwe poging om" not in body
+    assert "nieuwe poging zo meteen" in body
+
+
+def test_a_slow_worker_counts_as_running_within_three_of_its_intervals(app):
+    now = datetime.now(UTC)
+    heartbeat(app, now - timedelta(minutes=20), interval=600)
+    with app.app_context():
+        assert service.worker_state(configured=True, now=now).running
+        assert not service.worker_state(configured=True, now=now + timedelta(minutes=11)).running
+
+
+def test_without_web_push_settings_the_page_says_so(app, browser, carrier, driver):
+    heartbeat(app, datetime.now(UTC))
+    send(app, carrier, [driver])
+    body = plain(browser.get("/berichten"))
+    assert "Pushmeldingen worden nu niet verstuurd: Web Push is niet ingesteld." in body
+    assert "VAPID_PRIVATE_KEY" in body
+
+
+def test_the_page_says_it_in_english_too(app, client, planner, carrier, driver, pushing):
+    login(client, planner)
+    heartbeat(app, datetime.now(UTC) - timedelta(hours=3))
+    body = plain(client.get("/berichten", headers={"Accept-Language": "en"}))
+    assert "Push notifications are not being sent: the message service is not running" in body

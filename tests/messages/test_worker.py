@@ -369,3 +369,16 @@ def test_generate_vapid_keys_prints_a_working_pair(app):
     env = runner.invoke(args=["generate-vapid-keys", "--env"]).stdout.splitlines()
     assert env[0].startswith("VAPID_PRIVATE_KEY=") and len(env[0]) > 50
     assert env[1].startswith("# ")
+
+
+def test_every_pass_leaves_a_heartbeat_the_portal_reads(app, channel):
+    """The portal tells a running worker from a stopped one by the time of its last poll."""
+    start = utcnow()
+    with app.app_context():
+        assert not service.worker_state(configured=True, now=start).running
+        deliver_due(channel=channel, now=start, interval=5.0)
+        state_now = service.worker_state(configured=True, now=start + timedelta(seconds=20))
+        assert state_now.running and state_now.last_seen == start
+        later = service.worker_state(configured=True, now=start + timedelta(minutes=3))
+        assert not later.running and later.last_seen == start
+        assert not service.worker_state(configured=False, now=start).pushing
