@@ -21,7 +21,8 @@ from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
-from werkzeug.exceptions import HTTPException
+from sqlalchemy.orm.exc import StaleDataError
+from werkzeug.exceptions import Conflict, HTTPException
 from werkzeug.routing import BaseConverter
 
 from portal.accounts import service as accounts
@@ -74,7 +75,7 @@ SECTIONS = [
     ("hours.index", _l("Uren")),
     ("tacho.index", _l("Tachograaf")),
     ("messages.index", _l("Berichten")),
-    ("shell.admin", _l("Beheer")),
+    ("admin.users", _l("Beheer")),
 ]
 
 
@@ -187,6 +188,16 @@ def init_app(app: Flask) -> None:
             return problem(error.code or 500, error.name, error.description, headers=headers)
         return render_template("error.html", error=error), error.code
 
+    @app.errorhandler(StaleDataError)
+    def _lost_race(error: StaleDataError):
+        # Another request changed the row between this one's read and its write (a version
+        # counter refused the UPDATE): a conflict to retry, never a 500.
+        logger.info("lost a concurrent update on %s %s: %s", request.method, request.path, error)
+        db.session.rollback()
+        return _http_error(
+            Conflict("The data changed meanwhile (another request saved it first); retry.")
+        )
+
     @app.errorhandler(Exception)
     def _unexpected(error: Exception):
         logger.exception("unhandled error on %s %s", request.method, request.path)
@@ -206,11 +217,15 @@ def init_app(app: Flask) -> None:
 
     @app.context_processor
     def _globals():
+        from portal.accounts.permissions import landing, sections_for
+
         carrier_name = None
         if current_user and current_user.is_authenticated:
             carrier_name = accounts.current_carrier_of(current_user.transporteur_id).naam
         return {
-            "sections": SECTIONS,
+            # Only what the user's role may open; the first is where they land.
+            "sections": sections_for(current_user),
+            "landing": landing(current_user),
             "is_fragment": is_fragment,
             "current_locale": select_locale(),
             "carrier_name": carrier_name,
@@ -224,7 +239,11 @@ def init_app(app: Flask) -> None:
 
 
 def warn_if_role_bypasses_rls(app: Flask) -> None:
-    """Warn at start when the app's PostgreSQL role would not be held by row-level security."""
+    """Warn at start when the app's PostgreSQL role (DATABASE_URL) would not be held by
+    row-level security. Not for the owner's connection that admin commands open on
+    DATABASE_ADMIN_URL (cli.admin_context): bypassing is what that one is for."""
+    if app.config.get("ADMIN_CONNECTION"):
+        return
     if not app.config["SQLALCHEMY_DATABASE_URI"].startswith("postgresql"):
         return
     with app.app_context():

@@ -22,5 +22,8 @@ export RIJPLAN_INSTANCE="$check_dir" SECRET_KEY=check-only
 .venv/bin/flask --app wsgi db check
 unset RIJPLAN_INSTANCE SECRET_KEY
 rm -rf "$check_dir"
-echo "== pytest"
-.venv/bin/python -m pytest -q "$@"
+# In parallel: one worker per core (RIJPLAN_TEST_WORKERS=0 runs in this process). Each worker
+# has its own SQLite files and its own PostgreSQL database (tests/conftest.py).
+workers=${RIJPLAN_TEST_WORKERS:-auto}
+echo "== pytest ($workers workers)"
+.venv/bin/python -m pytest -q -n "$workers" --dist worksteal "$@"

@@ -82,7 +82,7 @@ def get_session(
         VehicleSession.transporteur_id == carrier_id, VehicleSession.id == session_id
     )
     if lock:
-        stmt = stmt.with_for_update()
+        stmt = stmt.with_for_update().execution_options(populate_existing=True)
     session = db.session.scalar(stmt)
     if session is None:
         raise NotFound("vehicle session not found")

@@ -1,6 +1,6 @@
 """Browser-test fixtures: the app on SQLite served by a live server, and Debian's Chromium.
 
-The server runs for the whole session on a copy of the migrated template database, seeded
+The server runs for a test module on a copy of the migrated template database, seeded
 through the root conftest's factories. Tests that change a user (language, sign-out) take
 the function-scoped `planner`, a fresh user of the seeded carrier, so tests stay independent.
 """
@@ -91,8 +91,10 @@ def _seed_tasks(app, carrier: Ref, driver: Ref | None, specs) -> dict[str, Ref]:
     return refs
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def live_server(sqlite_template, tmp_path_factory) -> Iterator[LiveServer]:
+    """A server per test module: what one module's tests add (drivers, tasks, users) never
+    shows up in another's counts, whichever worker runs which modules in which order."""
     folder = tmp_path_factory.mktemp("e2e")
     path = folder / "rijplan.sqlite"
     shutil.copy(sqlite_template, path)
