@@ -217,7 +217,7 @@ def init_app(app: Flask) -> None:
 
     @app.context_processor
     def _globals():
-        from portal.accounts.permissions import landing, sections_for
+        from portal.accounts.permissions import landing, may_open, sections_for
 
         carrier_name = None
         if current_user and current_user.is_authenticated:
@@ -226,6 +226,11 @@ def init_app(app: Flask) -> None:
             # Only what the user's role may open; the first is where they land.
             "sections": sections_for(current_user),
             "landing": landing(current_user),
+            # Links to a page the role may not open are left out (an author reads answers,
+            # not the task pages they belong to).
+            "may_open": lambda endpoint: bool(
+                current_user and current_user.is_authenticated and may_open(current_user, endpoint)
+            ),
             "is_fragment": is_fragment,
             "current_locale": select_locale(),
             "carrier_name": carrier_name,

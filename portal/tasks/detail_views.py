@@ -28,6 +28,7 @@ from portal.fleet import service as fleet
 from portal.questionnaires import presenting
 from portal.questionnaires import service as questionnaires
 from portal.tasks import lifecycle, service
+from portal.tasks.conflicts import expected_duration
 from portal.tasks.forms import STATUS_LABELS
 from portal.web import ACTIVITY_LABELS, is_fragment
 
@@ -190,6 +191,7 @@ def show(task_id: uuid.UUID):
         "scans": scans,
         "blockers": blockers,
         "temperature_over": temperature_over(task),
+        "expected_min": expected_duration(task.type, task.duur_min),
         "sessions": [presenting.session_view(s, answers, loaded, links) for s, answers in sessions],
         "pinned_title": pinned.get("title"),
         "edit_url": _edit_url(task) if not finished and task.gearchiveerd_op is None else None,

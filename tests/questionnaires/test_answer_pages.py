@@ -203,3 +203,24 @@ def test_the_list_runs_a_fixed_number_of_queries(
         assert client.get("/antwoorden").status_code == 200
 
     assert many.count == few.count, many.statements
+
+
+def test_an_author_reads_answers_without_links_to_task_pages_they_may_not_open(
+    app, carrier, driver, planner
+):
+    revision = publish_questionnaire(app, carrier)
+    task = create_task(app, carrier, driver)
+    session_id = answer(app, carrier, driver, revision, {"gewicht": 1}, task=task)
+    task_link = f'href="/taken/{task.id}"'
+
+    author_client = app.test_client()
+    login(author_client, create_user(app, carrier, "author"))
+    for page in ("/antwoorden", f"/antwoorden/{session_id}", f"/antwoorden?taak={task.id}"):
+        body = author_client.get(page).get_data(as_text=True)
+        assert task_link not in body, page
+    assert "bij een taak" in author_client.get("/antwoorden").get_data(as_text=True)
+
+    planner_client = app.test_client()
+    login(planner_client, planner)
+    assert task_link in planner_client.get("/antwoorden").get_data(as_text=True)
+    assert task_link in planner_client.get(f"/antwoorden/{session_id}").get_data(as_text=True)

@@ -393,3 +393,16 @@ def test_a_finished_task_heads_its_completion_box_plainly(app, client, carrier, 
 
     assert "Afronding Afgerond op" in finished and "Wat houdt afronding tegen" not in finished
     assert "Wat houdt afronding tegen" in running
+
+
+def test_the_page_shows_the_expected_duration_or_the_activitys_default(
+    app, client, carrier, planner, driver
+):
+    own = create_task(app, carrier, driver, naam="Eigen duur", type="mest_laden", duur_min=45)
+    default = create_task(app, carrier, driver, naam="Standaard", type="vee_transport")
+    login(client, planner)
+
+    page = text_of(client.get(f"/taken/{own.id}"))
+    assert "Verwachte duur 45 min" in page and "standaard voor deze soort" not in page
+    page = text_of(client.get(f"/taken/{default.id}"))
+    assert "Verwachte duur 180 min (standaard voor deze soort)" in page
