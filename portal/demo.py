@@ -21,6 +21,7 @@ from portal.drivers import service as drivers
 from portal.extensions import db
 from portal.fleet import service as fleet
 from portal.messages import service as messages
+from portal.messages.failures import failure
 from portal.questionnaires import service as questionnaires
 from portal.tasks import lifecycle
 from portal.tasks import service as tasks
@@ -501,7 +502,7 @@ def _seed_messages(carrier_id, driver_rows, planner) -> None:
                 row.status = "failed"
                 row.fout = outbox.NO_SUBSCRIPTION
             if outcome == "queued":
-                row.fout = "push-dienst tijdelijk niet beschikbaar (HTTP 503)"
+                row.fout = failure("service_unavailable", http=503)
                 row.volgende_poging_op = sent_at + timedelta(seconds=30)
 
 

@@ -157,6 +157,18 @@ TEXTS = {
     "required": _l("Dit is verplicht."),
     "not_calculated": _l("Dit kon niet worden berekend."),
     "unknown_question": _l("Onbekende vraag “%(id)s”."),
+    # --- a push that did not reach a phone (messages.failures, prefixed "push_")
+    "push_no_subscription": _l(
+        "geen telefoon aangemeld voor pushmeldingen; het bericht staat wel in de app"
+    ),
+    "push_network_error": _l("netwerkfout naar de pushdienst (%(error)s)"),
+    "push_endpoint_refused": _l("adres van de pushdienst geweigerd (%(detail)s)"),
+    "push_subscription_invalid": _l("ongeldig push-abonnement (%(detail)s)"),
+    "push_subscription_gone": _l("het push-abonnement bestaat niet meer (HTTP %(http)s)"),
+    "push_service_unavailable": _l("pushdienst tijdelijk niet beschikbaar (HTTP %(http)s)"),
+    "push_service_refused": _l("de pushdienst weigerde het bericht (HTTP %(http)s)"),
+    "push_internal_error": _l("interne fout in de berichtendienst (%(error)s)"),
+    "push_given_up": _l("opgegeven na %(attempts)s pogingen: %(last)s"),
 }
 
 JSON_TYPES = {

@@ -13,6 +13,7 @@ from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.orm import Session, scoped_session
 
 from portal.extensions import db
+from portal.messages.failures import failure
 from portal.messages.models import DeliveryAttempt, Message, PushSubscription
 from portal.messages.push import PushMessage, PushTarget, SendResult
 
@@ -27,7 +28,7 @@ MAX_ATTEMPTS = len(BACKOFF) + 1
 MAX_RETRY_AFTER = timedelta(hours=1)
 # How long a worker holds the messages it claimed; after that another worker may take over.
 LEASE = timedelta(minutes=5)
-NO_SUBSCRIPTION = "geen push-abonnement"
+NO_SUBSCRIPTION = failure("no_subscription")
 
 
 DISPATCH_SQL = text("SELECT set_config('app.outbox_dispatch', :on, true)")
@@ -179,7 +180,7 @@ def record_outcome(
         status, reason, next_at = "queued", retry[-1].fout, now + wait
     elif retry:
         status = "failed"
-        reason = f"opgegeven na {claimed.poging} pogingen: {retry[-1].fout}"
+        reason = failure("given_up", attempts=claimed.poging, last=retry[-1].fout)
         next_at = None
     else:
         status, reason, next_at = "failed", results[0][1].fout, None

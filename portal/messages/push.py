@@ -23,6 +23,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid
 from pywebpush import WebPushException, webpush
 
+from portal.messages.failures import failure
 from portal.types import iso
 
 logger = logging.getLogger(__name__)
@@ -216,9 +217,9 @@ class WebPushChannel:
                 if not _resolves_to_public(parts.hostname, port):
                     problem = "must be on a public host"
         except OSError as exc:
-            return SendResult("retry", fout=f"netwerkfout: {type(exc).__name__}")
+            return SendResult("retry", fout=failure("network_error", error=type(exc).__name__))
         if problem is not None:
-            return SendResult("rejected", fout=f"adres van de push-dienst geweigerd ({problem})")
+            return SendResult("rejected", fout=failure("endpoint_refused", detail=problem))
         try:
             response = webpush(
                 subscription_info={
@@ -237,26 +238,28 @@ class WebPushChannel:
         except WebPushException as exc:
             return _classify(exc.status_code, exc.retry_after, exc.message)
         except requests.RequestException as exc:
-            return SendResult("retry", fout=f"netwerkfout: {type(exc).__name__}")
+            return SendResult("retry", fout=failure("network_error", error=type(exc).__name__))
         except (ValueError, TypeError) as exc:
             # Keys that are no valid P-256 point or auth secret: this subscription is broken.
-            return SendResult("rejected", fout=f"ongeldig push-abonnement ({type(exc).__name__})")
+            return SendResult(
+                "rejected", fout=failure("subscription_invalid", detail=type(exc).__name__)
+            )
         return SendResult("sent", http_status=response.status_code)
 
 
 def _classify(status: int | None, retry_after: str | None, message: str) -> SendResult:
     if status is None:
-        return SendResult("rejected", fout=f"ongeldig push-abonnement ({message[:200]})")
+        return SendResult("rejected", fout=failure("subscription_invalid", detail=message))
     if status in GONE_STATUSES:
-        return SendResult("gone", status, f"push-abonnement bestaat niet meer (HTTP {status})")
+        return SendResult("gone", status, failure("subscription_gone", http=status))
     if status in RETRY_STATUSES:
         return SendResult(
             "retry",
             status,
-            f"push-dienst tijdelijk niet beschikbaar (HTTP {status})",
+            failure("service_unavailable", http=status),
             _seconds(retry_after),
         )
-    return SendResult("rejected", status, f"push-dienst weigerde het bericht (HTTP {status})")
+    return SendResult("rejected", status, failure("service_refused", http=status))
 
 
 def _seconds(value: str | None) -> int | None:

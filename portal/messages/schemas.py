@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from cryptography.hazmat.primitives.asymmetric import ec
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from portal.messages import failures
 from portal.messages.models import STATUSES, TEXT_MAX, TITLE_MAX, Message, PushSubscription
 from portal.schemas import InModel, Timestamp
 from portal.types import iso
@@ -46,7 +47,11 @@ class NotificationOut(BaseModel):
     created_at: Timestamp
     verzonden_op: Timestamp | None = Field(description="when a push service accepted it")
     gelezen_op: Timestamp | None
-    fout: str | None = Field(description="why the last push failed, if it did")
+    fout: str | None = Field(description="why the last push failed, if it did (English)")
+    fout_code: str | None = Field(
+        description="the stable code of that failure",
+        json_schema_extra={"enum": [*failures.CODES, None]},
+    )
     pogingen: int = Field(description="push attempts so far")
 
 
@@ -63,7 +68,8 @@ def serialize_message(message: Message) -> dict:
         "created_at": iso(message.created_at),
         "verzonden_op": iso(message.verzonden_op),
         "gelezen_op": iso(message.gelezen_op),
-        "fout": message.fout,
+        "fout": failures.english(message.fout),
+        "fout_code": failures.code_of(message.fout),
         "pogingen": message.pogingen,
     }
 

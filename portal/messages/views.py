@@ -23,7 +23,7 @@ from portal.audit.service import Actor
 from portal.drivers import service as drivers_service
 from portal.errors import ValidationFailed
 from portal.extensions import db
-from portal.messages import outbox, service, worker
+from portal.messages import failures, service, worker
 from portal.messages.forms import STATUS_LABELS, ComposeForm
 from portal.messages.models import TEXT_MAX, TITLE_MAX
 from portal.types import utcnow
@@ -79,7 +79,7 @@ def _history_context() -> dict:
         "page": page,
         "more": history.total > page * PER_PAGE,
         "status_labels": STATUS_LABELS,
-        "no_subscription": outbox.NO_SUBSCRIPTION,
+        "failure_text": failures.worded,
         "refresh_seconds": REFRESH_SECONDS,
         # Whether anyone pushes: without a worker a queued message promises nothing.
         "worker": service.worker_state(configured=worker.config_problem(current_app) is None),

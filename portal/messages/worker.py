@@ -22,6 +22,7 @@ from flask import Flask, current_app
 
 from portal.extensions import db
 from portal.messages import outbox, service
+from portal.messages.failures import failure
 from portal.messages.push import Channel, PushTarget, SendResult, WebPushChannel, load_vapid
 from portal.tenancy import carrier_scope
 from portal.types import utcnow
@@ -110,7 +111,7 @@ def _send(channel: Channel, target: PushTarget, item: outbox.Claimed) -> SendRes
         return channel.send(target, item.message)
     except Exception as exc:  # the worker must go on with the next message
         logger.exception("push of message %s to %s failed unexpectedly", item.id, target.host)
-        return SendResult("retry", fout=f"interne fout: {type(exc).__name__}")
+        return SendResult("retry", fout=failure("internal_error", error=type(exc).__name__))
 
 
 def main(*, once: bool, interval: float, batch: int, emit: Callable[[dict], None]) -> None:

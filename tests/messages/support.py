@@ -18,7 +18,7 @@ from py_vapid import Vapid02
 
 from portal.audit.service import SYSTEM
 from portal.extensions import db
-from portal.messages import outbox, service
+from portal.messages import failures, outbox, service
 from portal.messages.push import b64url
 
 
@@ -157,18 +157,21 @@ def state(app, carrier: Ref, message_id) -> dict:
 
     def read():
         message = service.get_message(carrier_id=carrier.id, message_id=message_id)
-        return {col.key: getattr(message, col.key) for col in message.__table__.columns}
+        row = {col.key: getattr(message, col.key) for col in message.__table__.columns}
+        # The failure as the API words it (stored as a code with parameters).
+        fout = row["fout"]
+        return {**row, "fout": failures.english(fout), "fout_code": failures.code_of(fout)}
 
     return in_carrier(app, carrier.id, read)
 
 
 def attempts(app, carrier: Ref, message_id) -> list[tuple]:
-    """(poging, resultaat, http_status, fout) of each attempt, in order."""
+    """(poging, resultaat, http_status, fout in English) of each attempt, in order."""
     return in_carrier(
         app,
         carrier.id,
         lambda: [
-            (a.poging, a.resultaat, a.http_status, a.fout)
+            (a.poging, a.resultaat, a.http_status, failures.english(a.fout))
             for a in outbox.attempts(carrier_id=carrier.id, message_id=message_id)
         ],
     )

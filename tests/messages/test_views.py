@@ -10,6 +10,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from conftest import (
+    bearer,
+    create_api_key,
     create_carrier,
     create_driver,
     create_user,
@@ -21,7 +23,8 @@ from sqlalchemy import update
 
 from messages.support import Device, send, subscribe
 from portal.extensions import db
-from portal.messages import outbox, service
+from portal.messages import failures, outbox, service
+from portal.messages.models import Message
 
 HTMX = {"HX-Request": "true"}
 
@@ -180,7 +183,7 @@ def test_the_history_fragment_shows_delivery_read_and_failure(app, browser, carr
         db.session.execute(
             update(Message)
             .where(Message.id == failed)
-            .values(status="failed", fout="push-abonnement bestaat niet meer (HTTP 410)")
+            .values(status="failed", fout=failures.failure("subscription_gone", http=410))
         )
 
     in_carrier(app, carrier.id, deliver)
@@ -192,7 +195,7 @@ def test_the_history_fragment_shows_delivery_read_and_failure(app, browser, carr
     assert "Aan 3 chauffeurs · 1 gelezen · 1 verzonden · 1 mislukt" in plain(fragment)
     assert re.search(r"Jan Chauffeur</span> <span class=\"status msg-status-read\">Gelezen", body)
     assert re.search(r"Piet Bakker</span> <span class=\"status msg-status-sent\">Verzonden", body)
-    assert "push-abonnement bestaat niet meer (HTTP 410)" in body
+    assert "het push-abonnement bestaat niet meer (HTTP 410)" in body
 
 
 def test_a_message_without_a_device_explains_the_inbox(app, browser, carrier, driver):
@@ -296,7 +299,7 @@ def failed_once(app, carrier, driver, retry_at):
         db.session.execute(
             update(Message)
             .where(Message.id == message_id)
-            .values(pogingen=1, fout="push-dienst tijdelijk niet beschikbaar (HTTP 503)",
+            .values(pogingen=1, fout=failures.failure("service_unavailable", http=503),
                     volgende_poging_op=retry_at)
         )  # fmt: skip
 
@@ -311,7 +314,7 @@ def test_a_stopped_worker_is_said_plainly_and_no_retry_is_promised(
     failed_once(app, carrier, driver, retry_at=now - timedelta(minutes=44))
     body = plain(browser.get("/berichten"))
     assert "Pushmeldingen worden nu niet verstuurd: de berichtendienst draait niet (sinds" in body
-    assert "poging 1 mislukt: push-dienst tijdelijk niet beschikbaar (HTTP 503); " in body
+    assert "poging 1 mislukt: pushdienst tijdelijk niet beschikbaar (HTTP 503); " in body
     assert "wacht tot de berichtendienst draait" in body
     assert "nieuwe poging" not in body
     # The history's htmx refresh says the same.
@@ -370,3 +373,73 @@ def test_the_page_says_it_in_english_too(app, client, planner, carrier, driver, 
     heartbeat(app, datetime.now(UTC) - timedelta(hours=3))
     body = plain(client.get("/berichten", headers={"Accept-Language": "en"}))
     assert "Push notifications are not being sent: the message service is not running" in body
+
+
+@pytest.mark.parametrize(
+    ("language", "given_up", "no_device"),
+    [
+        (
+            "nl",
+            "opgegeven na 5 pogingen: pushdienst tijdelijk niet beschikbaar (HTTP 503)",
+            "geen telefoon aangemeld voor pushmeldingen; het bericht staat wel in de app",
+        ),
+        (
+            "en",
+            "given up after 5 attempts: push service temporarily unavailable (HTTP 503)",
+            "no phone registered for push notifications; the message is in the app",
+        ),
+    ],
+)
+def test_why_a_push_failed_reads_in_the_users_language(
+    app, client, planner, carrier, driver, language, given_up, no_device
+):
+    """The worker stores a code with parameters; the page words it, never in the worker's
+    language. An old row's free text still shows as it was."""
+    other = create_driver(app, carrier, "Piet Bakker")
+    third = create_driver(app, carrier, "Kees Mulder")
+    first, second, old = send(app, carrier, [driver, other, third])
+    last = failures.failure("service_unavailable", http=503)
+
+    def fail():
+        from portal.messages.models import Message
+
+        for message_id, fout in (
+            (first, failures.failure("given_up", attempts=5, last=last)),
+            (second, outbox.NO_SUBSCRIPTION),
+            (old, "push-dienst weigerde het bericht (HTTP 400)"),
+        ):
+            db.session.execute(
+                update(Message).where(Message.id == message_id).values(status="failed", fout=fout)
+            )
+
+    in_carrier(app, carrier.id, fail)
+    login(client, planner)
+    body = plain(client.get("/berichten", headers={"Accept-Language": language}))
+    assert given_up in body
+    assert no_device in body
+    assert "push-dienst weigerde het bericht (HTTP 400)" in body
+
+
+def test_the_api_gives_the_failure_in_english_with_its_code(app, client, carrier, driver):
+    (message_id,) = send(app, carrier, [driver])
+    in_carrier(
+        app,
+        carrier.id,
+        lambda: db.session.execute(
+            update(Message).values(
+                status="failed", fout=failures.failure("subscription_gone", http=410)
+            )
+        ),
+    )
+    key = create_api_key(app, carrier)
+    body = client.get(f"/api/v1/notificaties/{message_id}", headers=bearer(key.key)).get_json()
+    assert body["fout"] == "the push subscription no longer exists (HTTP 410)"
+    assert body["fout_code"] == "subscription_gone"
+
+
+def test_every_push_failure_code_has_its_dutch_text():
+    """Its English is checked with every other text (tests/test_i18n.py)."""
+    from portal import problems
+
+    missing = [code for code in failures.CODES if not problems.has_text(f"push_{code}")]
+    assert missing == []

@@ -26,6 +26,8 @@ from portal.messages.push import WebPushChannel, public_key_of
 from portal.messages.worker import deliver_due
 from portal.types import utcnow
 
+NO_DEVICE = "no phone registered for push notifications; the message is in the app"
+
 
 def run_pass(app, channel, now=None, limit=100):
     with app.app_context():
@@ -43,7 +45,7 @@ def test_a_failed_first_attempt_is_retried_and_the_message_is_sent(
     assert run_pass(app, channel, start) == {"queued": 1}
     first = state(app, carrier, message_id)
     assert first["status"] == "queued"
-    assert first["fout"] == "push-dienst tijdelijk niet beschikbaar (HTTP 500)"
+    assert first["fout"] == "push service temporarily unavailable (HTTP 500)"
     assert first["volgende_poging_op"] == start + timedelta(seconds=30)
 
     # Not due yet: nothing is sent before the backoff has passed.
@@ -56,7 +58,7 @@ def test_a_failed_first_attempt_is_retried_and_the_message_is_sent(
     assert sent["verzonden_op"] == start + timedelta(seconds=31)
     assert sent["fout"] is None and sent["pogingen"] == 2
     assert attempts(app, carrier, message_id) == [
-        (1, "retry", 500, "push-dienst tijdelijk niet beschikbaar (HTTP 500)"),
+        (1, "retry", 500, "push service temporarily unavailable (HTTP 500)"),
         (2, "sent", 201, None),
     ]
     # Nothing left to do.
@@ -101,10 +103,11 @@ def test_a_gone_subscription_is_removed_and_the_message_fails(
     assert run_pass(app, channel) == {"failed": 1}
     failed = state(app, carrier, message_id)
     assert failed["status"] == "failed"
-    assert failed["fout"] == "push-abonnement bestaat niet meer (HTTP 410)"
+    assert failed["fout"] == "the push subscription no longer exists (HTTP 410)"
+    assert failed["fout_code"] == "subscription_gone"
     assert failed["volgende_poging_op"] is None
     assert attempts(app, carrier, message_id) == [
-        (1, "failed", 410, "push-abonnement bestaat niet meer (HTTP 410)")
+        (1, "failed", 410, "the push subscription no longer exists (HTTP 410)")
     ]
     assert subscription_count(app, carrier) == 0
     # No retry: the push service is not asked again.
@@ -118,8 +121,8 @@ def test_a_driver_without_a_device_fails_with_the_reason_and_keeps_the_inbox(
     (message_id,) = send(app, carrier, [driver])
     assert run_pass(app, channel) == {"failed": 1}
     failed = state(app, carrier, message_id)
-    assert (failed["status"], failed["fout"]) == ("failed", "geen push-abonnement")
-    assert attempts(app, carrier, message_id) == [(1, "failed", None, "geen push-abonnement")]
+    assert (failed["status"], failed["fout_code"]) == ("failed", "no_subscription")
+    assert attempts(app, carrier, message_id) == [(1, "failed", None, NO_DEVICE)]
     # The driver still finds it in the app, and reading it is recorded.
     in_carrier(
         app,
@@ -150,8 +153,9 @@ def test_retries_back_off_and_give_up_after_five_attempts(
     ]
     assert run_pass(app, channel, now) == {"failed": 1}
     failed = state(app, carrier, message_id)
+    assert failed["fout_code"] == "given_up"
     assert failed["fout"] == (
-        "opgegeven na 5 pogingen: push-dienst tijdelijk niet beschikbaar (HTTP 503)"
+        "given up after 5 attempts: push service temporarily unavailable (HTTP 503)"
     )
     assert [a[1] for a in attempts(app, carrier, message_id)] == ["retry"] * 4 + ["failed"]
     assert len(push_service.received) == 5
@@ -173,7 +177,8 @@ def test_a_redirect_is_not_followed(app, carrier, driver, push_service, device, 
     subscribe(app, carrier, driver, push_service.endpoint(), device)
     (message_id,) = send(app, carrier, [driver])
     assert run_pass(app, channel) == {"failed": 1}
-    assert state(app, carrier, message_id)["fout"] == "push-dienst weigerde het bericht (HTTP 307)"
+    refused = state(app, carrier, message_id)["fout"]
+    assert refused == "the push service refused the message (HTTP 307)"
     assert [r.path for r in push_service.received] == ["/push/abc"]
 
 
@@ -278,7 +283,7 @@ def test_an_endpoint_on_a_private_address_is_refused_at_send_time(
     subscribe(app, carrier, driver, push_service.endpoint(), device)
     (message_id,) = send(app, carrier, [driver])
     assert run_pass(app, strict) == {"failed": 1}
-    assert state(app, carrier, message_id)["fout"].startswith("adres van de push-dienst geweigerd")
+    assert state(app, carrier, message_id)["fout"].startswith("push service address refused")
     assert push_service.received == []
 
 
@@ -290,7 +295,8 @@ def test_a_channel_that_breaks_becomes_a_retry(app, carrier, driver, device, pus
     subscribe(app, carrier, driver, push_service.endpoint(), device)
     (message_id,) = send(app, carrier, [driver])
     assert run_pass(app, Broken()) == {"queued": 1}
-    assert state(app, carrier, message_id)["fout"] == "interne fout: RuntimeError"
+    broken = state(app, carrier, message_id)["fout"]
+    assert broken == "internal error in the push worker (RuntimeError)"
 
 
 @pytest.mark.postgres_only
