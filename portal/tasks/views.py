@@ -582,6 +582,26 @@ def cancel(task: Task):
     return _message(_("Taak “%(naam)s” is geannuleerd.", naam=naam))
 
 
+@task_route("/taken/<uuid:task_id>/heropenen", methods=("GET", "POST"))
+def reopen(task: Task):
+    """Reopen a completed task after a confirmation: its billing line waits for the next
+    completion (an exported one stays as it was)."""
+    if request.method == "GET":
+        return _confirm(task, "reopen")
+    naam = task.naam
+    if task.status != "afgerond":
+        return _message(
+            _("Taak “%(naam)s” is niet afgerond en kan dus niet worden heropend.", naam=naam),
+            "error",
+            409,
+        )
+    lifecycle.move_task(
+        carrier_id=_carrier_id(), task_id=task.id, to="gestart", actor=_actor(), office=True
+    )
+    db.session.commit()
+    return _message(_("Taak “%(naam)s” is heropend en staat weer op gestart.", naam=naam))
+
+
 @task_route("/taken/<uuid:task_id>/verwijderen", methods=("GET", "POST"))
 def delete(task: Task):
     """Delete a task after a confirmation; one that holds work is archived instead."""
@@ -609,6 +629,7 @@ def _confirm(task: Task, action: str):
         task=task,
         action=action,
         can_cancel=can_cancel,
+        can_reopen=task.status == "afgerond",
         back=_back(),
         when=_when(task.gepland_op),
     )

@@ -458,7 +458,8 @@ def test_status_buttons_follow_the_state_machine(app, signed_in, carrier, driver
     html = card(signed_in.get("/taken").get_data(as_text=True), task.id)
     assert set(re.findall(r'data-move="(\w+)"', html)) == moves
     if status == "afgerond":
-        assert ">Heropenen<" in html
+        # Reopening takes billed work back: it asks first, in the dialog.
+        assert ">Heropenen</a>" in html and f'hx-get="/taken/{task.id}/heropenen' in html
 
 
 def test_a_status_button_moves_the_task_and_returns_the_card(app, signed_in, carrier, driver):
@@ -531,6 +532,37 @@ def test_reopening_a_completed_task_is_allowed_to_the_office(app, signed_in, car
     assert history(app, carrier, task.id)[-1][0] == "reopened"
 
 
+def test_reopening_on_the_board_asks_first_and_says_what_happens_to_billing(
+    app, signed_in, carrier, driver
+):
+    task = create_task(app, carrier, driver, naam="Voer Epe", gepland_op=at(today(), "9:00"),
+                       status="afgerond")  # fmt: skip
+    question = signed_in.get(f"/taken/{task.id}/heropenen", headers={"HX-Request": "true"})
+    body = html_module.unescape(question.get_data(as_text=True))
+    assert "Taak “Voer Epe” heropenen?" in body
+    assert "telt pas weer mee als de taak opnieuw is afgerond" in body
+    assert load(app, carrier, task.id)["status"] == "afgerond"  # asking changes nothing
+
+    done = signed_in.post(
+        f"/taken/{task.id}/heropenen",
+        data={"csrf_token": token(signed_in), "terug": "/taken"},
+        headers={"HX-Request": "true"},
+    )
+    assert done.status_code == 200
+    assert "is heropend" in html_module.unescape(done.get_data(as_text=True))
+    assert load(app, carrier, task.id)["status"] == "gestart"
+    assert history(app, carrier, task.id)[-1][0] == "reopened"
+
+    again = signed_in.post(
+        f"/taken/{task.id}/heropenen",
+        data={"csrf_token": token(signed_in), "terug": "/taken"},
+        headers={"HX-Request": "true"},
+    )
+    assert again.status_code == 409
+    assert "niet afgerond" in html_module.unescape(again.get_data(as_text=True))
+    assert load(app, carrier, task.id)["status"] == "gestart"
+
+
 # --- security -------------------------------------------------------------------------
 
 
@@ -540,6 +572,7 @@ def test_posts_need_the_csrf_token(app, signed_in, carrier, driver):
         (f"/taken/{task.id}/verplaats", {"chauffeur_id": "", "versie": 1}),
         (f"/taken/{task.id}/status", {"status": "gestart"}),
         (f"/taken/{task.id}/annuleren", {}),
+        (f"/taken/{task.id}/heropenen", {}),
         (f"/taken/{task.id}/verwijderen", {}),
         (f"/taken/{task.id}/dupliceer", {}),
         (f"/taken/{task.id}/bewerken", {"naam": "x", "type": "mest_laden", "versie": 1}),
@@ -557,6 +590,7 @@ def test_another_carriers_task_is_404_on_every_route(app, signed_in):
     csrf = token(signed_in)
     for suffix, methods in (
         ("verplaats", ("GET", "POST")), ("status", ("POST",)), ("annuleren", ("GET", "POST")),
+        ("heropenen", ("GET", "POST")),
         ("verwijderen", ("GET", "POST")), ("dupliceer", ("POST",)),
         ("bewerken", ("GET", "POST")),
     ):  # fmt: skip
