@@ -238,3 +238,43 @@ def test_seed_demo_works_under_row_level_security(app, backend, run):
     logins = ok(run("seed-demo"))
     assert len(logins["portal"]) == 6
     assert ok(run("seed-demo")) == logins
+
+
+def test_billing_backfill_makes_the_lines_completed_work_missed(app, run, carrier, driver):
+    """Tasks completed before every completion made a line get one; a dry run only lists."""
+    from datetime import UTC, datetime
+
+    from conftest import create_task, in_carrier
+    from sqlalchemy import select
+
+    from portal.billing.models import BillingLine
+    from portal.extensions import db
+
+    done = datetime(2026, 11, 20, 14, 0, tzinfo=UTC)
+    old = datetime(2026, 10, 1, 14, 0, tzinfo=UTC)
+    missed = create_task(
+        app, carrier, driver, naam="Voer Epe", status="afgerond", gestart_op=done,
+        afgerond_op=done, hoeveelheid=12.5, eenheid="ton",
+    )  # fmt: skip
+    create_task(app, carrier, driver, naam="Oud", status="afgerond", gestart_op=old,
+                afgerond_op=old)  # fmt: skip
+    create_task(app, carrier, driver, naam="Open", status="gestart", gestart_op=done)
+
+    def lines():
+        return in_carrier(
+            app,
+            carrier.id,
+            lambda: list(db.session.scalars(select(BillingLine))),
+            lambda found: [(line.taak_id, line.hoeveelheid, line.eenheid) for line in found],
+        )
+
+    args = ("billing-backfill", "--transporteur", str(carrier.id), "--sinds", "2026-11-01")
+    listed = ok(run(*args, "--dry-run"))
+    assert listed["lines"] == 0 and [t["naam"] for t in listed["tasks"]] == ["Voer Epe"]
+    assert lines() == []
+
+    made = ok(run(*args))
+    assert made["lines"] == 1
+    assert lines() == [(missed.id, 12.5, "ton")]
+    assert ok(run(*args))["tasks"] == []  # never twice
+    assert run("billing-backfill", "--transporteur", str(carrier.id), "--sinds", "1-11").exit_code

@@ -148,6 +148,21 @@ def line_for_completion(*, carrier_id: uuid.UUID, task: Task) -> BillingLine:
     return line
 
 
+def completed_without_line(*, carrier_id: uuid.UUID, since: datetime | None) -> list[Task]:
+    """Completed tasks without a billing line (completed on the board or by the driver before
+    every completion made one), oldest first; since: completed at or after it."""
+    stmt = select(Task).where(
+        Task.transporteur_id == carrier_id,
+        Task.status == "afgerond",
+        ~exists().where(
+            BillingLine.transporteur_id == Task.transporteur_id, BillingLine.taak_id == Task.id
+        ),
+    )
+    if since is not None:
+        stmt = stmt.where(Task.afgerond_op >= since)
+    return list(db.session.scalars(stmt.order_by(Task.afgerond_op, Task.id)))
+
+
 def record_line(
     *,
     carrier_id: uuid.UUID,
