@@ -125,11 +125,12 @@ def backend(request) -> str:
     return request.param
 
 
-@pytest.fixture
-def app(backend, request, tmp_path):
-    config = base_config(tmp_path)
+def backend_config(backend: str, request, folder: Path) -> dict:
+    """The app's config on an empty database of backend: a copy of the migrated SQLite
+    template in folder, or this worker's PostgreSQL database emptied, as the app role."""
+    config = base_config(folder)
     if backend == "sqlite":
-        path = tmp_path / "rijplan.sqlite"
+        path = folder / "rijplan.sqlite"
         shutil.copy(request.getfixturevalue("sqlite_template"), path)
         config["SQLALCHEMY_DATABASE_URI"] = f"sqlite:///{path}"
     else:
@@ -138,7 +139,12 @@ def app(backend, request, tmp_path):
             conn.execute(text(f"TRUNCATE {', '.join(pg['tables'])} CASCADE"))
         config["SQLALCHEMY_DATABASE_URI"] = pg["app_url"]
         config["DATABASE_ADMIN_URL"] = pg["admin_url"]
-    app = create_app(config)
+    return config
+
+
+@pytest.fixture
+def app(backend, request, tmp_path):
+    app = create_app(backend_config(backend, request, tmp_path))
     yield app
     with app.app_context():
         db.engine.dispose()

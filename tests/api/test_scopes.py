@@ -13,14 +13,13 @@ from __future__ import annotations
 import io
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 from conftest import (
     BACKENDS,
     Ref,
-    base_config,
+    backend_config,
     bearer,
     create_carrier,
     create_driver,
@@ -30,7 +29,6 @@ from conftest import (
     publish_questionnaire,
     upload_file,
 )
-from sqlalchemy import text
 from tacho.samples import card_file
 
 import portal.api  # noqa: F401  (registers every operation)
@@ -66,19 +64,7 @@ def world(request, tmp_path_factory):
     """A carrier with a driver, tasks (planned, started with answers, spare), a file, a
     vehicle with a session, a message, a work day, a tachograph file, one API key per scope
     and the driver's access token."""
-    folder = tmp_path_factory.mktemp("scopes")
-    config = base_config(folder)
-    if request.param == "sqlite":
-        path = folder / "rijplan.sqlite"
-        shutil.copy(request.getfixturevalue("sqlite_template"), path)
-        config["SQLALCHEMY_DATABASE_URI"] = f"sqlite:///{path}"
-    else:
-        pg = request.getfixturevalue("pg_database")
-        with pg["engine"].begin() as conn:
-            conn.execute(text(f"TRUNCATE {', '.join(pg['tables'])} CASCADE"))
-        config["SQLALCHEMY_DATABASE_URI"] = pg["app_url"]
-        config["DATABASE_ADMIN_URL"] = pg["admin_url"]
-    app = create_app(config)
+    app = create_app(backend_config(request.param, request, tmp_path_factory.mktemp("scopes")))
     client = app.test_client()
     carrier = create_carrier(app, "Van der Berg Agrotransport")
     driver = create_driver(app, carrier)
