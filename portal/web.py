@@ -123,6 +123,20 @@ def is_fragment(req: Request | None = None) -> bool:
     return req.headers.get("HX-Request") == "true" and req.headers.get("HX-Boosted") != "true"
 
 
+def errors_at_fields(form, errors: list[dict], messages: dict) -> list[str]:
+    """A service's {field, message} errors at the form's fields, worded by messages
+    ({(field, message): text}) where it knows them; the rest in a list for the form's top."""
+    general = []
+    for item in errors:
+        name, message = item.get("field"), item.get("message")
+        text = messages.get((name, message))
+        if name in form and name != "csrf_token":
+            form[name].errors = [*form[name].errors, str(text or message)]
+        else:
+            general.append(str(text or f"{name}: {message}"))
+    return general
+
+
 def _wants_problem() -> bool:
     return request.path.startswith("/api/")
 

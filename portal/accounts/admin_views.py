@@ -42,6 +42,7 @@ from portal.accounts.service import current_carrier_of
 from portal.audit.service import ACTOR_LABELS, Actor
 from portal.errors import ValidationFailed
 from portal.extensions import db
+from portal.web import errors_at_fields
 
 bp = Blueprint("admin", __name__, url_prefix="/beheer")
 
@@ -124,16 +125,7 @@ def _actor() -> Actor:
 
 
 def _apply_errors(form, error: ValidationFailed) -> list[str]:
-    """The service's errors at the form's fields; the rest in a general list."""
-    general = []
-    for item in error.errors:
-        name, message = item.get("field"), item.get("message")
-        text = SERVICE_MESSAGES.get((name, message))
-        if name in form and name != "csrf_token":
-            form[name].errors = [*form[name].errors, str(text or message)]
-        else:
-            general.append(str(text or f"{name}: {message}"))
-    return general
+    return errors_at_fields(form, error.errors, SERVICE_MESSAGES)
 
 
 def scope_label(scope: str) -> str:

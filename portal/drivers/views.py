@@ -43,7 +43,7 @@ from portal.extensions import db
 from portal.fleet import sessions as vehicle_sessions
 from portal.messages import service as messages
 from portal.types import iso, utcnow
-from portal.web import is_fragment
+from portal.web import errors_at_fields, is_fragment
 
 bp = Blueprint("drivers", __name__)
 
@@ -185,16 +185,7 @@ SERVICE_MESSAGES = {
 
 
 def _apply_errors(form: DriverForm, error: ValidationFailed) -> list[str]:
-    """The service's {field, message} errors at the form's fields; the rest in a list."""
-    general = []
-    for item in error.errors:
-        name, message = item.get("field"), item.get("message")
-        text = SERVICE_MESSAGES.get((name, message))
-        if name in form and name != "csrf_token":
-            form[name].errors = [*form[name].errors, str(text or message)]
-        else:
-            general.append(f"{name}: {message}")
-    return general
+    return errors_at_fields(form, error.errors, SERVICE_MESSAGES)
 
 
 def _valid(form: DriverForm, driver_id: uuid.UUID | None) -> bool:
