@@ -7,6 +7,8 @@ import secrets
 from datetime import timedelta
 from pathlib import Path
 
+import orjson
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -50,7 +52,12 @@ def load(overrides: dict | None = None) -> dict:
         os.environ.get("DATABASE_URL") or f"sqlite:///{folder / 'rijplan.sqlite'}"
     )
     admin_url = os.environ.get("DATABASE_ADMIN_URL")
-    engine_options: dict = {"pool_pre_ping": True}
+    engine_options: dict = {
+        "pool_pre_ping": True,
+        # JSON columns (a tachograph day's changes: a board reads thousands) through orjson.
+        "json_serializer": lambda value: orjson.dumps(value).decode(),
+        "json_deserializer": orjson.loads,
+    }
     if os.environ.get("DATABASE_PGBOUNCER") == "1":
         # pgbouncer in transaction mode: no server-side prepared statements.
         engine_options["connect_args"] = {"prepare_threshold": None}

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import re
 import uuid
+from datetime import timedelta
 
 from flask import current_app, request
 
 from portal.accounts.service import carrier_zone
 from portal.api.core import (
     ProblemResponse,
+    driver_access,
     json_response,
     list_response,
     operation,
@@ -22,18 +24,25 @@ from portal.api.core import (
 )
 from portal.drivers import service as drivers
 from portal.errors import Forbidden, NotFound, ValidationFailed
-from portal.tacho import service
+from portal.tacho import driving, service
 from portal.tacho.schemas import (
     UPLOAD_FORM,
+    Overtreding,
+    OvertredingQuery,
+    Rijtijden,
+    TachoDag,
     TachoDetailsOut,
     TachoDetailsQuery,
     TachoFileOut,
     TachoQuery,
     TachoUploadOut,
+    serialize_budget,
+    serialize_day,
     serialize_details,
+    serialize_finding,
     serialize_tacho_file,
 )
-from portal.types import period_bound
+from portal.types import period_bound, utcnow
 
 READ_SCOPE, WRITE_SCOPE = "tacho:read", "tacho:write"
 CARRIER_ID = {"transporteur_id": {"description": "the caller's own carrier", "uuid": True}}
@@ -212,3 +221,96 @@ def get_tacho_file(tacho_file_id: uuid.UUID):
     seconds = query.geldig or min(max(default, service.API_LINK_MIN), service.API_LINK_MAX)
     link = service.signed_link(carrier_id=who.carrier_id, tacho_file=row, seconds=seconds)
     return json_response(serialize_details(row, link))
+
+
+# --- driving and rest times ----------------------------------------------------------------
+
+USER_TOKEN_PARAM = {"user_token": {"description": "the driver's public id", "max_length": 64}}
+MAX_PERIOD_DAYS = 366
+
+
+@operation(
+    "/tacho_files/<uuid:tacho_file_id>/activiteiten",
+    "GET",
+    scope="tacho:read",
+    summary="The daily activities a tachograph file holds",
+    tag="tachograph",
+    description="The file read in full: a JSON array of its days in date order (for a vehicle "
+    "unit: per card that was inserted, the days it recorded while it was), each with minutes "
+    "per activity and every activity change. The minutes of a day add up to 1440, except on "
+    "the download day, which ends at the download. " + SCOPES_TEXT,
+    response=TachoDag,
+    many=True,
+    errors=(401, 403, 404, 422),
+    path_params=TACHO_FILE_ID,
+)
+def tacho_file_activities(tacho_file_id: uuid.UUID):
+    who = principal()
+    _key_may(READ_SCOPE, WRITE_SCOPE)
+    days = service.file_days(carrier_id=who.carrier_id, tacho_file_id=tacho_file_id)
+    return json_response([serialize_day(d.kaartnummer, d.day, d.until) for d in days])
+
+
+@operation(
+    "/users/<user_token:user_token>/rijtijden",
+    "GET",
+    scope="tacho:read",
+    summary="A driver's remaining driving time under EU 561/2006",
+    tag="tachograph",
+    description="Until the next required break, in this daily driving period, this week and "
+    "these two weeks, and when the next daily and weekly rest must begin: from the driver's "
+    "card downloads plus the hours recorded in the app since the last one (`bron`). A figure "
+    "is null where unknown time (card out, nothing entered) makes it impossible to tell. A "
+    "driver reads its own; an integration (tacho:read) any driver of its carrier.",
+    response=Rijtijden,
+    errors=(401, 403, 404),
+    path_params=USER_TOKEN_PARAM,
+)
+def driver_times(user_token: str):
+    driver = driver_access(user_token)
+    found = driving.budget_of(carrier_id=driver.transporteur_id, chauffeur_id=driver.id)
+    return json_response(serialize_budget(found), headers={"Cache-Control": "private, no-cache"})
+
+
+@operation(
+    "/transporteurs/<uuid:transporteur_id>/overtredingen",
+    "GET",
+    scope="tacho:read",
+    summary="Infringements of EU 561/2006 over a period",
+    tag="tachograph",
+    description="Every infringement of driving and rest times of the carrier's drivers (or "
+    "one: `chauffeur`) in the days van through tot (the carrier's time zone; default the last "
+    "28 days; at most a year), in time order, from card downloads and the app's hours. "
+    "`soort` onvolledig: unknown time made a check impossible (it neither passed nor "
+    "failed). Findings are complete only up to each driver's last card download. " + SCOPES_TEXT,
+    query=OvertredingQuery,
+    response=Overtreding,
+    many=True,
+    errors=(401, 403, 404, 422),
+    path_params=CARRIER_ID,
+)
+def infringements(transporteur_id: uuid.UUID):
+    carrier_id = _own_carrier(transporteur_id)
+    _key_may(READ_SCOPE, WRITE_SCOPE)
+    query = parse_query(OvertredingQuery)
+    zone = carrier_zone(carrier_id)
+    today = utcnow().astimezone(zone).date()
+    tot = query.tot or today
+    van = query.van or tot - timedelta(days=27)
+    if tot < van:
+        raise ValidationFailed([{"field": "tot", "message": "must not precede van"}])
+    if (tot - van).days >= MAX_PERIOD_DAYS:
+        raise ValidationFailed([{"field": "tot", "message": "at most a year after van"}])
+    chauffeur_id = None
+    if query.chauffeur is not None:
+        driver = drivers.find_by_token(carrier_id=carrier_id, user_token=query.chauffeur)
+        if driver is None:
+            raise ValidationFailed([{"field": "chauffeur", "message": "no such driver"}])
+        chauffeur_id = driver.id
+    found = driving.findings(
+        carrier_id=carrier_id,
+        van=period_bound(van, zone, end=False),
+        tot=period_bound(tot, zone, end=True),
+        chauffeur_id=chauffeur_id,
+    )
+    return json_response([serialize_finding(item) for item in found])

@@ -40,6 +40,14 @@ class Driver(CarrierScoped, db.Model):
             sqlite_where=text("email IS NOT NULL"),
         ),
         Index("ix_chauffeurs_naam", "transporteur_id", "naam"),
+        Index(
+            "uq_chauffeurs_transporteur_id_kaartnummer",
+            "transporteur_id",
+            "kaartnummer",
+            unique=True,
+            postgresql_where=text("kaartnummer IS NOT NULL"),
+            sqlite_where=text("kaartnummer IS NOT NULL"),
+        ),
     )
 
     naam: Mapped[str] = mapped_column(String(200))
@@ -48,6 +56,9 @@ class Driver(CarrierScoped, db.Model):
     password_hash: Mapped[str | None] = mapped_column(String(255))
     user_token: Mapped[str] = mapped_column(String(64))
     taal: Mapped[str | None] = mapped_column(String(5))
+    # The driver card's number (14 characters and two indexes, as the card records it): how
+    # tachograph downloads find their driver.
+    kaartnummer: Mapped[str | None] = mapped_column(String(20))
     actief: Mapped[bool] = mapped_column(default=True)
     # Access tokens carry this; bumping it refuses every token issued before.
     token_version: Mapped[int] = mapped_column(Integer, default=1)

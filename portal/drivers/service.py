@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 import uuid
 from dataclasses import dataclass
@@ -178,6 +179,92 @@ def find_by_token(*, carrier_id: uuid.UUID, user_token: str) -> Driver | None:
     return db.session.scalar(
         select(Driver).where(Driver.transporteur_id == carrier_id, Driver.user_token == user_token)
     )
+
+
+# --- driver card -----------------------------------------------------------------------
+
+CARD_NUMBER = re.compile(r"^[A-Z0-9]{13,16}$")
+
+
+def clean_card_number(value: str | None) -> str | None:
+    """A card number as the card records it: letters and digits, upper case, without the
+    spaces people type; None when blank."""
+    text = "".join((value or "").split()).upper()
+    return text or None
+
+
+def find_by_card(*, carrier_id: uuid.UUID, kaartnummer: str) -> Driver | None:
+    """The carrier's driver whose driver card this is, or None. A card number read from a
+    download (16 characters: 14, then replacement and renewal index) also finds a driver
+    whose number was typed without its two indexes."""
+    number = clean_card_number(kaartnummer)
+    if not number:
+        return None
+    candidates = {number, number[:14]} if len(number) == 16 else {number}
+    rows = list(
+        db.session.scalars(
+            select(Driver)
+            .where(Driver.transporteur_id == carrier_id, Driver.kaartnummer.in_(candidates))
+            .order_by(func.length(Driver.kaartnummer).desc())
+        )
+    )
+    return rows[0] if rows else None
+
+
+def set_card_number(
+    *, carrier_id: uuid.UUID, driver_id: uuid.UUID, kaartnummer: str | None, actor: Actor
+) -> Driver:
+    """Give (or clear) the driver's card number: 13 to 16 letters and digits, unique within
+    the carrier; the trail keeps the old one."""
+    driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
+    number = clean_card_number(kaartnummer)
+    if number is not None and not CARD_NUMBER.match(number):
+        raise ValidationFailed(
+            [
+                {
+                    "field": "kaartnummer",
+                    "message": "13 to 16 letters and digits",
+                    "code": "card_number_format",
+                }
+            ]
+        )
+    if number == driver.kaartnummer:
+        return driver
+    if number is not None:
+        other = db.session.scalar(
+            select(Driver.naam).where(
+                Driver.transporteur_id == carrier_id,
+                Driver.kaartnummer == number,
+                Driver.id != driver.id,
+            )
+        )
+        if other is not None:
+            raise ValidationFailed(
+                [
+                    {
+                        "field": "kaartnummer",
+                        "message": f"already the card of {other}",
+                        "code": "card_number_taken",
+                        "naam": other,
+                    }
+                ]
+            )
+    changes = {"kaartnummer": [driver.kaartnummer, number]}
+    driver.kaartnummer = number
+    try:
+        with db.session.begin_nested():
+            db.session.flush()
+    except IntegrityError:
+        raise ValidationFailed([{"field": "kaartnummer", "message": "already in use"}]) from None
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="driver",
+        entity_id=driver.id,
+        action="updated",
+        changes=changes,
+    )
+    return driver
 
 
 def list_drivers(*, carrier_id: uuid.UUID, active_only: bool = True) -> list[Driver]:

@@ -360,6 +360,17 @@ def open_signed(
     return row, stream
 
 
+def read_bytes(*, carrier_id: uuid.UUID, file_id: uuid.UUID) -> bytes:
+    """The bytes of one of the carrier's files; NotFound when absent or without bytes."""
+    row = get_file(carrier_id=carrier_id, file_id=file_id)
+    try:
+        with get_storage(current_app).open(row.storage_key) as stream:
+            return stream.read()
+    except KeyNotFound:
+        logger.error("file %s of carrier %s has no bytes in storage", file_id, carrier_id)
+        raise NotFound("file not found") from None
+
+
 def download_name(file: StoredFile) -> str:
     """A safe file name for Content-Disposition whose extension fits the detected type, so a
     saved `evil.html` that holds a PNG becomes `evil.png`."""

@@ -162,6 +162,54 @@ def activities_of(*, carrier_id: uuid.UUID, work_day_ids: set[uuid.UUID]) -> dic
     return found
 
 
+def first_work_day(*, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID) -> datetime | None:
+    """When the driver's first work day in the app began (None: the app was never used)."""
+    return db.session.scalar(
+        select(func.min(WorkDay.gestart_op)).where(
+            WorkDay.transporteur_id == carrier_id, WorkDay.chauffeur_id == chauffeur_id
+        )
+    )
+
+
+def work_days_of_drivers(
+    *, carrier_id: uuid.UUID, chauffeur_ids: set[uuid.UUID], van: datetime, tot: datetime
+) -> dict[uuid.UUID, list[tuple[WorkDay, list[Activity]]]]:
+    """Several drivers' work days that overlap [van, tot), oldest first, each with its
+    activities in order: two queries, whatever the number of drivers."""
+    found: dict[uuid.UUID, list[tuple[WorkDay, list[Activity]]]] = {
+        driver_id: [] for driver_id in chauffeur_ids
+    }
+    if not chauffeur_ids:
+        return found
+    days = list(
+        db.session.scalars(
+            select(WorkDay)
+            .where(
+                WorkDay.transporteur_id == carrier_id,
+                WorkDay.chauffeur_id.in_(chauffeur_ids),
+                WorkDay.gestart_op < tot,
+                or_(WorkDay.beeindigd_op.is_(None), WorkDay.beeindigd_op > van),
+            )
+            .order_by(WorkDay.gestart_op, WorkDay.id)
+        )
+    )
+    # The activities' query runs also without days, so a page's query count never depends
+    # on whether its drivers recorded anything.
+    activities: dict[uuid.UUID, list[Activity]] = {day.id: [] for day in days}
+    for activity in db.session.scalars(
+        select(Activity)
+        .where(
+            Activity.transporteur_id == carrier_id,
+            Activity.werkdag_id.in_(list(activities)),
+        )
+        .order_by(Activity.begin, Activity.id)
+    ):
+        activities[activity.werkdag_id].append(activity)
+    for day in days:
+        found[day.chauffeur_id].append((day, activities[day.id]))
+    return found
+
+
 @dataclass
 class DayPage:
     """A page of a driver's work days with their activities and what is locked."""

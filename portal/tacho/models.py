@@ -8,14 +8,17 @@ is unique within the carrier.
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
+from datetime import date, datetime
 
 from sqlalchemy import (
+    JSON,
     BigInteger,
     Boolean,
     CheckConstraint,
+    Date,
     ForeignKeyConstraint,
     Index,
+    Integer,
     String,
     UniqueConstraint,
     Uuid,
@@ -86,3 +89,50 @@ class TachoFile(CarrierScoped, db.Model):
     geupload_door: Mapped[str] = mapped_column(String(200))
     geupload_door_type: Mapped[str] = mapped_column(String(16))
     geupload_door_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    # The moment of the download, as well as it can be told (the vendor's file name, the
+    # card's own record, else the upload): the download day's data ends there.
+    gedownload_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Read in full (days stored in tacho_dagen); False for files stored before files were
+    # read, until `flask tacho-reread` has read them.
+    gelezen: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+
+
+class TachoDay(CarrierScoped, db.Model):
+    """One UTC day of one driver card as the tachograph recorded it: its activity changes
+    and their totals. A day is stored once per card (the newest download that holds it wins;
+    a card's own download beats a vehicle unit's view of it); `chauffeur_id` follows the
+    driver whose card number it is."""
+
+    __tablename__ = "tacho_dagen"
+    __table_args__ = (
+        UniqueConstraint("transporteur_id", "kaartnummer", "datum"),
+        ForeignKeyConstraint(
+            ["transporteur_id", "tacho_bestand_id"],
+            ["tacho_bestanden.transporteur_id", "tacho_bestanden.id"],
+        ),
+        ForeignKeyConstraint(
+            ["transporteur_id", "chauffeur_id"], ["chauffeurs.transporteur_id", "chauffeurs.id"]
+        ),
+        CheckConstraint("bron IN ('kaart', 'voertuig')", name="bron"),
+        Index("ix_tacho_dagen_chauffeur", "transporteur_id", "chauffeur_id", "datum"),
+        Index("ix_tacho_dagen_bestand", "transporteur_id", "tacho_bestand_id", "datum"),
+    )
+
+    kaartnummer: Mapped[str] = mapped_column(String(20))
+    chauffeur_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    datum: Mapped[date] = mapped_column(Date)
+    tacho_bestand_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    bron: Mapped[str] = mapped_column(String(10))  # kaart or voertuig
+    gedownload_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Where the day's data ends when it is the download day (else null: until midnight).
+    tot: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    aanwezigheid: Mapped[int | None] = mapped_column(Integer)
+    afstand_km: Mapped[int | None] = mapped_column(Integer)
+    rijden_min: Mapped[int] = mapped_column(Integer, default=0)
+    werk_min: Mapped[int] = mapped_column(Integer, default=0)
+    beschikbaar_min: Mapped[int] = mapped_column(Integer, default=0)
+    rust_min: Mapped[int] = mapped_column(Integer, default=0)
+    onbekend_min: Mapped[int] = mapped_column(Integer, default=0)
+    # [[minuut, activiteit, kaart_in, bemanning, handmatig, slot], ...] in minute order.
+    wijzigingen: Mapped[list] = mapped_column(JSON, default=list)
+    voertuigen: Mapped[list] = mapped_column(JSON, default=list)  # registrations seen that day

@@ -12,7 +12,7 @@ import hashlib
 import logging
 import uuid
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import BinaryIO
 from zoneinfo import ZoneInfo
 
@@ -28,8 +28,9 @@ from portal.extensions import db
 from portal.files import service as files
 from portal.fleet import kenteken as plates
 from portal.fleet import service as fleet
-from portal.tacho import detect
-from portal.tacho.models import TachoFile
+from portal.tacho import ddd, detect, reading
+from portal.tacho.models import TachoDay, TachoFile
+from portal.tacho.segments import day_segments, totals
 from portal.types import period_bound, utcnow
 
 logger = logging.getLogger(__name__)
@@ -116,6 +117,19 @@ def identify(data: bytes) -> detect.TachoInfo:
         raise Refused(error.reason, error.detail, card_type=error.card_type) from None
 
 
+def read(data: bytes, *, filename: str | None, received_at: datetime):
+    """The download read in full; Refused (reason "damaged", with where it broke) when a part
+    the product uses does not hold together."""
+    try:
+        return reading.parse(data, filename=filename, received_at=received_at)
+    except ddd.DamagedFile as error:
+        raise Refused(
+            getattr(error, "reason", None) or "damaged",
+            str(error),
+            where=getattr(error, "where", ""),
+        ) from None
+
+
 def _painted(kenteken: str | None) -> str | None:
     """A Dutch registration as painted (BX-12-AB); any other as recorded."""
     if not kenteken:
@@ -191,11 +205,14 @@ def upload(
     existing = _by_sha(carrier_id, sha256)
     if existing is not None:
         return Upload(existing, False)
+    now = utcnow()
+    parsed = read(data, filename=filename, received_at=now)
     _check_links(carrier_id, chauffeur_id, vehicle_id)
     kenteken = _painted(info.kenteken)
     automatic = []
     if chauffeur_id is None and info.kaartnummer:
-        chauffeur_id = _known_driver_of_card(carrier_id, info.kaartnummer)
+        owner = drivers.find_by_card(carrier_id=carrier_id, kaartnummer=info.kaartnummer)
+        chauffeur_id = owner.id if owner else _known_driver_of_card(carrier_id, info.kaartnummer)
         if chauffeur_id is not None:
             automatic.append("chauffeur_id")
     if vehicle_id is None and kenteken:
@@ -226,13 +243,17 @@ def upload(
                 houder=(info.houder or "")[:100] or None,
                 vin=info.vin,
                 kenteken=kenteken,
-                geupload_op=utcnow(),
+                geupload_op=now,
+                gedownload_op=getattr(parsed, "gedownload_op", None),
+                gelezen=True,
                 geupload_door=actor.label[:200],
                 geupload_door_type=actor.type,
                 geupload_door_id=actor.id,
             )
             db.session.add(row)
             db.session.flush()
+            _adopt_card_number(carrier_id, row, actor)
+            dagen = reading.store_days(carrier_id=carrier_id, file=row, parsed=parsed)
     except IntegrityError:
         # The same file arrived at the same moment through another request: it won.
         if stored is not None:
@@ -253,6 +274,7 @@ def upload(
             "chauffeur_id": row.chauffeur_id,
             "vehicle_id": row.vehicle_id,
             "automatisch": automatic,
+            "dagen": dagen,
         },
     )
     logger.info(
@@ -263,6 +285,74 @@ def upload(
         carrier_id,
     )
     return Upload(row, True)
+
+
+def _adopt_card_number(carrier_id: uuid.UUID, row: TachoFile, actor: Actor) -> None:
+    """A card download linked to a driver without a card number gives the driver this one
+    (when no other driver of the carrier has it), so the next download finds its driver."""
+    if row.soort != detect.BESTUURDERSKAART or not row.kaartnummer or row.chauffeur_id is None:
+        return
+    driver = drivers.get_driver(carrier_id=carrier_id, driver_id=row.chauffeur_id)
+    if driver.kaartnummer or drivers.find_by_card(
+        carrier_id=carrier_id, kaartnummer=row.kaartnummer
+    ):
+        return
+    drivers.set_card_number(
+        carrier_id=carrier_id, driver_id=driver.id, kaartnummer=row.kaartnummer, actor=actor
+    )
+    reading.relink_card(carrier_id=carrier_id, kaartnummer=row.kaartnummer, chauffeur_id=driver.id)
+
+
+def reread(*, carrier_id: uuid.UUID, tacho_file_id: uuid.UUID) -> int:
+    """Read a stored file in full again (files stored before downloads were read, or after
+    the reader learnt more): its days stored as an upload would; the number written."""
+    row = get_file(carrier_id=carrier_id, tacho_file_id=tacho_file_id)
+    data = files.read_bytes(carrier_id=carrier_id, file_id=row.bestand_id)
+    parsed = read(data, filename=row.bestandsnaam, received_at=row.geupload_op)
+    row.gedownload_op = getattr(parsed, "gedownload_op", None) or row.gedownload_op
+    row.gelezen = True
+    db.session.flush()
+    return reading.store_days(carrier_id=carrier_id, file=row, parsed=parsed)
+
+
+def files_to_read(*, carrier_id: uuid.UUID, everything: bool = False) -> list[TachoFile]:
+    """The carrier's files not yet read in full (or all), oldest upload first."""
+    stmt = select(TachoFile).where(TachoFile.transporteur_id == carrier_id)
+    if not everything:
+        stmt = stmt.where(TachoFile.gelezen.is_(False))
+    return list(db.session.scalars(stmt.order_by(TachoFile.geupload_op, TachoFile.id)))
+
+
+@dataclass(frozen=True)
+class FileDay:
+    """One card day a file holds (a vehicle unit's: per card inserted), with where its data
+    ends when it is the download day."""
+
+    kaartnummer: str | None
+    day: object  # ddd.CardDay
+    until: datetime | None
+
+    @property
+    def minuten(self) -> dict[str, int]:
+        return totals(day_segments(self.day.datum, self.day.wijzigingen, until=self.until))
+
+
+def file_days(*, carrier_id: uuid.UUID, tacho_file_id: uuid.UUID) -> list[FileDay]:
+    """The days a stored file holds, in date order (then card number): read from its bytes."""
+    row, parsed = parsed_file(carrier_id=carrier_id, tacho_file_id=tacho_file_id)
+    downloaded = row.gedownload_op or row.geupload_op
+    found = [
+        FileDay(number, day, reading.day_end(day.datum, downloaded))
+        for number, _bron, day in reading.days_of(parsed)
+    ]
+    return sorted(found, key=lambda d: (d.day.datum, d.kaartnummer or ""))
+
+
+def parsed_file(*, carrier_id: uuid.UUID, tacho_file_id: uuid.UUID):
+    """A stored file and its download read in full (for its days and details)."""
+    row = get_file(carrier_id=carrier_id, tacho_file_id=tacho_file_id)
+    data = files.read_bytes(carrier_id=carrier_id, file_id=row.bestand_id)
+    return row, read(data, filename=row.bestandsnaam, received_at=row.geupload_op)
 
 
 # --- reads -------------------------------------------------------------------------------
@@ -342,6 +432,14 @@ def link(
         setattr(row, name, value)
     if changes:
         db.session.flush()
+        if "chauffeur_id" in changes and row.kaartnummer:
+            _adopt_card_number(carrier_id, row, actor)
+            owner = drivers.find_by_card(carrier_id=carrier_id, kaartnummer=row.kaartnummer)
+            reading.relink_card(
+                carrier_id=carrier_id,
+                kaartnummer=row.kaartnummer,
+                chauffeur_id=owner.id if owner else row.chauffeur_id,
+            )
         audit.record(
             carrier_id=carrier_id,
             actor=actor,
@@ -421,3 +519,127 @@ def share_link(
         changes={"geldig_tot": link_.expires_at},
     )
     return link_
+
+
+# --- driver cards ------------------------------------------------------------------------
+
+
+def assign_card(
+    *, carrier_id: uuid.UUID, driver_id: uuid.UUID, kaartnummer: str | None, actor: Actor
+):
+    """Give a driver its card number (or clear it); the days already read of that card (and
+    of the old one) follow: they belong to whoever has the card number now."""
+    driver = drivers.get_driver(carrier_id=carrier_id, driver_id=driver_id)
+    old = driver.kaartnummer
+    driver = drivers.set_card_number(
+        carrier_id=carrier_id, driver_id=driver_id, kaartnummer=kaartnummer, actor=actor
+    )
+    if old and old != driver.kaartnummer:
+        reading.relink_card(carrier_id=carrier_id, kaartnummer=old, chauffeur_id=None)
+        for number in _card_numbers_like(carrier_id, old):
+            reading.relink_card(carrier_id=carrier_id, kaartnummer=number, chauffeur_id=None)
+    if driver.kaartnummer:
+        for number in _card_numbers_like(carrier_id, driver.kaartnummer):
+            reading.relink_card(carrier_id=carrier_id, kaartnummer=number, chauffeur_id=driver.id)
+    return driver
+
+
+def _card_numbers_like(carrier_id: uuid.UUID, number: str) -> set[str]:
+    """The full card numbers of stored days that this number names (the same, or the same
+    14 characters with any replacement and renewal index)."""
+    return set(
+        db.session.scalars(
+            select(TachoDay.kaartnummer)
+            .where(
+                TachoDay.transporteur_id == carrier_id,
+                or_(TachoDay.kaartnummer == number, TachoDay.kaartnummer.like(f"{number[:14]}__"))
+                if len(number) == 14
+                else TachoDay.kaartnummer == number,
+            )
+            .distinct()
+        )
+    )
+
+
+# --- download deadlines ------------------------------------------------------------------
+
+CARD_EVERY_DAYS = 28  # a driver card at least every 28 days (Reg. 581/2010)
+VU_EVERY_DAYS = 90  # a vehicle unit at least every 90 days
+SOON_DAYS = 7
+# Vehicles that carry a tachograph: not trailers.
+VU_KINDS = ("vrachtwagen", "trekker", "landbouwtrekker", "bestelbus", "overig")
+
+
+@dataclass(frozen=True)
+class Deadline:
+    soort: str  # kaart or voertuig
+    id: uuid.UUID  # the driver's or vehicle's
+    naam: str  # the driver's name or the registration
+    laatste: datetime | None  # the last download
+    uiterlijk: date | None  # the day the next is due
+    dagen_over: int | None  # days left (negative: overdue)
+    status: str  # te_laat, binnenkort, ok, nooit
+
+
+def _deadline(soort, ident, naam, last: datetime | None, every: int, today: date) -> Deadline:
+    if last is None:
+        return Deadline(soort, ident, naam, None, None, None, "nooit")
+    due = last.date() + timedelta(days=every)
+    left = (due - today).days
+    status = "te_laat" if left < 0 else "binnenkort" if left <= SOON_DAYS else "ok"
+    return Deadline(soort, ident, naam, last, due, left, status)
+
+
+ORDER = {"te_laat": 0, "nooit": 1, "binnenkort": 2, "ok": 3}
+
+
+def deadlines(*, carrier_id: uuid.UUID, today: date) -> list[Deadline]:
+    """When each active driver's card and each vehicle's unit must next be downloaded,
+    overdue first, then never downloaded, then the soonest: four queries."""
+    moment = func.coalesce(TachoFile.gedownload_op, TachoFile.geupload_op)
+    card_last = dict(
+        db.session.execute(
+            select(TachoFile.chauffeur_id, func.max(moment))
+            .where(
+                TachoFile.transporteur_id == carrier_id,
+                TachoFile.soort == detect.BESTUURDERSKAART,
+                TachoFile.chauffeur_id.is_not(None),
+            )
+            .group_by(TachoFile.chauffeur_id)
+        ).all()
+    )
+    vu_last = dict(
+        db.session.execute(
+            select(TachoFile.vehicle_id, func.max(moment))
+            .where(
+                TachoFile.transporteur_id == carrier_id,
+                TachoFile.soort == detect.VOERTUIGEENHEID,
+                TachoFile.vehicle_id.is_not(None),
+            )
+            .group_by(TachoFile.vehicle_id)
+        ).all()
+    )
+    out = [
+        _deadline("kaart", d.id, d.naam, _aware(card_last.get(d.id)), CARD_EVERY_DAYS, today)
+        for d in drivers.list_drivers(carrier_id=carrier_id)
+    ]
+    out += [
+        _deadline("voertuig", v.id, v.kenteken, _aware(vu_last.get(v.id)), VU_EVERY_DAYS, today)
+        for v in fleet.list_vehicles(carrier_id=carrier_id, active_only=True)
+        if v.soort in VU_KINDS or v.id in vu_last
+    ]
+    out.sort(
+        key=lambda d: (
+            ORDER[d.status],
+            d.dagen_over if d.dagen_over is not None else 0,
+            d.naam.lower(),
+        )
+    )
+    return out
+
+
+def _aware(moment: datetime | None) -> datetime | None:
+    """func.max over a UTC column comes back naive on SQLite."""
+    if moment is None:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
