@@ -49,6 +49,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.messages.views import bp as messages_bp
     from portal.questionnaires.answer_views import bp as answers_bp
     from portal.questionnaires.builder_views import bp as questionnaires_bp
+    from portal.tacho.driving_views import bp as driving_bp
     from portal.tacho.views import bp as tacho_bp
     from portal.tasks.detail_views import bp as task_detail_bp
     from portal.tasks.import_views import bp as task_import_bp
@@ -68,6 +69,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         fleet_bp,
         hours_bp,
         tacho_bp,
+        driving_bp,
         admin_bp,
         api_bp,
     )

@@ -77,6 +77,8 @@ SECTIONS = [
     ("messages.index", _l("Berichten")),
     ("admin.users", _l("Beheer")),
 ]
+# Blueprints whose pages belong to another section of the navigation.
+SECTION_OF_BLUEPRINT = {"driving": "tacho"}
 
 
 # Activity types the product knows by name; others show their slug made readable.
@@ -246,6 +248,7 @@ def init_app(app: Flask) -> None:
                 current_user and current_user.is_authenticated and may_open(current_user, endpoint)
             ),
             "is_fragment": is_fragment,
+            "section_of": lambda blueprint: SECTION_OF_BLUEPRINT.get(blueprint, blueprint),
             "current_locale": select_locale(),
             "carrier_name": carrier_name,
         }

@@ -42,6 +42,7 @@ from portal.errors import ValidationFailed
 from portal.extensions import db
 from portal.fleet import sessions as vehicle_sessions
 from portal.messages import service as messages
+from portal.tacho import driving, wording
 from portal.types import iso, utcnow
 from portal.web import errors_at_fields, is_fragment
 
@@ -334,6 +335,8 @@ def show(driver: Driver):
         stale_after=STALE_AFTER,
         language_labels=LANGUAGE_LABELS,
         today=today,
+        rijtijden=driving.budget_of(carrier_id=_carrier_id(), chauffeur_id=driver.id),
+        wording=wording,
     )
 
 

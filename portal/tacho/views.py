@@ -39,7 +39,7 @@ from portal.drivers import service as drivers
 from portal.errors import Conflict, ValidationFailed
 from portal.extensions import csrf, db
 from portal.fleet import service as fleet
-from portal.tacho import service
+from portal.tacho import service, wording
 from portal.tacho.forms import (
     GENERATIE_LABELS,
     LINK_LABELS,
@@ -121,6 +121,12 @@ def refusal(error: service.Refused) -> str:
             "Geen tachograafbestand van een chauffeur: dit is de download van een %(kaart)s, "
             "geen bestuurderskaart.",
             kaart=card,
+        )
+    if error.params.get("where"):
+        return _(
+            "Beschadigd tachograafbestand: de gegevens bij %(waar)s kloppen niet. Download "
+            "de kaart of tachograaf opnieuw.",
+            waar=error.params["where"],
         )
     return _(
         "Geen tachograafbestand: de inhoud is geen download van een bestuurderskaart of een "
@@ -489,8 +495,15 @@ def _render_show(
             period_form.van.data, period_form.tot.data = span
     names = drivers.names_by_id(carrier_id=carrier_id, driver_ids={row.chauffeur_id})
     plates = fleet.plates_by_id(carrier_id=carrier_id, vehicle_ids={row.vehicle_id})
+    try:
+        file_days, unreadable = service.file_days(carrier_id=carrier_id, tacho_file_id=row.id), None
+    except service.Refused as error:  # stored before files were read, and damaged
+        file_days, unreadable = [], refusal(error)
     html = render_template(
         "tacho/show.html",
+        file_days=file_days,
+        unreadable=unreadable,
+        duur=wording.duur,
         file=row,
         driver_name=names.get(row.chauffeur_id),
         plate=plates.get(row.vehicle_id),

@@ -52,7 +52,13 @@ VDM_DUPLICATE = "vdm_duplicate"
 VDM_FORMAT_WRONG = "vdm_format"
 IMPORT_EXISTING = "import_existing"
 IMPORT_REPEATED = "import_repeated"
-CODES = (DRIVER, VEHICLE, VDM_DUPLICATE, VDM_FORMAT_WRONG, IMPORT_EXISTING, IMPORT_REPEATED)
+# Driving and rest times (portal.tacho.driving, added by the tasks service): params `reden`
+# rijtijd_op (not enough driving time left) or in_rust (inside a required rest).
+DRIVING_TIME = "driving_time"
+CODES = (
+    DRIVER, VEHICLE, VDM_DUPLICATE, VDM_FORMAT_WRONG, IMPORT_EXISTING, IMPORT_REPEATED,
+    DRIVING_TIME,
+)  # fmt: skip
 
 # The fields that make two tasks the same task (an import run twice).
 IDENTITY = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import Select, and_, func, or_, select
@@ -19,6 +19,7 @@ from portal.errors import Conflict, DomainError, NotFound, ValidationFailed
 from portal.extensions import db
 from portal.fleet import service as fleet
 from portal.questionnaires import service as questionnaires
+from portal.tacho import driving
 from portal.tasks import conflicts
 from portal.tasks.conflicts import Planned, PlanningWarning
 from portal.tasks.models import OPEN_STATUSES, STATUSES, Task, TaskEvidence
@@ -145,9 +146,34 @@ def definitions_for(*, carrier_id: uuid.UUID, tasks: list[Task]) -> dict[uuid.UU
 def planning_warnings(
     *, carrier_id: uuid.UUID, tasks: list[Task]
 ) -> dict[uuid.UUID, list[PlanningWarning]]:
-    """The warnings of saved tasks (a board), by task id: one query however many tasks."""
-    found = conflicts.check(carrier_id=carrier_id, planned=[Planned.of_task(t) for t in tasks])
+    """The warnings of saved tasks (a board), by task id: four queries however many tasks
+    (one for the conflicts, three for the drivers' driving and rest times)."""
+    planned = [Planned.of_task(t) for t in tasks]
+    found = conflicts.check(carrier_id=carrier_id, planned=planned)
+    for warnings, extra in zip(found, _driving_warnings(carrier_id, planned), strict=True):
+        warnings.extend(extra)
     return {task.id: warnings for task, warnings in zip(tasks, found, strict=True) if warnings}
+
+
+def _driving_warnings(carrier_id: uuid.UUID, planned: list[Planned]) -> list[list[PlanningWarning]]:
+    """Per planned task: a warning when its driver cannot legally finish it by EU 561/2006
+    (the planned start plus the expected duration beyond the driving time left, or inside a
+    rest that is due by then). Only open tasks that still lie ahead count."""
+    now = utcnow()
+    keys = [
+        (p.chauffeur_id, p.gepland_op, conflicts.expected_duration(p.type, p.duur_min))
+        if p.open and p.chauffeur_id and p.gepland_op
+        else None
+        for p in planned
+    ]
+    wanted = [k for k in keys if k is not None and k[1] + timedelta(minutes=k[2]) > now]
+    problems = driving.planning_problems(carrier_id=carrier_id, plans=wanted, now=now)
+    return [
+        [PlanningWarning(conflicts.DRIVING_TIME, {"reden": problems[k], "chauffeur_id": k[0]})]
+        if k in problems
+        else []
+        for k in keys
+    ]
 
 
 def draft_warnings(
@@ -164,7 +190,9 @@ def draft_warnings(
         task_id=task.id if task else None,
         status=task.status if task else "gepland",
     )
-    return conflicts.check(carrier_id=carrier_id, planned=[draft])[0]
+    return conflicts.check(carrier_id=carrier_id, planned=[draft])[0] + (
+        _driving_warnings(carrier_id, [draft])[0]
+    )
 
 
 def import_warnings(

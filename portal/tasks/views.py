@@ -39,6 +39,7 @@ from portal.errors import Conflict, NotFound, ValidationFailed
 from portal.extensions import db
 from portal.fleet import service as fleet
 from portal.questionnaires import service as questionnaires
+from portal.tacho import driving
 from portal.tasks import lifecycle, service
 from portal.tasks.forms import (
     BLOCKER_LABELS,
@@ -180,6 +181,7 @@ class Lane:
     title: str
     tasks: list[Task] = field(default_factory=list)
     inactive: bool = False
+    budget: object = None  # the driver's remaining driving time (tacho.driving.DriverBudget)
 
 
 @bp.route("/")
@@ -272,6 +274,19 @@ def index():
             if lane is not None:
                 lane.tasks.append(task)
         lanes = list(by_key.values())
+        # The driving time each driver has left now, when the board plans today or later:
+        # three queries for every lane at once.
+        found_budgets = (
+            driving.budgets(
+                carrier_id=carrier_id,
+                chauffeur_ids={uuid.UUID(lane.key) for lane in lanes if lane.key},
+            )
+            if day >= today
+            else {}
+        )
+        for lane in lanes:
+            if lane.key:
+                lane.budget = found_budgets.get(uuid.UUID(lane.key))
     else:
         shown = [status] if status else list(STATUSES)
         columns = [(s, [t for t in tasks if t.status == s]) for s in shown]
