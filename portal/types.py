@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Collection
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, date, datetime, time, timedelta
@@ -79,3 +80,21 @@ def iso(value: datetime | None) -> str | None:
         return None
     value = value.astimezone(UTC)
     return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+
+
+Expected = int | Collection[int] | None
+"""A write's expected version: one, any of several (an If-Match list), or None for any."""
+
+
+def version_stale(current: int, expected: Expected) -> bool:
+    """Whether a row at version `current` is not what the caller expected."""
+    if expected is None:
+        return False
+    return current not in ((expected,) if isinstance(expected, int) else expected)
+
+
+def versions_text(expected: Expected) -> str:
+    """The expected version(s) for a message: "2", or "1 or 2"."""
+    if isinstance(expected, int) or expected is None:
+        return str(expected)
+    return " or ".join(str(v) for v in sorted(expected))

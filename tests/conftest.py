@@ -47,6 +47,7 @@ def base_config(tmp_path: Path) -> dict:
         "INSTANCE_PATH": str(tmp_path),
         "PASSWORD_HASH_PROFILE": "CHEAPEST",
         "DATABASE_ADMIN_URL": None,
+        "API_STATUS_GUARD": True,  # see api_status_guard
     }
 
 
@@ -118,6 +119,19 @@ def pg_database(tmp_path_factory):
     admin_engine.dispose()
     with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(autouse=True)
+def api_status_guard():
+    """Fail the test in which the API answered a status that its OpenAPI document does not
+    declare for the operation (the API notes them under API_STATUS_GUARD)."""
+    from portal.api.core import UNDOCUMENTED_STATUSES
+
+    UNDOCUMENTED_STATUSES.clear()
+    yield
+    found, UNDOCUMENTED_STATUSES[:] = list(UNDOCUMENTED_STATUSES), []
+    if found:
+        pytest.fail("Undocumented API statuses:\n" + "\n".join(dict.fromkeys(found)))
 
 
 @pytest.fixture(params=BACKENDS)

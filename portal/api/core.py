@@ -226,11 +226,63 @@ def json_response(data: Any, status: int = 200, headers: dict | None = None) -> 
     return response
 
 
+def public_origin() -> str:
+    """Where this site is reached, for absolute URLs in answers (a client joins a path to
+    the API's base, /api/v1, not to the site): PUBLIC_BASE_URL, else the request's host."""
+    return (current_app.config.get("PUBLIC_BASE_URL") or request.host_url).rstrip("/")
+
+
+# What a compressing layer appends to the strong ETag of an answer it compresses:
+# Flask-Compress "<tag>:<coding>" ("2:gzip", "2:br", "2:zstd", "2:deflate"), Apache's
+# mod_deflate "<tag>-<coding>". A proxy may also weaken it instead (nginx: W/"2").
+_CODING_SUFFIX = re.compile(r"(?::[A-Za-z0-9._+-]+|-(?:gzip|br|zstd|deflate))$")
+_VERSION_TAG = re.compile(r"[0-9]{1,18}")
+
+
+def etag_value(tag: str) -> str:
+    """An entity-tag's opaque value (unquoted) without what a compressing layer appended."""
+    return _CODING_SUFFIX.sub("", tag, count=1)
+
+
 def etag_matches(etag: str) -> bool:
-    """The request's If-None-Match names this ETag, also in the form Flask-Compress gives it
-    on a compressed response ("<etag>:gzip")."""
+    """The request's If-None-Match names this ETag (the weak comparison RFC 9110 asks for),
+    in any form the server or a compressing layer gave it ("<etag>:gzip", W/"<etag>")."""
     wanted = request.if_none_match
-    return wanted.contains(etag) or wanted.contains(f"{etag}:gzip")
+    if wanted.star_tag:
+        return True
+    return any(tag and etag_value(tag) == etag for tag in wanted.as_set(include_weak=True))
+
+
+class PreconditionFailed(DomainError):
+    """An If-Match that names no version of the resource (a stale one is the service's)."""
+
+    status = 412
+    title = "Precondition failed"
+
+
+def if_match_versions(what: str) -> frozenset[int] | None:
+    """The versions the request's If-Match names, any of which may be the current one; None
+    without If-Match or with `*` (the handler found the resource, so it exists).
+
+    Every ETag the server hands out is accepted back: the bare version ("2"), the form a
+    compressing layer gives it ("2:gzip", "2:br", "2-gzip") and a list ("1", "2"). A weak
+    tag (W/"2") counts too, though RFC 9110 compares If-Match strongly: our ETags are the
+    row's version, which changes with every change of the resource, so the weak form can
+    only come from a proxy that weakened our strong tag when it compressed the answer.
+    A header naming no version at all (malformed, another resource's hash) is 412."""
+    if "If-Match" not in request.headers:
+        return None
+    tags = request.if_match
+    if tags.star_tag:
+        return None
+    versions = frozenset(
+        int(value)
+        for tag in tags.as_set(include_weak=True)
+        if tag and _VERSION_TAG.fullmatch(value := etag_value(tag))
+    )
+    if not versions:
+        raise PreconditionFailed(f"If-Match names no version of this {what}.")
+    return versions
 
 
 def list_response(items: list, total: int, headers: dict | None = None) -> Response:
@@ -343,6 +395,61 @@ def _before():
         db.session.rollback()
         return scope_problem(op.scope if op else None, who)
     return None
+
+
+# Registered before _not_modified, so it runs after it (Flask runs them in reverse).
+@bp.after_request
+def _status_guard(response: Response) -> Response:
+    """Under API_STATUS_GUARD (the tests set it), note every answer whose status the document
+    does not declare for its operation; a fixture fails the test that caused it."""
+    if current_app.config.get("API_STATUS_GUARD"):
+        op = OPERATION_BY_ENDPOINT.get(request.endpoint or "")
+        if op is not None and response.status_code not in documented_statuses()[op.endpoint]:
+            UNDOCUMENTED_STATUSES.append(
+                f"{request.method} {request.path} answered {response.status_code}, which the "
+                f"document does not declare for {op.endpoint}"
+            )
+    return response
+
+
+UNDOCUMENTED_STATUSES: list[str] = []
+
+
+@cache
+def documented_statuses() -> dict[str, frozenset[int]]:
+    """The statuses the OpenAPI document declares for each operation, by its endpoint."""
+    from portal.api.openapi import build_document
+
+    return {
+        operation["operationId"]: frozenset(int(status) for status in operation["responses"])
+        for methods in build_document()["paths"].values()
+        for operation in methods.values()
+    }
+
+
+@bp.after_request
+def _not_modified(response: Response) -> Response:
+    """A GET whose ETag the request's If-None-Match names answers 304, whether or not the
+    answer would be compressed (Flask-Compress does it for compressed answers only)."""
+    etag, _ = response.get_etag()
+    if (
+        request.method in ("GET", "HEAD")
+        and response.status_code == 200
+        and etag
+        and "If-None-Match" in request.headers
+        and etag_matches(etag)
+    ):
+        kept = {h: response.headers[h] for h in ("Cache-Control", "Vary") if h in response.headers}
+        not_modified = Response(status=304, headers=kept)
+        # The ETag as the client holds it ("2:gzip" when the 200 would have been compressed).
+        wanted = request.if_none_match
+        held = [t for t in wanted.as_set(include_weak=True) if t and etag_value(t) == etag]
+        if held:
+            not_modified.set_etag(held[0], weak=wanted.is_weak(held[0]))
+        else:
+            not_modified.headers["ETag"] = response.headers["ETag"]
+        return not_modified
+    return response
 
 
 def principal() -> Principal:
@@ -463,6 +570,7 @@ def write(fn):
         db.session.commit()
         return response
 
+    wrapper.idempotent_write = True  # operation() reads it: the document names the header
     return wrapper
 
 
@@ -518,6 +626,11 @@ class Operation:
     # The scope an API key needs (None: public, or not for API keys at all, see `unscoped`).
     scope: str | None = None
     unscoped: str = ""  # why an operation that is not public needs no scope
+    # Conditional request headers the handler honours: "If-Match" (412 when stale) and
+    # "If-None-Match" (304); a GET answering an ETag honours If-None-Match by itself.
+    conditional: tuple[str, ...] = ()
+    body_required: bool = True  # False: the body may be left out (an empty request)
+    idempotent: bool = False  # wrapped by @write: honours Idempotency-Key (set from the mark)
 
 
 OPERATIONS: list[Operation] = []
@@ -543,8 +656,11 @@ def operation(rule: str, method: str, *, scope: str | None, unscoped: str = "", 
             endpoint=fn.__name__,
             scope=scope,
             unscoped=unscoped,
+            idempotent=getattr(fn, "idempotent_write", False),
             **spec,
         )
+        if op.method == "get" and "ETag" in op.headers and "If-None-Match" not in op.conditional:
+            op.conditional = (*op.conditional, "If-None-Match")  # see _not_modified
         OPERATIONS.append(op)
         OPERATION_BY_ENDPOINT[f"{bp.name}.{fn.__name__}"] = op
         return fn

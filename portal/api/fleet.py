@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from portal.api.core import (
     chauffeur_filter,
+    if_match_versions,
     integration_of,
     json_body,
     json_response,
@@ -43,18 +44,6 @@ def _key_may(*scopes: str) -> None:
     who = principal()
     if who.kind == "api_key" and not set(scopes) & who.scopes:
         raise Forbidden(f"The API key lacks the scope {scopes[0]!r}.")
-
-
-def _if_match() -> int | None:
-    """The version an If-Match header names; None when absent. A malformed one is 412."""
-    header = request.headers.get("If-Match")
-    if header is None or header.strip() == "*":
-        return None
-    tag = header.strip().removeprefix("W/").strip('"')
-    try:
-        return int(tag)
-    except ValueError:
-        raise service.PreconditionFailed("If-Match names no version of this vehicle.") from None
 
 
 def _vehicle_response(vehicle, status: int = 200):
@@ -153,6 +142,7 @@ def get_vehicle(vehicle_id: uuid.UUID):
     body=VehicleUpdate,
     response=VehicleOut,
     errors=(401, 403, 404, 412, 422),
+    conditional=("If-Match",),
     headers={"ETag": "the vehicle's new version"},
     path_params=VEHICLE_ID,
 )
@@ -173,7 +163,7 @@ def update_vehicle(vehicle_id: uuid.UUID):
         vehicle_id=vehicle_id,
         data=data,
         actor=who.actor,
-        expected_version=_if_match(),
+        expected_version=if_match_versions("vehicle"),
     )
     return _vehicle_response(vehicle)
 
@@ -233,6 +223,7 @@ def _driver_only(what: str) -> None:
     "until `verloopt_op` (15 minutes). Send an Idempotency-Key so a retry after a lost "
     "response answers the same session.",
     body=SessionStart,
+    body_required=False,
     response=VehicleSessionOut,
     status=201,
     headers={"Location": "the session's address"},

@@ -6,11 +6,10 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta
 
-from flask import request
-
 from portal.accounts.service import carrier_zone
 from portal.api.core import (
     driver_access,
+    if_match_versions,
     integration_of,
     json_response,
     list_response,
@@ -75,18 +74,6 @@ def _own(chauffeur_id: uuid.UUID, what: str) -> None:
     who = principal()
     if who.kind == "driver" and chauffeur_id != who.id:
         raise Forbidden(f"A driver may only act on its own {what}.")
-
-
-def _if_match() -> int | None:
-    """The version an If-Match header names; None when absent. A malformed one is 412."""
-    header = request.headers.get("If-Match")
-    if header is None or header.strip() == "*":
-        return None
-    tag = header.strip().removeprefix("W/").strip('"')
-    try:
-        return int(tag)
-    except ValueError:
-        raise service.PreconditionFailed("If-Match names no version of this resource.") from None
 
 
 def _work_day_response(day, *, with_activities: bool, status: int = 200):
@@ -210,6 +197,7 @@ def start_work_day(user_token: str):
     body=WerkdagUpdate,
     response=WerkdagMetActiviteiten,
     headers={"ETag": "the work day's new version"},
+    conditional=("If-Match",),
     errors=(401, 403, 404, 409, 412, 413, 415, 422),
     path_params=WORK_DAY_ID,
 )
@@ -225,7 +213,7 @@ def update_work_day(werkdag_id: uuid.UUID):
         work_day_id=werkdag_id,
         data=body.model_dump(exclude_unset=True),
         actor=who.actor,
-        expected_version=_if_match(),
+        expected_version=if_match_versions("work day"),
     )
     return _work_day_response(day, with_activities=True)
 
@@ -275,6 +263,7 @@ def add_activity(werkdag_id: uuid.UUID):
     body=ActiviteitUpdate,
     response=Activiteit,
     headers={"ETag": "the activity's new version"},
+    conditional=("If-Match",),
     errors=(401, 403, 404, 409, 412, 413, 415, 422),
     path_params=ACTIVITY_ID,
 )
@@ -290,7 +279,7 @@ def update_activity(activiteit_id: uuid.UUID):
         activity_id=activiteit_id,
         data=body.model_dump(exclude_unset=True),
         actor=who.actor,
-        expected_version=_if_match(),
+        expected_version=if_match_versions("activity"),
     )
     return _activity_response(activity)
 

@@ -73,6 +73,7 @@ ANSWER_SESSION_ID = {"answer_session_id": {"description": "the answer session's 
     body=QuestionnaireAnswerIn,
     response=AnswerSessionOut,
     status=201,
+    also={200: "An existing session continued (its answers merged)"},
     headers={"Location": "the session's address"},
     errors=(401, 403, 404, 409, 413, 415, 422),
 )

@@ -5,12 +5,13 @@ from __future__ import annotations
 import uuid
 
 import orjson
-from flask import Response, request
+from flask import Response
 
 from portal.api.core import (
     chauffeur_filter,
     driver_access,
     etag_matches,
+    if_match_versions,
     integration_of,
     json_response,
     list_response,
@@ -228,6 +229,7 @@ def get_task(task_id: uuid.UUID):
     body=TaskUpdate,
     response=TaskOut,
     errors=(401, 403, 404, 409, 412, 422),
+    conditional=("If-Match",),
     headers={"ETag": "the task's new version"},
     path_params=TASK_ID,
 )
@@ -242,21 +244,9 @@ def update_task(task_id: uuid.UUID):
         task_id=task_id,
         data=body.model_dump(exclude_unset=True),
         actor=who.actor,
-        expected_version=_if_match(),
+        expected_version=if_match_versions("task"),
     )
     return _task_response(task)
-
-
-def _if_match() -> int | None:
-    """The version an If-Match header names; None when absent. A malformed one is 412."""
-    header = request.headers.get("If-Match")
-    if header is None or header.strip() == "*":
-        return None
-    tag = header.strip().removeprefix("W/").strip('"')
-    try:
-        return int(tag)
-    except ValueError:
-        raise service.PreconditionFailed("If-Match names no version of this task.") from None
 
 
 @operation(
@@ -268,10 +258,13 @@ def _if_match() -> int | None:
     description="Moves: gepland → ontvangen, gestart, geannuleerd; ontvangen → gestart, "
     "geannuleerd; gestart → afgerond, geannuleerd; afgerond → gestart (office only). An illegal "
     "move answers 409 with `allowed`. Completing checks the task's demands (photos, signature, "
-    "scan, location, temperature, disinfection) and answers 422 listing all that is missing.",
+    "scan, location, temperature, disinfection) and answers 422 listing all that is missing. "
+    "With If-Match, a task changed since that version answers 412 and does not move.",
     body=StatusChange,
     response=TaskOut,
-    errors=(401, 403, 404, 409, 422),
+    errors=(401, 403, 404, 409, 412, 422),
+    conditional=("If-Match",),
+    headers={"ETag": "the task's new version"},
     path_params=TASK_ID,
 )
 @write
@@ -279,13 +272,13 @@ def change_status(task_id: uuid.UUID):
     _task_for_caller(task_id)  # another carrier's id is 404 before the body is read
     body = parse_body(StatusChange)
     try:
-        task = _move(task_id, body.status, body)
+        task = _move(task_id, body.status, body, expected_version=if_match_versions("task"))
     except lifecycle.CompletionRefused as refused:
         return refused_but_kept(refused)
     return _task_response(task)
 
 
-def _move(task_id: uuid.UUID, to: str, evidence: EvidenceIn):
+def _move(task_id: uuid.UUID, to: str, evidence: EvidenceIn, expected_version=None):
     """Move the task as the caller: integrations act for the office, drivers for themselves."""
     who = principal()
     return lifecycle.move_task(
@@ -295,6 +288,7 @@ def _move(task_id: uuid.UUID, to: str, evidence: EvidenceIn):
         actor=who.actor,
         office=who.kind == "api_key",
         evidence=_evidence(evidence),
+        expected_version=expected_version,
     )
 
 

@@ -22,7 +22,7 @@ from portal.extensions import db
 from portal.fleet import kenteken as plates
 from portal.fleet import qr, sessions
 from portal.fleet.models import EENHEDEN, SOORTEN, Vehicle
-from portal.types import utcnow
+from portal.types import Expected, utcnow, version_stale
 
 MAX_OMSCHRIJVING = 200
 MAX_OPMERKINGEN = 2000
@@ -218,12 +218,12 @@ def update_vehicle(
     vehicle_id: uuid.UUID,
     data: dict,
     actor: Actor,
-    expected_version: int | None = None,
+    expected_version: Expected = None,
 ) -> Vehicle:
     """Change the given fields; a stale expected_version is 412. Deactivating a vehicle ends
     its active session (its history stays)."""
     vehicle = get_vehicle(carrier_id=carrier_id, vehicle_id=vehicle_id)
-    if expected_version is not None and expected_version != vehicle.versie:
+    if version_stale(vehicle.versie, expected_version):
         raise PreconditionFailed("The vehicle changed since this version; fetch it again.")
     unknown = set(data) - set(EDITABLE)
     errors: list[dict] = [{"field": name, "message": "not editable"} for name in sorted(unknown)]

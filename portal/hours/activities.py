@@ -30,7 +30,7 @@ from portal.hours.service import (
 )
 from portal.hours.totals import MAX_DAY
 from portal.tasks import service as tasks
-from portal.types import utcnow
+from portal.types import Expected, utcnow
 
 
 def _clashing_activity(
@@ -187,7 +187,7 @@ def update_activity(
     activity_id: uuid.UUID,
     data: dict,
     actor: Actor,
-    expected_version: int | None = None,
+    expected_version: Expected = None,
     now: datetime | None = None,
 ) -> Activity:
     """Correct an activity or end it; only the keys of data change. The same rules hold as

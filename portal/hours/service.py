@@ -41,7 +41,7 @@ from portal.extensions import db
 from portal.hours import totals
 from portal.hours.models import Activity, WeekApproval, WorkDay
 from portal.hours.totals import MAX_DAY, IsoWeek
-from portal.types import utcnow
+from portal.types import Expected, utcnow, version_stale, versions_text
 
 logger = logging.getLogger(__name__)
 
@@ -427,10 +427,11 @@ def start_work_day(
 WORK_DAY_FIELDS = ("gestart_op", "beeindigd_op", "opmerking")
 
 
-def check_version(row, expected: int | None, what: str) -> None:
-    if expected is not None and row.versie != expected:
+def check_version(row, expected: Expected, what: str) -> None:
+    if version_stale(row.versie, expected):
         raise PreconditionFailed(
-            f"The {what} changed meanwhile (version {row.versie}, you sent {expected}).",
+            f"The {what} changed meanwhile (version {row.versie}, you sent "
+            f"{versions_text(expected)}).",
             etag=etag_of(row),
         )
 
@@ -441,7 +442,7 @@ def update_work_day(
     work_day_id: uuid.UUID,
     data: dict,
     actor: Actor,
-    expected_version: int | None = None,
+    expected_version: Expected = None,
     now: datetime | None = None,
 ) -> WorkDay:
     """End a work day, correct its times or remark. Only the keys of data change;

@@ -19,8 +19,8 @@ from portal.extensions import db
 from portal.files import service as files
 from portal.questionnaires import answering
 from portal.tasks.models import STATUSES, Task, TaskEvidence
-from portal.tasks.service import get_task
-from portal.types import utcnow
+from portal.tasks.service import PreconditionFailed, etag_of, get_task
+from portal.types import Expected, utcnow, version_stale, versions_text
 
 # Status moves (DESIGN.md). Reopening a completed task is for the office only.
 MOVES = {
@@ -77,12 +77,20 @@ def move_task(
     actor: Actor,
     office: bool,
     evidence: Evidence | None = None,
+    expected_version: Expected = None,
 ) -> Task:
     """Move a task to status `to`, stamping its time; completing checks every demand.
 
-    IllegalMove (409, with the allowed moves) for a move the state machine does not allow;
-    ValidationFailed (422) listing everything a completion still lacks."""
+    PreconditionFailed (412) when expected_version is stale; IllegalMove (409, with the
+    allowed moves) for a move the state machine does not allow; ValidationFailed (422)
+    listing everything a completion still lacks."""
     task = get_task(carrier_id=carrier_id, task_id=task_id, lock=True)
+    if version_stale(task.versie, expected_version):
+        raise PreconditionFailed(
+            f"The task changed meanwhile (version {task.versie}, you sent "
+            f"{versions_text(expected_version)}).",
+            etag=etag_of(task),
+        )
     if to not in STATUSES:
         raise ValidationFailed([{"field": "status", "message": f"unknown status {to!r}"}])
     allowed = allowed_moves(task, office=office)

@@ -23,7 +23,7 @@ from portal.tacho import driving
 from portal.tasks import conflicts
 from portal.tasks.conflicts import Planned, PlanningWarning
 from portal.tasks.models import OPEN_STATUSES, STATUSES, Task, TaskEvidence
-from portal.types import period_bound, utcnow
+from portal.types import Expected, period_bound, utcnow, version_stale, versions_text
 
 
 class PreconditionFailed(DomainError):
@@ -190,8 +190,9 @@ def draft_warnings(
         task_id=task.id if task else None,
         status=task.status if task else "gepland",
     )
-    return conflicts.check(carrier_id=carrier_id, planned=[draft])[0] + (
-        _driving_warnings(carrier_id, [draft])[0]
+    return (
+        conflicts.check(carrier_id=carrier_id, planned=[draft])[0]
+        + (_driving_warnings(carrier_id, [draft])[0])
     )
 
 
@@ -309,16 +310,17 @@ def update_task(
     task_id: uuid.UUID,
     data: dict,
     actor: Actor,
-    expected_version: int | None = None,
+    expected_version: Expected = None,
 ) -> Task:
     """Change a task's fields; PreconditionFailed when expected_version is stale.
 
     Changing `type` re-pins the active questionnaire of the new type, unless the caller pins
     one explicitly with `activity_questionnaire_id`."""
     task = get_task(carrier_id=carrier_id, task_id=task_id, lock=True)
-    if expected_version is not None and task.versie != expected_version:
+    if version_stale(task.versie, expected_version):
         raise PreconditionFailed(
-            f"The task changed meanwhile (version {task.versie}, you sent {expected_version}).",
+            f"The task changed meanwhile (version {task.versie}, you sent "
+            f"{versions_text(expected_version)}).",
             etag=etag_of(task),
         )
     unknown = set(data) - set(EDITABLE)
@@ -327,7 +329,9 @@ def update_task(
             [{"field": f, "message": "cannot be changed"} for f in sorted(unknown)]
         )
     if task.status in ("afgerond", "geannuleerd"):
-        raise Conflict(f"A task that is {task.status} cannot be edited.", allowed=[])
+        raise Conflict(
+            f"A task that is {task.status} cannot be edited.", allowed=[], current=task.status
+        )
     _check_references(carrier_id, data)
     if "activity_questionnaire_id" in data and data["activity_questionnaire_id"] is not None:
         revision_id = data["activity_questionnaire_id"]
