@@ -6,6 +6,7 @@ import os
 import secrets
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import orjson
 
@@ -42,6 +43,21 @@ def _normalise_db_url(url: str) -> str:
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
     return url
+
+
+def _public_base_url(value: str) -> str | None:
+    """The site's public origin (https://rijplan.example.nl), for absolute URLs in API answers;
+    None: the host each request came to."""
+    value = value.strip().rstrip("/")
+    if not value:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query:
+        raise ConfigError(
+            f"PUBLIC_BASE_URL must be a scheme and host like https://rijplan.example.nl, "
+            f"not {value!r}"
+        )
+    return value
 
 
 def load(overrides: dict | None = None) -> dict:
@@ -95,6 +111,9 @@ def load(overrides: dict | None = None) -> dict:
         "FILE_STORAGE_PATH": os.environ.get("FILE_STORAGE_PATH") or None,
         "FILE_MAX_BYTES": int(os.environ.get("FILE_MAX_BYTES", str(15 * 1024 * 1024))),
         "FILE_URL_TTL": int(os.environ.get("FILE_URL_TTL", "300")),  # signed URLs, seconds
+        # Where the site is reached from outside (scheme and host): signed file URLs in API
+        # answers are made absolute on it. Empty: on the host each request came to.
+        "PUBLIC_BASE_URL": _public_base_url(os.environ.get("PUBLIC_BASE_URL", "")),
         "S3_BUCKET": os.environ.get("S3_BUCKET") or None,
         "S3_ENDPOINT_URL": os.environ.get("S3_ENDPOINT_URL") or None,
         "S3_REGION": os.environ.get("S3_REGION") or None,

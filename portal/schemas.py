@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
@@ -34,6 +35,19 @@ Timestamp = Annotated[
 ]
 
 
+def not_null(schema: dict[str, Any]) -> None:
+    """json_schema_extra of an optional request field that may be left out but not sent as
+    null (its model refuses null): the field's schema without the null branch."""
+    branches = schema.pop("anyOf", None)
+    if branches is None:
+        return
+    kept = [branch for branch in branches if branch != {"type": "null"}]
+    if len(kept) == 1:
+        schema.update(kept[0])
+    else:
+        schema["anyOf"] = kept
+
+
 class InModel(BaseModel):
     """A request body: unknown fields are refused, so a typo never goes unnoticed."""
 
@@ -53,15 +67,68 @@ class FieldError(BaseModel):
     params: dict[str, Any] | None = None
 
 
+def _extension(description: str) -> Any:
+    """An optional problem member: left out where it does not apply, never null."""
+    return Field(default=None, description=description, json_schema_extra=not_null)
+
+
 class Problem(BaseModel):
-    """An RFC 9457 problem document."""
+    """An RFC 9457 problem document. Beside the standard members, some answers carry
+    extension members saying more; each is left out where it does not apply."""
 
     type: str = "about:blank"
     title: str
     status: int
-    detail: str | None = None
-    errors: list[FieldError] | None = None
-    allowed: list[str] | None = None
+    detail: str | None = _extension("This occurrence in plain words.")
+    errors: list[FieldError] | None = _extension(
+        "422: each field's problem (`field` names the body field, query parameter or header)."
+    )
+    allowed: list[str] | None = _extension(
+        "409 for a task's status move: the statuses the task may move to from its current "
+        "one (for this caller; empty for a cancelled task). Empty for an edit of a closed task."
+    )
+    current: str | None = _extension(
+        "409 for a task's status move or edit: the task's current status."
+    )
+    etag: str | None = _extension(
+        "412 for a task, work day or activity: its current ETag, to read it again by."
+    )
+    required_scope: str | None = _extension(
+        "403 `insufficient-scope`: the scope the API key needs for this operation."
+    )
+    user_token: str | None = _extension(
+        "403 for a driver acting on a colleague: the colleague's user_token."
+    )
+    reden: str | None = _extension(
+        "409 or 422 of a vehicle session: why, in a word (driver_busy, vehicle_in_use, "
+        "not_pending, expired, vehicle_inactive, race, ended; for the QR code the reason "
+        "the scan was refused)."
+    )
+    sessie_id: uuid.UUID | None = _extension(
+        "409 `driver_busy` or `vehicle_in_use`: the vehicle session already active."
+    )
+    kenteken: str | None = _extension(
+        "409 `driver_busy` or `vehicle_in_use`: the licence plate of that session's vehicle."
+    )
+    status_sessie: str | None = _extension(
+        "409 `not_pending`: the status the vehicle session has instead."
+    )
+    werkdag_id: uuid.UUID | None = _extension(
+        "409 of hours: the driver's work day this one overlaps."
+    )
+    activiteit_id: uuid.UUID | None = _extension("409 of hours: the activity this one overlaps.")
+    week: str | None = _extension(
+        "409 of hours: the approved week that holds the change (ISO week, e.g. 2026-W47)."
+    )
+    answer_session_id: uuid.UUID | None = _extension(
+        "409 for answers: the answer session that was already submitted."
+    )
+    export_id: uuid.UUID | None = _extension(
+        "409 `already-billed`: the billing export that holds the task's line."
+    )
+    retry_after_minutes: int | None = _extension(
+        "429: minutes to wait before the next sign-in attempt (also in Retry-After, seconds)."
+    )
 
     model_config = ConfigDict(extra="allow")
 

@@ -46,6 +46,18 @@ def test_plain_postgres_urls_use_psycopg(monkeypatch, tmp_path):
     assert loaded["DATABASE_ADMIN_URL"] == "postgresql+psycopg://owner@db/rijplan"
 
 
+def test_public_base_url_is_a_scheme_and_host(monkeypatch, tmp_path):
+    monkeypatch.setenv("RIJPLAN_INSTANCE", str(tmp_path))
+    monkeypatch.delenv("PUBLIC_BASE_URL", raising=False)
+    assert config.load()["PUBLIC_BASE_URL"] is None
+    monkeypatch.setenv("PUBLIC_BASE_URL", "https://rijplan.example.nl/")
+    assert config.load()["PUBLIC_BASE_URL"] == "https://rijplan.example.nl"
+    for wrong in ("rijplan.example.nl", "ftp://rijplan.example.nl", "https://x.nl/api/v1"):
+        monkeypatch.setenv("PUBLIC_BASE_URL", wrong)
+        with pytest.raises(config.ConfigError, match="PUBLIC_BASE_URL"):
+            config.load()
+
+
 def start(app, url: str, caplog) -> str:
     """Create an app on url and return what it logged at start."""
     caplog.clear()

@@ -12,6 +12,7 @@ from portal.api.core import (
     operation,
     principal,
     problem,
+    public_origin,
     write,
 )
 from portal.errors import Forbidden, NotFound, ValidationFailed
@@ -77,7 +78,9 @@ def upload_file():
     )
     # @write commits once; with an Idempotency-Key a retried upload answers the first response.
     return json_response(
-        serialize_file(stored), status=201, headers={"Location": f"/api/v1/bestanden/{stored.id}"}
+        serialize_file(stored, origin=public_origin()),
+        status=201,
+        headers={"Location": f"/api/v1/bestanden/{stored.id}"},
     )
 
 
@@ -100,4 +103,4 @@ def get_file(file_id: uuid.UUID):
     if stored.soort in service.CHECKED_ELSEWHERE:
         # Tachograph files are read through GET /tacho_files/{id} (scope tacho:read) only.
         raise NotFound("file not found")
-    return json_response(serialize_file(stored))
+    return json_response(serialize_file(stored, origin=public_origin()))

@@ -7,10 +7,12 @@ from typing import Any
 
 from flask import current_app
 from pydantic import BaseModel, TypeAdapter
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
 
 from portal.accounts.models import SCOPES
 from portal.api.core import OPERATIONS, Operation, json_response, operation, scopes_granting
-from portal.schemas import Problem
+from portal.schemas import Problem, not_null
 
 REF = "#/components/schemas/{model}"
 ERROR_TITLES = {
@@ -19,7 +21,7 @@ ERROR_TITLES = {
     403: "The caller may not do this",
     404: "Not found, or another carrier's",
     409: "Conflict with the current state",
-    412: "The If-Match ETag is stale",
+    412: "The If-Match ETag is stale or names no version of this resource",
     413: "The body is too large",
     415: "The body is not JSON",
     422: "Validation failed; `errors` lists each field",
@@ -47,18 +49,90 @@ SCOPE_403 = (
 )
 
 
+STRING = {"type": "string"}
+IDEMPOTENCY_409 = (
+    "Or `Idempotency-Key`: a request with this key is still being processed; retry later."
+)
+IDEMPOTENCY_422 = (
+    "Or `Idempotency-Key` (`field` Idempotency-Key): not 1 to 255 visible ASCII characters, "
+    "or already used for a different request."
+)
+HEADER_PARAMETERS = {
+    "Idempotency-Key": {
+        "description": "Any unique string per intended change (a UUID will do), kept 7 days "
+        "per caller: a retry with the same key and the same request answers the first response "
+        "(with `Idempotent-Replayed: true`) instead of acting twice. Use a new key for every "
+        "new change: the same key with another request answers 422.",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
+    },
+    "If-Match": {
+        "description": "The ETag of the version the change is based on, exactly as an answer "
+        'sent it ("2", or "2:gzip" from a compressed answer; a weak W/"2" is accepted too); '
+        "several ETags, any of which may be current, or `*`. A stale one answers 412 and "
+        "changes nothing; without it the change is unconditional.",
+        "schema": STRING,
+    },
+    "If-None-Match": {
+        "description": "The ETag of the answer already held, as it was sent (with or without "
+        '":gzip"); when it is still current the answer is 304 without a body.',
+        "schema": STRING,
+    },
+}
+
+
+def header_parameters(op: Operation) -> list[dict]:
+    """The request headers op honours, as OpenAPI header parameters (all optional)."""
+    names = (["Idempotency-Key"] if op.idempotent else []) + list(op.conditional)
+    return [
+        {"name": name, "in": "header", "required": False, **HEADER_PARAMETERS[name]}
+        for name in names
+    ]
+
+
 class _Builder:
     def __init__(self):
         self.components: dict[str, Any] = {}
+        # The schemas the operations ask for, generated together by document() so that a
+        # model is one component wherever it appears: (type, mode, placeholder to fill).
+        self.wanted: list[tuple[Any, str, dict]] = []
 
     def schema(self, tp: Any, mode: str) -> dict:
-        schema = TypeAdapter(tp).json_schema(ref_template=REF, mode=mode)
-        self.components.update(schema.pop("$defs", {}))
+        """tp's schema in mode ("validation" for bodies, "serialization" for answers): a
+        $ref for a model. A placeholder until document() generates every schema at once."""
+        placeholder: dict[str, Any] = {}
         if isinstance(tp, type) and issubclass(tp, BaseModel):
             name = tp.model_config.get("title") or tp.__name__
-            self.components[name] = schema
-            return {"$ref": REF.format(model=name)}
-        return schema
+            placeholder["$ref"] = REF.format(model=name)
+        self.wanted.append((tp, mode, placeholder))
+        return placeholder
+
+    def generate_schemas(self, document: dict) -> None:
+        """Fill the placeholders and the components from one pydantic run, then name each
+        component by its model's title and give it that title, so a model has one component,
+        one name and one title (generators refuse two models of the same title)."""
+        inputs = [(i, mode, TypeAdapter(tp)) for i, (tp, mode, _) in enumerate(self.wanted)]
+        schemas, defs = TypeAdapter.json_schemas(
+            inputs, ref_template=REF, schema_generator=OpenApiSchema
+        )
+        for i, (_, mode, placeholder) in enumerate(self.wanted):
+            placeholder.clear()
+            placeholder.update(schemas[(i, mode)])
+        self.components.update(defs.get("$defs", {}))
+        names: dict[str, str] = {}
+        for name, schema in self.components.items():
+            # pydantic names a model whose request and answer shapes differ X-Input/X-Output.
+            base, side = re.fullmatch(r"(.+?)(?:-(Input|Output))?", name).groups()
+            names[name] = (schema.get("title") or base) + ("Input" if side == "Input" else "")
+        taken = [new for new in names.values() if list(names.values()).count(new) > 1]
+        if taken:
+            raise RuntimeError(f"schemas with the same title: {sorted(set(taken))}")
+        refs = {REF.format(model=old): REF.format(model=new) for old, new in names.items()}
+        self.components = {
+            names[name]: {**_renamed(schema, refs), "title": names[name]}
+            for name, schema in sorted(self.components.items(), key=lambda item: names[item[0]])
+        }
+        document["paths"] = _renamed(document["paths"], refs)
+        document["components"]["schemas"] = self.components
 
     def operation(self, op: Operation) -> dict:
         doc: dict[str, Any] = {
@@ -100,9 +174,12 @@ class _Builder:
                 }
             )
         if op.query is not None:
-            query_schema = TypeAdapter(op.query).json_schema(ref_template=REF, mode="validation")
+            query_schema = TypeAdapter(op.query).json_schema(
+                ref_template=REF, mode="validation", schema_generator=OpenApiSchema
+            )
             required = set(query_schema.get("required", []))
             for name, prop in query_schema["properties"].items():
+                not_null(prop)  # a query string cannot send null: leaving it out is the null
                 doc["parameters"].append(
                     {
                         "name": name,
@@ -112,12 +189,18 @@ class _Builder:
                         "schema": prop,
                     }
                 )
+        doc["parameters"].extend(header_parameters(op))
         if op.body is not None:
             body_schema = self.schema(op.body, "validation")
             content = {"application/json": {"schema": body_schema}}
+            doc["requestBody"] = {"required": op.body_required, "content": content}
             if op.form:
-                content["application/x-www-form-urlencoded"] = {"schema": body_schema}
-            doc["requestBody"] = {"required": True, "content": content}
+                # Declared as JSON only: openapi-python-client builds no importable module
+                # for one schema under two media types. The server still takes the form.
+                doc["requestBody"]["description"] = (
+                    "JSON; OAuth 2.0 clients may send the same fields as "
+                    "application/x-www-form-urlencoded instead."
+                )
         elif op.multipart is not None:
             doc["requestBody"] = {
                 "required": True,
@@ -139,23 +222,43 @@ class _Builder:
                 }
         elif op.response_schema is not None:
             success["content"] = {"application/json": {"schema": op.response_schema}}
+        if op.idempotent:
+            headers["Idempotent-Replayed"] = {
+                "description": "`true` when this answers a retry with the first response",
+                "schema": {"type": "string", "enum": ["true"]},
+            }
         if headers:
             success["headers"] = headers
         doc["responses"][str(op.status)] = success
         for status, description in op.also.items():
             doc["responses"][str(status)] = {**success, "description": description}
-        if op.endpoint == "driver_tasks":
-            doc["responses"]["304"] = {"description": "Not modified since the ETag sent"}
+        if "If-None-Match" in op.conditional:
+            doc["responses"]["304"] = {
+                "description": "Not modified: If-None-Match names the current ETag",
+                "headers": {"ETag": {"description": "the current ETag", "schema": STRING}},
+            }
         # Every operation may answer 400 (a NUL in the query, broken JSON) and 405; one with a
         # body also 413 (too large) and 415 (not JSON).
         errors = set(op.errors) | {400, 405} | ({401, 403} if not op.public else set())
         if op.body is not None or op.multipart is not None:
             errors |= {413, 415, 422}
+        notes: dict[int, list[str]] = {}
+        if op.idempotent:
+            errors |= {409, 422}
+            notes.setdefault(409, []).append(IDEMPOTENCY_409)
+            notes.setdefault(422, []).append(IDEMPOTENCY_422)
+        if "If-Match" in op.conditional:
+            errors.add(412)
         for status in sorted(errors):
-            doc["responses"][str(status)] = {
-                "description": SCOPE_403
+            title = (
+                SCOPE_403
                 if status == 403 and op.scope is not None
-                else ERROR_TITLES.get(status, "Error"),
+                else ERROR_TITLES.get(status, "Error")
+            )
+            doc["responses"][str(status)] = {
+                "description": " ".join([title.rstrip(".") + ".", *notes.get(status, ())])
+                if status in notes
+                else title,
                 "content": {
                     "application/problem+json": {"schema": {"$ref": REF.format(model="Problem")}}
                 },
@@ -175,13 +278,12 @@ class _Builder:
         return doc
 
     def document(self) -> dict:
-        self.components["Problem"] = TypeAdapter(Problem).json_schema(ref_template=REF)
-        self.components.update(self.components["Problem"].pop("$defs", {}))
+        self.schema(Problem, "serialization")  # every error answer refers to it
         paths: dict[str, dict] = {}
         for op in OPERATIONS:
             path = re.sub(r"<(?:[a-z_]+:)?([a-z_]+)>", r"{\1}", op.path)
             paths.setdefault(path, {})[op.method] = self.operation(op)
-        return {
+        document = {
             "openapi": "3.1.0",
             "info": {
                 "title": "Rijplan API",
@@ -209,6 +311,30 @@ class _Builder:
                 },
             },
         }
+        self.generate_schemas(document)
+        return document
+
+
+class OpenApiSchema(GenerateJsonSchema):
+    """pydantic's JSON schema as generated clients read it: no `default: null`."""
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        # A null default says no more than leaving the field out of `required` does, and
+        # openapi-typescript reads any default as "always present" (a required field).
+        if self.get_default_value(schema) is None:
+            return self.generate_inner(schema["schema"])
+        return super().default_schema(schema)
+
+
+def _renamed(node: Any, refs: dict[str, str]) -> Any:
+    """node with every component reference (a $ref, a discriminator's mapping) renamed."""
+    if isinstance(node, dict):
+        return {key: _renamed(value, refs) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_renamed(value, refs) for value in node]
+    if isinstance(node, str):
+        return refs.get(node, node)
+    return node
 
 
 def build_document() -> dict:
@@ -225,5 +351,7 @@ def build_document() -> dict:
     public=True,
 )
 def openapi_document():
-    cache = current_app.extensions.setdefault("rijplan_openapi", build_document())
+    cache = current_app.extensions.get("rijplan_openapi")
+    if cache is None:  # built once per process: the operations do not change while it runs
+        cache = current_app.extensions["rijplan_openapi"] = build_document()
     return json_response(cache)

@@ -20,6 +20,7 @@ from portal.api.core import (
     parse_query,
     principal,
     problem,
+    public_origin,
     write,
 )
 from portal.drivers import service as drivers
@@ -220,7 +221,7 @@ def get_tacho_file(tacho_file_id: uuid.UUID):
     default = int(current_app.config["FILE_URL_TTL"])
     seconds = query.geldig or min(max(default, service.API_LINK_MIN), service.API_LINK_MAX)
     link = service.signed_link(carrier_id=who.carrier_id, tacho_file=row, seconds=seconds)
-    return json_response(serialize_details(row, link))
+    return json_response(serialize_details(row, link, origin=public_origin()))
 
 
 # --- driving and rest times ----------------------------------------------------------------

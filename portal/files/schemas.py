@@ -64,15 +64,17 @@ class FileOut(BaseModel):
     bestandsnaam: str | None = Field(description="the uploaded file's name, cleaned")
     created_at: Timestamp
     url: str = Field(
-        description="signed download path below the site root (not /api/v1); needs no "
-        "Authorization header, so it fits <img src>; valid until url_expires_at",
-        examples=["/bestanden/9f1c.../3b2a...?exp=1795250000&sig=..."],
+        description="absolute signed download URL (on the site, not below /api/v1); needs "
+        "no Authorization header, so it fits <img src>; valid until url_expires_at",
+        examples=["https://rijplan.example.nl/bestanden/9f1c.../3b2a...?exp=1795250000&sig=..."],
+        json_schema_extra={"format": "uri"},
     )
     url_expires_at: Timestamp
 
 
-def serialize_file(file: StoredFile, *, expires_in: int | None = None) -> dict:
-    """A stored file as JSON-ready data, with a freshly signed URL."""
+def serialize_file(file: StoredFile, *, expires_in: int | None = None, origin: str = "") -> dict:
+    """A stored file as JSON-ready data, with a freshly signed URL on origin (the site's
+    scheme and host; empty: a path)."""
     url, expires_at = signed_url(file, expires_in=expires_in)
     return {
         "id": str(file.id),
@@ -83,6 +85,6 @@ def serialize_file(file: StoredFile, *, expires_in: int | None = None) -> dict:
         "sha256": file.sha256,
         "bestandsnaam": file.bestandsnaam,
         "created_at": iso(file.created_at),
-        "url": url,
+        "url": origin + url,
         "url_expires_at": iso(expires_at),
     }

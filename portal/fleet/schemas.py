@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import math
 import uuid
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from portal.fleet.models import EENHEDEN, SESSION_STATUSES, SOORTEN, Vehicle, VehicleSession
 from portal.fleet.sessions import is_expired
@@ -17,13 +16,9 @@ Soort = Literal[SOORTEN]  # type: ignore[valid-type]
 Eenheid = Literal[EENHEDEN]  # type: ignore[valid-type]
 
 
-def _finite(value: float | None) -> float | None:
-    if value is not None and not math.isfinite(value):
-        raise ValueError("must be a finite number")
-    return value
-
-
-Capacity = Annotated[float, AfterValidator(_finite), Field(gt=0, le=1_000_000)]
+# pydantic's own finiteness check, not an AfterValidator: bounds on a field after a validator
+# leak into the JSON schema as `gt`/`le` instead of exclusiveMinimum/maximum.
+Capacity = Annotated[float, Field(gt=0, le=1_000_000, allow_inf_nan=False)]
 
 
 class ActiveSessionOut(BaseModel):

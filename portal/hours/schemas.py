@@ -12,7 +12,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 from portal.hours import totals
 from portal.hours.models import SOORTEN, Activity, WorkDay
 from portal.hours.totals import IsoWeek
-from portal.schemas import InModel, Timestamp, in_range
+from portal.schemas import InModel, Timestamp, in_range, not_null
 from portal.types import iso
 
 Soort = Literal["rijden", "laden", "lossen", "wachten", "pauze", "overig_werk", "beschikbaarheid"]
@@ -177,7 +177,7 @@ class WerkdagUpdate(InModel):
 
     model_config = ConfigDict(title="WerkdagUpdate")
 
-    gestart_op: Timestamp | None = None
+    gestart_op: Timestamp | None = Field(default=None, json_schema_extra=not_null)
     beeindigd_op: Timestamp | None = None
     opmerking: Opmerking | None = None
 
@@ -206,8 +206,8 @@ class ActiviteitUpdate(InModel):
 
     model_config = ConfigDict(title="ActiviteitUpdate")
 
-    soort: Soort | None = Field(default=None, description=SOORT_HELP)
-    begin: Timestamp | None = None
+    soort: Soort | None = Field(default=None, description=SOORT_HELP, json_schema_extra=not_null)
+    begin: Timestamp | None = Field(default=None, json_schema_extra=not_null)
     einde: Timestamp | None = None
     taak_id: uuid.UUID | None = None
     opmerking: Opmerking | None = None

@@ -6,8 +6,8 @@ much a driver may still drive now; `planning_problem` says whether planned work 
 `app_segments` turns the hours recorded in the app into segments and `combine` joins them
 with card data. Pure: no Flask, no database.
 
-How the rules are read (the points a Dutch transport-law adviser should review are marked ⚖
-in /work/shared/TACHOGRAPH.md section 3):
+How the rules are read (the points a Dutch transport-law adviser should review are marked
+⚖):
 
 - All time is in whole UTC minutes; a week is Monday 00:00 to Monday 00:00 UTC (Art. 4(i),
   as the tachograph counts). Limits are inclusive: exactly 4 h 30, 9 h, 56 h, 90 h of

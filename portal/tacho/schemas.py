@@ -79,9 +79,10 @@ class TachoDetailsOut(TachoFileOut):
     model_config = ConfigDict(title="TachoDetails")
 
     url: str = Field(
-        description="signed download path below the site root (not /api/v1); works without "
-        "an Authorization header until url_expires_at",
-        examples=["/bestanden/9f1c.../3b2a...?exp=1795250000&sig=..."],
+        description="absolute signed download URL (on the site, not below /api/v1); works "
+        "without an Authorization header until url_expires_at",
+        examples=["https://rijplan.example.nl/bestanden/9f1c.../3b2a...?exp=1795250000&sig=..."],
+        json_schema_extra={"format": "uri"},
     )
     url_expires_at: Timestamp
 
@@ -155,8 +156,13 @@ def serialize_tacho_file(row: TachoFile) -> dict:
     }
 
 
-def serialize_details(row: TachoFile, link: SignedLink) -> dict:
-    return {**serialize_tacho_file(row), "url": link.url, "url_expires_at": iso(link.expires_at)}
+def serialize_details(row: TachoFile, link: SignedLink, *, origin: str = "") -> dict:
+    """A tachograph file with its signed link on origin (the site's scheme and host)."""
+    return {
+        **serialize_tacho_file(row),
+        "url": origin + link.url,
+        "url_expires_at": iso(link.expires_at),
+    }
 
 
 # --- driving and rest times ----------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import uuid
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
@@ -11,18 +10,14 @@ import orjson
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from portal.questionnaires.schemas import ActivityQuestionnaireOut, QuestionnaireDefinition
-from portal.schemas import InModel, Timestamp, in_range
+from portal.schemas import InModel, Timestamp, in_range, not_null
 from portal.tasks.models import MAX_DURATION_MIN, STATUSES, Task
 from portal.types import iso
 
-
-def _finite(value: float | None) -> float | None:
-    if value is not None and not math.isfinite(value):
-        raise ValueError("must be a finite number")
-    return value
-
-
-Finite = Annotated[float, AfterValidator(_finite)]
+# pydantic's own finiteness check, not an AfterValidator: bounds given with Field(ge=...) on
+# a field whose type ends in a validator leak into the JSON schema as `ge`/`le` instead of
+# minimum/maximum.
+Finite = Annotated[float, Field(allow_inf_nan=False)]
 ActivityType = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[a-z0-9_-]+$")]
 
 
@@ -178,11 +173,23 @@ class DriverTaskQuery(BaseModel):
     offset: int = Field(default=0, ge=0, le=1_000_000)
 
 
+def _never_null(model: type[BaseModel]) -> set[str]:
+    """The fields a task always has (naam, type, the demand switches): a change may leave
+    them out but not set them to null."""
+    return {
+        name
+        for name, info in model.model_fields.items()
+        if info.is_required() or info.default is False
+    }
+
+
 def _optional(model: type[BaseModel], name: str, exclude: set[str]) -> type[BaseModel]:
-    """A copy of model with every field optional and without defaults: for partial updates."""
+    """A copy of model with every field optional and without defaults: for partial updates.
+    The document shows the fields that may not be null without null."""
     from pydantic import create_model
 
     fields = {}
+    never_null = _never_null(model)
     for field_name, info in model.model_fields.items():
         if field_name in exclude:
             continue
@@ -190,7 +197,12 @@ def _optional(model: type[BaseModel], name: str, exclude: set[str]) -> type[Base
         annotated = (
             Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
         )
-        fields[field_name] = (annotated | None, Field(default=None, description=info.description))
+        spec = Field(
+            default=None,
+            description=info.description,
+            json_schema_extra=not_null if field_name in never_null else None,
+        )
+        fields[field_name] = (annotated | None, spec)
     return create_model(name, __base__=InModel, **fields)
 
 
@@ -206,11 +218,7 @@ class TaskUpdate(_optional(TaskCreate, "TaskUpdateFields", exclude=set())):
 
     @model_validator(mode="after")
     def _no_null_for_required(self):
-        # Fields a task always has (naam, type, the demand switches) cannot be set to null.
-        required = {
-            name for name, info in TaskCreate.model_fields.items()
-            if info.is_required() or info.default is False
-        }  # fmt: skip
+        required = _never_null(TaskCreate)
         nulled = sorted(n for n in self.model_fields_set & required if getattr(self, n) is None)
         if nulled:
             raise ValueError(f"{', '.join(nulled)} cannot be null")

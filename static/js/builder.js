@@ -544,6 +544,12 @@
     }
   });
 
+  // A title typed before this script ran (a slow connection) still suggests its id.
+  document.querySelectorAll("[data-slug-target]").forEach(function (source) {
+    var target = byId(source.dataset.slugTarget);
+    if (source.value && target && !target.value) target.value = slugify(source.value);
+  });
+
   // --- start ----------------------------------------------------------------------------
 
   if (builder()) {

@@ -102,9 +102,33 @@ def test_a_driver_uploads_each_allowed_type(
     assert body["bestandsnaam"] == "upload.bin"
     assert ISO.match(body["created_at"]) and ISO.match(body["url_expires_at"])
     assert response.headers["Location"] == f"{API}/{body['id']}"
+    assert body["url"].startswith(f"http://localhost/bestanden/{carrier.id}/{body['id']}?")
     path, query = link_parts(body["url"])
     assert path == f"/bestanden/{carrier.id}/{body['id']}"
     assert set(query) == {"exp", "sig"}
+
+
+def test_the_signed_url_is_absolute_on_the_host_the_client_called(client, carrier, token):
+    # A generated client joins a relative path to its base, /api/v1, and gets a 404.
+    created = client.post(
+        API,
+        data={"soort": "photo", "file": (io.BytesIO(PNG), "foto.png")},
+        content_type="multipart/form-data",
+        headers=bearer(token),
+        base_url="https://rijplan.example.nl",
+    ).get_json()
+    assert urlsplit(created["url"])[:2] == ("https", "rijplan.example.nl")
+    again = client.get(f"{API}/{created['id']}", headers=bearer(token), base_url="http://x.test")
+    assert again.get_json()["url"].startswith(f"http://x.test/bestanden/{carrier.id}/")
+
+
+def test_the_signed_url_is_absolute_on_public_base_url_when_set(app, client, token):
+    app.config["PUBLIC_BASE_URL"] = "https://rijplan.example.nl"
+    created = upload(client, bearer(token), PNG).get_json()
+    assert created["url"].startswith("https://rijplan.example.nl/bestanden/")
+    again = client.get(f"{API}/{created['id']}", headers=bearer(token)).get_json()
+    assert again["url"].startswith("https://rijplan.example.nl/bestanden/")
+    assert fetch(client, again["url"]).data == PNG  # the same site: the link works
 
 
 def test_an_integration_uploads_with_its_api_key(client, carrier, api_key):

@@ -335,6 +335,7 @@ def test_details_carry_a_signed_url_of_five_minutes_that_gives_the_bytes(client,
     assert set(body) >= FIELDS
     expires = datetime.fromisoformat(body["url_expires_at"].replace("Z", "+00:00"))
     assert 290 <= (expires - datetime.now(UTC)).total_seconds() <= 300
+    assert body["url"].startswith("http://localhost/bestanden/")  # absolute: not below /api/v1
     download = fetch(client, body["url"])  # no Authorization header
     assert download.status_code == 200
     assert download.data == CARD
