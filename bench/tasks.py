@@ -4,6 +4,7 @@ planner's board, on a database holding many tasks.
 Run by hand, it prints figures; it is not a test:
 
     .venv/bin/python bench/tasks.py                    # SQLite, 100,000 tasks
+    .venv/bin/python bench/tasks.py --background 0 --board-cards 500   # the board, 500 cards
     .venv/bin/python bench/tasks.py --tasks 50 --background 100000 \\
         --database postgresql://postgres@127.0.0.1/rijplan_bench   # an existing, empty DB
 
@@ -21,8 +22,10 @@ import sys
 import tempfile
 import time
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as dt_time
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -53,7 +56,9 @@ def questionnaire(activity_type: str, size: int = 30) -> dict:
     }
 
 
-def seed(app, tasks: int, background: int) -> tuple[str, str]:
+def seed(
+    app, tasks: int, background: int, board_cards: int = 0, board_day: date | None = None
+) -> tuple[str, str]:
     from portal.accounts.service import create_carrier
     from portal.accounts.tokens import password_grant
     from portal.drivers.service import create_driver
@@ -102,6 +107,8 @@ def seed(app, tasks: int, background: int) -> tuple[str, str]:
                 db.session.execute(insert(Task), rows)
             from portal.accounts.service import create_user
 
+            if board_cards:
+                seed_board(carrier_id, board_day, board_cards, revisions, others)
             create_user(
                 carrier_id=carrier_id, email="p@bench.nl", password="bench-password", rol="planner"
             )
@@ -110,13 +117,69 @@ def seed(app, tasks: int, background: int) -> tuple[str, str]:
             return pair.access_token, pair.user_token
 
 
+def seed_board(carrier_id, day: date, cards: int, revisions, drivers) -> None:
+    """cards tasks on one day, as a busy board holds them: spread over the drivers' lanes
+    (one in ten unassigned), every status, some with a vehicle (a few double-booked), with
+    demands and VDM numbers."""
+    from portal.fleet.service import create_vehicle
+    from portal.tasks.models import STATUSES, Task
+
+    vehicles = [
+        create_vehicle(carrier_id=carrier_id, kenteken=f"BX-{n:03d}-K").id for n in range(12)
+    ]
+    zone = ZoneInfo("Europe/Amsterdam")
+    start = datetime.combine(day, dt_time(5, 0), tzinfo=zone).astimezone(UTC)
+    now = datetime.now(UTC)
+    rows = []
+    for n in range(cards):
+        revision = revisions[n % len(revisions)]
+        rows.append(
+            {
+                "transporteur_id": carrier_id,
+                "id": uuid.uuid4(),
+                "chauffeur_id": None if n % 10 == 0 else drivers[n % len(drivers)].id,
+                "vehicle_id": vehicles[n % len(vehicles)] if n % 3 == 0 else None,
+                "activity_questionnaire_id": revision.id,
+                "type": revision.activity_type,
+                "status": STATUSES[n % len(STATUSES)],
+                "naam": f"Bordtaak {n}",
+                "adres": "Veldweg 88",
+                "stad": "Enter" if n % 4 else None,
+                "land": "NL",
+                "gepland_op": start + timedelta(minutes=(n * 7) % 960),
+                "duur_min": 45,
+                "require_photos": n % 2 == 0,
+                "min_fotos": 1 if n % 4 == 0 else None,
+                "require_signature": n % 3 == 0,
+                "require_location": n % 5 == 0,
+                "kooiaap": n % 7 == 0,
+                "vdm_nummer": f"2501{n:06d}" if n % 6 == 0 else None,
+                "created_at": now,
+                "updated_at": now,
+                "versie": 1 + n % 3,
+            }
+        )
+    db.session.execute(insert(Task), rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=50)
     parser.add_argument("--background", type=int, default=100_000)
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--database", default=None)
+    parser.add_argument(
+        "--board-cards",
+        type=int,
+        default=0,
+        help="also seed this many tasks on one day after the others and time that day's board",
+    )
     args = parser.parse_args()
+    # The board's day lies after every task of the driver and the background (one a minute).
+    board_day = (
+        datetime.now(ZoneInfo("Europe/Amsterdam"))
+        + timedelta(minutes=args.tasks + args.background, days=1)
+    ).date()
 
     folder = Path(tempfile.mkdtemp())
     url = args.database or f"sqlite:///{folder / 'bench.sqlite'}"
@@ -132,7 +195,7 @@ def main() -> None:
     with app.app_context():
         upgrade()
     started = time.perf_counter()
-    token, user_token = seed(app, args.tasks, args.background)
+    token, user_token = seed(app, args.tasks, args.background, args.board_cards, board_day)
     print(
         f"seeded {args.tasks} + {args.background} tasks in {time.perf_counter() - started:.1f}s"
         f" on {url.split(':')[0]}"
@@ -172,9 +235,10 @@ def main() -> None:
             timings.append(time.perf_counter() - begin)
             assert response.status_code in (200, 304)
         median = statistics.median(timings) * 1000
-        p95 = statistics.quantiles(timings, n=20)[-1] * 1000
+        p95 = statistics.quantiles(timings, n=20, method="inclusive")[-1] * 1000
+        p99 = statistics.quantiles(timings, n=100, method="inclusive")[-1] * 1000
         print(
-            f"{label:>16}: median {median:.1f} ms, p95 {p95:.1f} ms, "
+            f"{label:>16}: median {median:.1f} ms, p95 {p95:.1f} ms, p99 {p99:.1f} ms, "
             f"{1 / statistics.mean(timings):.0f} req/s (one process, in-process client)"
         )
 
@@ -187,13 +251,23 @@ def main() -> None:
     login = board.post("/login", data={"email": "p@bench.nl", "password": "bench-password"})
     assert login.status_code == 303, login.status_code
     page = board.get("/taken")
-    cards = page.get_data(as_text=True).count('id="task-')
+    cards = page.get_data(as_text=True).count('<article class="card ')
     print(
         f"board: {cards} cards for today, "
         f"{len(page.get_data()) / 1024:.0f} KiB HTML, "
         f"queries per request: {queries(board, '/taken', {})}"
     )
     timed("board (today)", board, "/taken", {}, max(20, args.requests // 5))
+    if args.board_cards:
+        day_url = f"/taken?datum={board_day.isoformat()}"
+        page = board.get(day_url)
+        cards = page.get_data(as_text=True).count('<article class="card ')
+        print(
+            f"board: {cards} cards on {board_day}, "
+            f"{len(page.get_data()) / 1024:.0f} KiB HTML, "
+            f"queries per request: {queries(board, day_url, {})}"
+        )
+        timed(f"board ({cards} cards)", board, day_url, {}, max(20, args.requests // 5))
 
 
 if __name__ == "__main__":

@@ -12,11 +12,14 @@ import json
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
+from types import SimpleNamespace
 from urllib.parse import parse_qs, urlsplit
 
+from babel import dates as babel_dates
 from flask import (
     Blueprint,
     abort,
+    current_app,
     flash,
     get_template_attribute,
     make_response,
@@ -25,9 +28,11 @@ from flask import (
     request,
     url_for,
 )
-from flask_babel import format_datetime
+from flask_babel import format_datetime, get_locale, get_timezone
 from flask_babel import gettext as _
 from flask_login import current_user
+from flask_wtf.csrf import generate_csrf
+from markupsafe import Markup
 from werkzeug.routing import BuildError
 
 from portal import problems
@@ -350,24 +355,158 @@ def index():
     return response
 
 
-def card_context(back: str, *, show_date: bool, warnings: dict | None = None) -> dict:
-    """What every card on a board needs besides its task; warnings by task id."""
+class _PerRequest(dict):
+    """A dict that fills itself: key -> make(key), computed once per request (a board)."""
+
+    def __init__(self, make):
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, key):
+        self[key] = value = self._make(key)
+        return value
+
+
+# The id a card's URLs are built for once per request, then swapped for the task's own id
+# (at its first occurrence: in the path, before the query; any id would do).
+_PLACEHOLDER_ID = uuid.UUID("00000000-0000-4000-8000-0000000c0de0")
+
+
+def _card_urls(back: str):
+    """A card's URLs by name, for a task id: url_for runs once per endpoint and request (for
+    a placeholder id), not once per card. The id sits in the path, before any query (`terug`),
+    so the URL is split at the placeholder's first occurrence."""
+    placeholder = str(_PLACEHOLDER_ID)
+    built: dict[str, tuple[str, str]] = {}
+
+    def split(url: str) -> tuple[str, str]:
+        head, found, tail = url.partition(placeholder)
+        assert found, url
+        return head, tail
+
+    def urls(task_id: uuid.UUID) -> SimpleNamespace:
+        if not built:
+            terug = {"terug": back}
+            for name, endpoint, args in (
+                ("move", "tasks.move", {}),
+                ("status", "tasks.change_status", {}),
+                ("cancel", "tasks.cancel", terug),
+                ("reopen", "tasks.reopen", terug),
+                ("move_back", "tasks.move", terug),
+                ("edit", "tasks.edit", terug),
+                ("duplicate", "tasks.duplicate", {}),
+                ("delete", "tasks.delete", terug),
+            ):
+                built[name] = split(url_for(endpoint, task_id=_PLACEHOLDER_ID, **args))
+            built["page"] = split(task_page_url(_PLACEHOLDER_ID))
+        key = str(task_id)
+        return SimpleNamespace(**{name: head + key + tail for name, (head, tail) in built.items()})
+
+    return urls
+
+
+def _trusted(text) -> Markup:
+    """A text of our own catalog, rendered as a template renders `_()` or a lazy label:
+    unescaped (jinja2.ext's gettext under autoescape gives Markup, LazyString.__html__ the
+    plain text). Never for what a user typed."""
+    return Markup(str(text))  # noqa: S704
+
+
+def _card_texts() -> SimpleNamespace:
+    """A card's fixed texts in the user's language. Markup, as `_()` in a template gives it
+    (jinja2.ext's gettext under autoescape: Markup(text) % {})."""
+    return SimpleNamespace(
+        **{
+            key: _trusted(text) % {}
+            for key, text in (
+                ("zonder_datum", _("zonder datum")),
+                ("voertuig", _("Voertuig")),
+                ("niet_toegewezen", _("Niet toegewezen")),
+                ("eisen", _("Eisen")),
+                ("vdm", _("VDM-nummer")),
+                ("verplaats", _("Verplaats")),
+                ("bewerken", _("Bewerken")),
+                ("meer", _("Meer")),
+                ("details", _("Details en historie")),
+                ("dupliceren", _("Dupliceren")),
+                ("verwijderen", _("Verwijderen…")),
+            )
+        }
+    )
+
+
+def card_context(back: str, *, show_date: bool, warnings: dict | None = None) -> SimpleNamespace:
+    """What every card on a board needs besides its task; warnings by task id. Everything
+    that is the same for every card (labels, texts, the URLs but for the id) is looked up
+    here once per request, not once per card. A namespace, not a dict: `card.back` in a
+    template then finds the attribute at once (Jinja tries an attribute before an item)."""
+    demand_texts = _demand_texts()
+    return SimpleNamespace(
+        back=back,
+        show_date=show_date,
+        warnings=warnings or {},
+        status_labels={key: _trusted(label) for key, label in STATUS_LABELS.items()},
+        move_labels={key: _trusted(label) for key, label in MOVE_LABELS.items()},
+        reopen_label=_trusted(REOPEN_LABEL),
+        activity_labels=_PerRequest(current_app.jinja_env.filters["activity_label"]),
+        text=_card_texts(),
+        allowed_moves=lambda task: lifecycle.allowed_moves(task, office=True),
+        urls=_card_urls(back),
+        closed=CLOSED,
+        demands=lambda task: card_demands(task, demand_texts),
+        time=_time_formatter(),
+        # csrf_token() gives the same token all through a request (flask_wtf keeps it in g).
+        csrf_token=_once(generate_csrf),
+    )
+
+
+def _once(make):
+    """make(), called on first use only: what a request may not need (a card-less board)."""
+    made: list = []
+
+    def value():
+        if not made:
+            made.append(make())
+        return made[0]
+
+    return value
+
+
+def _time_formatter():
+    """format_datetime (the `datetimeformat` filter) with the user's locale and time zone
+    looked up once per request instead of once per card."""
+    locale, zone = get_locale(), get_timezone()
+
+    def time_of(moment: datetime, pattern: str) -> str:
+        return babel_dates.format_datetime(moment, pattern, locale=locale, tzinfo=zone)
+
+    return time_of
+
+
+def _demand_texts() -> dict[str, str]:
     return {
-        "back": back,
-        "show_date": show_date,
-        "warnings": warnings or {},
-        "status_labels": STATUS_LABELS,
-        "move_labels": MOVE_LABELS,
-        "reopen_label": REOPEN_LABEL,
-        "allowed_moves": lambda task: lifecycle.allowed_moves(task, office=True),
-        "task_page_url": task_page_url,
-        "closed": CLOSED,
-        "demands": card_demands,
+        "fotos": _("Foto's"),
+        "fotos_verplicht": _("Foto's verplicht"),
+        "handtekening": _("Handtekening"),
+        "handtekening_verplicht": _("Handtekening verplicht"),
+        "scan": _("Scan"),
+        "scan_verplicht": _("Documentscan verplicht"),
+        "agr": _("AGR"),
+        "agr_verplicht": _("AGR-GPS-registratie verplicht"),
+        "locatie": _("Locatie"),
+        "locatie_vastleggen": _("Locatie vastleggen"),
+        "temperatuur": _("Vereiste temperatuur (°C)"),
+        "desinfectie": _("Desinfectie"),
+        "desinfectie_bevestigen": _("Desinfectie bevestigen"),
+        "kooiaap": _("Kooiaap"),
+        "kooiaap_nodig": _("Kooiaap nodig"),
     }
 
 
-def card_demands(task: Task) -> list[tuple[str, str, str]]:
-    """What the driver must deliver, as (kind, short text, explanation) for a card."""
+def card_demands(task: Task, texts: dict[str, str] | None = None) -> list[tuple[str, str, str]]:
+    """What the driver must deliver, as (kind, short text, explanation) for a card; texts:
+    _demand_texts() of this request (looked up here when not given)."""
+    t = texts or _demand_texts()
     demands = []
     if task.require_photos:
         low, high = task.min_fotos, task.max_fotos
@@ -378,23 +517,21 @@ def card_demands(task: Task) -> list[tuple[str, str, str]]:
             count = f" \u2265{low}"
         elif high is not None:
             count = f" \u2264{high}"
-        demands.append(("foto", _("Foto's") + count, task.photo_label or _("Foto's verplicht")))
+        demands.append(("foto", t["fotos"] + count, task.photo_label or t["fotos_verplicht"]))
     if task.require_signature:
-        demands.append(("handtekening", _("Handtekening"), _("Handtekening verplicht")))
+        demands.append(("handtekening", t["handtekening"], t["handtekening_verplicht"]))
     if task.require_document_scan:
-        demands.append(("scan", _("Scan"), _("Documentscan verplicht")))
+        demands.append(("scan", t["scan"], t["scan_verplicht"]))
     if task.agr_verplicht:
-        demands.append(("locatie", _("AGR"), _("AGR-GPS-registratie verplicht")))
+        demands.append(("locatie", t["agr"], t["agr_verplicht"]))
     elif task.require_location:
-        demands.append(("locatie", _("Locatie"), _("Locatie vastleggen")))
+        demands.append(("locatie", t["locatie"], t["locatie_vastleggen"]))
     if task.required_temperatuur is not None:
-        demands.append(
-            ("temperatuur", f"{task.required_temperatuur:g} °C", _("Vereiste temperatuur (°C)"))
-        )
+        demands.append(("temperatuur", f"{task.required_temperatuur:g} °C", t["temperatuur"]))
     if task.required_desinfectie:
-        demands.append(("desinfectie", _("Desinfectie"), _("Desinfectie bevestigen")))
+        demands.append(("desinfectie", t["desinfectie"], t["desinfectie_bevestigen"]))
     if task.kooiaap:
-        demands.append(("kooiaap", _("Kooiaap"), _("Kooiaap nodig")))
+        demands.append(("kooiaap", t["kooiaap"], t["kooiaap_nodig"]))
     return demands
 
 
