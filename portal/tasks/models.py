@@ -16,6 +16,7 @@ from sqlalchemy import (
     UniqueConstraint,
     Uuid,
     false,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -25,6 +26,8 @@ from portal.types import UTCDateTime, utcnow
 
 STATUSES = ("gepland", "ontvangen", "gestart", "afgerond", "geannuleerd")
 OPEN_STATUSES = ("gepland", "ontvangen", "gestart")
+OPEN_WHERE = "gearchiveerd_op IS NULL AND status IN ('gepland', 'ontvangen', 'gestart')"
+DONE_WHERE = "gearchiveerd_op IS NULL AND status = 'afgerond'"
 MAX_DURATION_MIN = 24 * 60  # a task's expected duration (duur_min) is at most a day
 
 
@@ -55,6 +58,25 @@ class Task(CarrierScoped, db.Model):
         ),
         # The driver's list: one driver, ordered by gepland_op.
         Index("ix_taken_chauffeur_gepland", "transporteur_id", "chauffeur_id", "gepland_op"),
+        # The driver's poll (open tasks and those completed today): two partial indexes the
+        # database ORs together, so a driver with a year of history reads the rows it
+        # returns, not all of them.
+        Index(
+            "ix_taken_chauffeur_open",
+            "transporteur_id",
+            "chauffeur_id",
+            "gepland_op",
+            postgresql_where=text(OPEN_WHERE),
+            sqlite_where=text(OPEN_WHERE),
+        ),
+        Index(
+            "ix_taken_chauffeur_afgerond",
+            "transporteur_id",
+            "chauffeur_id",
+            "afgerond_op",
+            postgresql_where=text(DONE_WHERE),
+            sqlite_where=text(DONE_WHERE),
+        ),
         # The carrier's board.
         Index("ix_taken_gepland", "transporteur_id", "gepland_op"),
         # The planning checks: a vehicle's tasks by time, and tasks by VDM number.
