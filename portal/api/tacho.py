@@ -13,6 +13,7 @@ from flask import current_app, request
 from portal.accounts.service import carrier_zone
 from portal.api.core import (
     ProblemResponse,
+    chauffeur_filter,
     driver_access,
     json_response,
     list_response,
@@ -177,12 +178,7 @@ def list_tacho_files(transporteur_id: uuid.UUID):
     carrier_id = _own_carrier(transporteur_id)
     _key_may(READ_SCOPE, WRITE_SCOPE)
     query = parse_query(TachoQuery)
-    chauffeur_id = None
-    if query.chauffeur is not None:
-        driver = drivers.find_by_token(carrier_id=carrier_id, user_token=query.chauffeur)
-        if driver is None:
-            raise ValidationFailed([{"field": "chauffeur", "message": "no such driver"}])
-        chauffeur_id = driver.id
+    chauffeur_id = chauffeur_filter(query.chauffeur, "tachograph data")
     zone = carrier_zone(carrier_id)
     page = service.list_files(
         carrier_id=carrier_id,
@@ -302,12 +298,7 @@ def infringements(transporteur_id: uuid.UUID):
         raise ValidationFailed([{"field": "tot", "message": "must not precede van"}])
     if (tot - van).days >= MAX_PERIOD_DAYS:
         raise ValidationFailed([{"field": "tot", "message": "at most a year after van"}])
-    chauffeur_id = None
-    if query.chauffeur is not None:
-        driver = drivers.find_by_token(carrier_id=carrier_id, user_token=query.chauffeur)
-        if driver is None:
-            raise ValidationFailed([{"field": "chauffeur", "message": "no such driver"}])
-        chauffeur_id = driver.id
+    chauffeur_id = chauffeur_filter(query.chauffeur, "tachograph data")
     found = driving.findings(
         carrier_id=carrier_id,
         van=period_bound(van, zone, end=False),
