@@ -312,6 +312,37 @@ def test_the_poll_waits_while_a_dialog_is_open(page, board):
     expect(polls).to_have_attribute("data-polls", "2")  # caught up at once
 
 
+def test_a_change_while_a_poll_is_on_its_way_still_shows_at_once(page, board):
+    """A slow poll in flight must not swallow the refresh a change asks for (it used to be
+    queued behind the poll and lost when the poll's answer replaced the board)."""
+    page.clock.install()
+    sign_in(page, board)
+    page.evaluate(
+        "document.body.dataset.polls = 0; document.addEventListener('htmx:beforeRequest', e => {"
+        " if (e.target.id === 'board') document.body.dataset.polls++; });"
+    )
+    held = []
+
+    def hold_first_poll(route) -> None:
+        if not held and route.request.headers.get("hx-request"):
+            held.append(route)  # never answered: a poll stuck on a slow network
+            return
+        route.continue_()
+
+    page.route(re.compile(r"/taken(\?.*)?$"), hold_first_poll)
+    try:
+        page.clock.run_for("00:21")
+        expect(page.locator("body")).to_have_attribute("data-polls", "1")
+        assert held, "the poll was not sent"
+        create_task(board.app, board.carrier, board.bram, naam="Stro halen Lochem",
+                    stad="Lochem", gepland_op=at("11:15"))  # fmt: skip
+        page.evaluate("document.body.dispatchEvent(new Event('tasksChanged'))")
+        expect(page.locator("body")).to_have_attribute("data-polls", "2")
+        expect(card(page, "Stro halen Lochem")).to_be_visible()
+    finally:
+        page.unroute_all(behavior="ignoreErrors")
+
+
 def test_a_status_button_by_keyboard_keeps_the_place_on_the_board(page, board, console_errors):
     create_task(board.app, board.carrier, board.anna, naam="Start mij Haaksbergen",
                 gepland_op=at("07:10"))  # fmt: skip
