@@ -25,11 +25,13 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     from portal import (
         models,  # noqa: F401  (every model registered on the metadata)
+        reads,
         web,
     )
     from portal.extensions import babel, compress, csrf, db, login_manager, migrate
 
     db.init_app(app)
+    reads.install_liveness_check()
     migrate.init_app(app, db, directory=str(ROOT / "migrations"))
     csrf.init_app(app)
     compress.init_app(app)
@@ -77,6 +79,10 @@ def create_app(overrides: dict | None = None) -> Flask:
         app.register_blueprint(blueprint)
 
     web.init_app(app)
+
+    from portal.api.unchanged import UnchangedPolls
+
+    app.wsgi_app = UnchangedPolls(app, app.wsgi_app)
 
     from portal.cli import register as register_cli
 

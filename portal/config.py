@@ -69,7 +69,9 @@ def load(overrides: dict | None = None) -> dict:
     )
     admin_url = os.environ.get("DATABASE_ADMIN_URL")
     engine_options: dict = {
-        "pool_pre_ping": True,
+        # No `SELECT 1` per checkout: reads.install_liveness_check looks at the socket
+        # instead, and reads.read retries a read once on a connection that broke.
+        "pool_pre_ping": False,
         # JSON columns (a tachograph day's changes: a board reads thousands) through orjson.
         "json_serializer": lambda value: orjson.dumps(value).decode(),
         "json_deserializer": orjson.loads,

@@ -17,6 +17,7 @@ from flask import (
     session,
     url_for,
 )
+from flask.sessions import SecureCookieSessionInterface
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from sqlalchemy import text
@@ -143,7 +144,18 @@ def _wants_problem() -> bool:
     return request.path.startswith("/api/")
 
 
+class SessionInterface(SecureCookieSessionInterface):
+    """The portal's cookie session; the JSON API has none (it knows bearer tokens only), so
+    its requests do not pay for a signing serializer they never use."""
+
+    def open_session(self, app: Flask, request: Request):
+        if request.path.startswith("/api/"):
+            return self.make_null_session(app)
+        return super().open_session(app, request)
+
+
 def init_app(app: Flask) -> None:
+    app.session_interface = SessionInterface()
     login_manager.login_view = "accounts.login"
     login_manager.login_message = None
     login_manager.session_protection = "basic"
@@ -180,14 +192,18 @@ def init_app(app: Flask) -> None:
             abort(400)
         return None
 
-    csp = content_security_policy(app.config.get("MAP_TILE_URL", ""))
+    security = {
+        "Content-Security-Policy": content_security_policy(app.config.get("MAP_TILE_URL", "")),
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "same-origin",
+        "X-Frame-Options": "DENY",
+    }
+    app.extensions["security_headers"] = security  # also sent where Flask is not asked
 
     @app.after_request
     def _headers(response):
-        response.headers.setdefault("Content-Security-Policy", csp)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        response.headers.setdefault("X-Frame-Options", "DENY")
+        for name, value in security.items():
+            response.headers.setdefault(name, value)
         if not request.path.startswith(("/api/", "/static/")):
             response.vary.add("HX-Request")
             response.headers.setdefault("Cache-Control", "no-store")

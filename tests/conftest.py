@@ -121,6 +121,25 @@ def pg_database(tmp_path_factory):
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def clear_process_caches() -> None:
+    """Forget what a process keeps between requests (definitions, time zones, compressed
+    answers), as a fresh worker would have it."""
+    from portal.accounts import service as accounts
+    from portal.accounts import tokens
+    from portal.api.core import ANSWERS
+    from portal.questionnaires.service import DEFINITIONS
+
+    DEFINITIONS.clear()
+    ANSWERS.clear()
+    accounts._zones.clear()
+    tokens._checked.clear()
+
+
+@pytest.fixture(autouse=True)
+def fresh_process_caches():
+    clear_process_caches()
+
+
 @pytest.fixture(autouse=True)
 def api_status_guard():
     """Fail the test in which the API answered a status that its OpenAPI document does not
@@ -394,17 +413,29 @@ class QueryCounter:
     def __init__(self, engine):
         self.engine = engine
         self.statements: list[str] = []
+        self.messages = 0  # what was sent: reads.read sends several statements at once
 
     def _count(self, conn, cursor, statement, *args):
+        self.messages += 1
         if not statement.lstrip().upper().startswith(("SELECT SET_CONFIG", "SAVEPOINT", "RELEASE")):
             self.statements.append(statement)
 
+    def _count_read(self, sent):
+        self.messages += 1
+        self.statements += [sql for sql, _ in sent[1:]]  # the first sets the carrier
+
     def __enter__(self):
+        from portal import reads
+
         event.listen(self.engine, "before_cursor_execute", self._count)
+        reads.listeners.append(self._count_read)
         return self
 
     def __exit__(self, *exc):
+        from portal import reads
+
         event.remove(self.engine, "before_cursor_execute", self._count)
+        reads.listeners.remove(self._count_read)
 
     @property
     def count(self) -> int:
@@ -413,9 +444,12 @@ class QueryCounter:
 
 @pytest.fixture
 def count_queries(app):
-    """with count_queries() as q: ...; q.count is the number of statements run."""
+    """with count_queries() as q: ...; q.count is the number of statements run, as a fresh
+    worker runs them (cold=False: with what the process has kept from earlier requests)."""
 
-    def make():
+    def make(cold: bool = True):
+        if cold:
+            clear_process_caches()
         with app.app_context():
             return QueryCounter(db.engine)
 

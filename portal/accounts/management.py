@@ -22,6 +22,7 @@ from portal.accounts.service import (
     _normalise_email,
     check_password_rules,
     create_api_key,
+    forget_zone,
     get_carrier,
     hash_password,
     sha256,
@@ -450,6 +451,8 @@ def update_settings(*, carrier_id: uuid.UUID, settings: CarrierSettings, actor: 
     if changes:
         for name, value in values.items():
             setattr(carrier, name, value)
+        if "tijdzone" in changes:
+            forget_zone(carrier_id)
         audit.record(
             carrier_id=carrier_id,
             actor=actor,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+import time
 import uuid
 from datetime import timedelta
 from zoneinfo import ZoneInfo
@@ -160,12 +161,30 @@ def current_carrier_of(carrier_id: uuid.UUID) -> Carrier:
     return cache[carrier_id]
 
 
+# The carriers' time zones, kept per process: every list of a day asks for it (the driver's
+# poll included), and it changes only in the carrier's settings, which forget it here at
+# once; another process sees a change within ZONE_TTL seconds.
+ZONE_TTL = 60.0
+_zones: dict[uuid.UUID, tuple[ZoneInfo, float]] = {}
+
+
 def carrier_zone(carrier_id: uuid.UUID) -> ZoneInfo:
     """The carrier's time zone (Europe/Amsterdam when it names none we know)."""
+    now = time.monotonic()
+    kept = _zones.get(carrier_id)
+    if kept is not None and kept[1] > now:
+        return kept[0]
     try:
-        return ZoneInfo(current_carrier_of(carrier_id).tijdzone)
+        zone = ZoneInfo(current_carrier_of(carrier_id).tijdzone)
     except (KeyError, ValueError):
-        return ZoneInfo("Europe/Amsterdam")
+        zone = ZoneInfo("Europe/Amsterdam")
+    _zones[carrier_id] = (zone, now + ZONE_TTL)
+    return zone
+
+
+def forget_zone(carrier_id: uuid.UUID) -> None:
+    """The carrier's time zone changed: read it again at the next ask."""
+    _zones.pop(carrier_id, None)
 
 
 def _normalise_email(email: str) -> str:

@@ -8,14 +8,16 @@ driver app, with its own rules (rotation with a grace window, reuse detection).
 from __future__ import annotations
 
 import secrets
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
 import jwt
 from flask import current_app
-from sqlalchemy import select, update
+from sqlalchemy import Uuid, bindparam, select, update
 
+from portal import reads
 from portal.accounts.models import ActivationCode, RefreshToken
 from portal.accounts.service import (
     check_throttle,
@@ -83,38 +85,91 @@ def issue_access_token(driver: Driver) -> tuple[str, int]:
     return jwt.encode(claims, _jwt_key(), algorithm=JWT_ALGORITHM), int(ttl.total_seconds())
 
 
+# Checked access tokens, per process: a driver's phone sends the same token with every
+# poll for its lifetime (ACCESS_TOKEN_TTL), and checking its signature and claims again
+# costs more than the rest of a 304. Keyed by the token and the key that verified it; each
+# entry holds until the token's expiry. Revocation is not the token's business: the
+# driver's row is read with every request (session_query).
+_checked: dict[tuple[str, str], tuple[AccessClaims, float]] = {}
+_CHECKED_MAX = 10_000
+
+
 def decode_access_token(token: str) -> AccessClaims | None:
     """The claims of a valid, unexpired access token; None for anything else."""
+    key = (token, _jwt_key())
+    kept = _checked.get(key)
+    if kept is not None:
+        if time.time() < kept[1]:
+            return kept[0]
+        _checked.pop(key, None)
+        return None
+    claims = _decode(token, key[1])
+    if claims is not None:
+        if len(_checked) >= _CHECKED_MAX:
+            _checked.clear()
+        _checked[key] = claims
+        return claims[0]
+    return None
+
+
+def _decode(token: str, secret: str) -> tuple[AccessClaims, float] | None:
     try:
         claims = jwt.decode(
             token,
-            _jwt_key(),
+            secret,
             algorithms=[JWT_ALGORITHM],
             issuer=JWT_ISSUER,
             options={"require": ["exp", "iat", "sub", "tid", "iss"]},
         )
         if claims.get("typ") != "access":
             return None
-        return AccessClaims(
+        checked = AccessClaims(
             carrier_id=uuid.UUID(claims["tid"]),
             driver_id=uuid.UUID(claims["sub"]),
             token_version=int(claims.get("ver", 0)),
         )
+        return checked, float(claims["exp"])
     except (jwt.PyJWTError, ValueError, TypeError, KeyError):
         return None
 
 
-def driver_for_claims(claims: AccessClaims) -> Driver | None:
-    """The active driver an access token speaks for (None if deactivated or signed out)."""
-    activate(db.session, claims.carrier_id)
-    driver = db.session.scalar(
-        select(Driver).where(
-            Driver.transporteur_id == claims.carrier_id, Driver.id == claims.driver_id
-        )
-    )
-    if driver is None or not driver.actief or driver.token_version != claims.token_version:
+@dataclass(frozen=True)
+class DriverSession:
+    """What an API request needs of the driver its access token speaks for: one small row."""
+
+    actief: bool
+    token_version: int
+    user_token: str
+    naam: str
+
+
+_SESSION = select(Driver.actief, Driver.token_version, Driver.user_token, Driver.naam).where(
+    Driver.transporteur_id == bindparam("tid", type_=Uuid, required=False),
+    Driver.id == bindparam("did", type_=Uuid, required=False),
+)
+
+
+def session_query(claims: AccessClaims) -> reads.Query:
+    """The statement that checks an access token's driver, for reads.read() (the driver's
+    poll sends it in the same round trip as the list's fingerprint)."""
+    return reads.Query(_SESSION, {"tid": claims.carrier_id, "did": claims.driver_id})
+
+
+def session_for(claims: AccessClaims, rows: list[tuple]) -> DriverSession | None:
+    """The driver of session_query's rows, if the token still speaks for it (active, and
+    not signed out since: the token's version is the driver's)."""
+    if not rows:
         return None
-    return driver
+    session = DriverSession(*rows[0])
+    if not session.actief or session.token_version != claims.token_version:
+        return None
+    return session
+
+
+def driver_for_claims(claims: AccessClaims) -> DriverSession | None:
+    """The active driver an access token speaks for (None if deactivated or signed out)."""
+    (rows,) = reads.read(claims.carrier_id, session_query(claims))
+    return session_for(claims, rows)
 
 
 # --- grants ----------------------------------------------------------------------------

@@ -4,9 +4,11 @@ OpenAPI document is built."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache, wraps
 from typing import Any, TypeVar
@@ -15,13 +17,21 @@ import orjson
 from flask import Blueprint, Response, current_app, g, request
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from portal import reads
 from portal.accounts.models import SCOPES
 from portal.accounts.service import authenticate_api_key
-from portal.accounts.tokens import decode_access_token, driver_for_claims
+from portal.accounts.tokens import (
+    AccessClaims,
+    DriverSession,
+    decode_access_token,
+    driver_for_claims,
+    session_for,
+    session_query,
+)
 from portal.audit.service import Actor
 from portal.drivers.models import Driver
 from portal.drivers.service import find_by_token as find_driver_by_token
-from portal.drivers.service import get_driver_by_token
+from portal.drivers.service import get_driver, get_driver_by_token
 from portal.errors import DomainError, Forbidden, NotFound, Unauthorized, ValidationFailed
 from portal.extensions import csrf, db
 from portal.idempotency import service as idempotency
@@ -285,6 +295,75 @@ def if_match_versions(what: str) -> frozenset[int] | None:
     return versions
 
 
+# List answers by ETag, per process. Compressed ones: the same answer to the next poll (a
+# client that does not send If-None-Match, another device of the same driver) is not
+# compressed again. Plain ones only of lists that every caller of a carrier shares
+# (fast_list's `keep`): a driver's own plain list is 16 times its compressed size, and every
+# HTTP client of note asks for gzip.
+ANSWERS = reads.ByteCache(max_bytes=16 * 1024 * 1024)
+
+
+class Listing:
+    """What fast_list() needs of a list (tasks.service.TaskListing and the like): two
+    statements, the ETag and total from the first's rows, the JSON body from the second's."""
+
+    fingerprint: reads.Query
+    rows: reads.Query
+
+    def etag(self, fingerprint_rows: list[tuple]) -> tuple[str, int]: ...
+
+    def body(self, rows: list[tuple]) -> bytes: ...
+
+
+def fast_list(
+    listing: Listing,
+    *,
+    check: Callable[[], object] | None = None,
+    keep: bool = False,
+    headers: dict | None = None,
+) -> Response:
+    """A list answered in as few round trips as it needs, with an ETag and X-Total-Count.
+
+    If-None-Match or Accept-Encoding gzip: the fingerprint first (with the driver's token
+    check, one round trip), which answers 304 or the compressed answer kept for this ETag;
+    only otherwise the rows (a second). A plain request sends both statements at once.
+    `check` runs once the caller's token is checked, before anything is answered (a
+    driver's list: the path's user_token must be the driver's own). `keep`: the list is the
+    same for every caller of the carrier (its questionnaires), so the plain answer is kept
+    by ETag too."""
+    wants_gzip = request.accept_encodings["gzip"] > 0
+    rows: list[tuple] | None = None
+    if wants_gzip or keep or "If-None-Match" in request.headers:
+        (fingerprint,) = fast_read(listing.fingerprint)
+    else:
+        fingerprint, rows = fast_read(listing.fingerprint, listing.rows)
+    if check is not None:
+        check()
+    etag, total = listing.etag(fingerprint)
+    answer_headers = {"ETag": f'"{etag}"', "Cache-Control": "private, no-cache", **(headers or {})}
+    if etag_matches(etag):
+        return Response(status=304, headers=answer_headers)
+    answer_headers["X-Total-Count"] = str(total)
+    key = (g.principal.carrier_id, etag, "gzip" if wants_gzip else "identity")
+    answer = ANSWERS.get(key) if wants_gzip or keep else None
+    if answer is None:
+        if rows is None:
+            (rows,) = fast_read(listing.rows)
+        answer = listing.body(rows)
+        if wants_gzip:
+            if len(answer) < current_app.config["COMPRESS_MIN_SIZE"]:
+                return Response(answer, mimetype="application/json", headers=answer_headers)
+            level = current_app.config["COMPRESS_LEVEL"]
+            answer = gzip.compress(answer, compresslevel=level, mtime=0)
+        if wants_gzip or keep:
+            ANSWERS.put(key, answer)
+    response = Response(answer, mimetype="application/json", headers=answer_headers)
+    if wants_gzip:
+        response.headers["Content-Encoding"] = "gzip"
+        response.set_etag(f"{etag}:gzip")  # as Flask-Compress marks what it compresses
+    return response
+
+
 def list_response(items: list, total: int, headers: dict | None = None) -> Response:
     return json_response(items, headers={"X-Total-Count": str(total), **(headers or {})})
 
@@ -294,14 +373,21 @@ def list_response(items: list, total: int, headers: dict | None = None) -> Respo
 
 @dataclass
 class Principal:
-    """Who calls: a driver (access token) or an integration (API key)."""
+    """Who calls: a driver (access token) or an integration (API key).
+
+    A driver's token is checked against the driver's row (active, not signed out since)
+    before the handler runs, except for an operation marked `fast_read`: its handler reads
+    through fast_read(), which sends that check with its own statements, in one round trip.
+    Until then `checked` is False and the label unknown; principal() checks at once."""
 
     carrier_id: uuid.UUID
     kind: str  # "driver" or "api_key"
     id: uuid.UUID
     label: str
-    driver: Driver | None = None
     scopes: frozenset[str] = field(default_factory=frozenset)
+    user_token: str | None = None  # a driver's
+    claims: AccessClaims | None = None  # a driver's token
+    checked: bool = True
 
     @property
     def actor(self) -> Actor:
@@ -311,8 +397,27 @@ class Principal:
     def caller(self) -> str:
         return f"{self.kind}:{self.id}"
 
+    def confirm(self, session: DriverSession | None) -> None:
+        """The driver's row as read: the token still speaks for it, or 401."""
+        if session is None:
+            raise Unauthorized(INVALID_TOKEN)
+        self.label, self.user_token, self.checked = session.naam, session.user_token, True
 
-def authenticate() -> Principal:
+
+INVALID_TOKEN = "The access token is invalid or expired; refresh it or sign in."
+
+
+@dataclass(frozen=True)
+class DriverRef:
+    """The driver a driver's own request acts for, as its token's check read it."""
+
+    transporteur_id: uuid.UUID
+    id: uuid.UUID
+    user_token: str
+    naam: str
+
+
+def authenticate(*, defer_check: bool = False) -> Principal:
     """The caller of this request from its bearer token; 401 problem otherwise."""
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
@@ -332,10 +437,13 @@ def authenticate() -> Principal:
             scopes=granted_scopes(api_key.scopes.split()),
         )
     claims = decode_access_token(token)
-    driver = driver_for_claims(claims) if claims else None
-    if driver is None:
-        raise Unauthorized("The access token is invalid or expired; refresh it or sign in.")
-    return Principal(driver.transporteur_id, "driver", driver.id, driver.naam, driver=driver)
+    if claims is None:
+        raise Unauthorized(INVALID_TOKEN)
+    activate(db.session, claims.carrier_id)
+    who = Principal(claims.carrier_id, "driver", claims.driver_id, "", claims=claims, checked=False)
+    if not defer_check:
+        who.confirm(driver_for_claims(claims))
+    return who
 
 
 def granted_scopes(scopes) -> frozenset[str]:
@@ -381,7 +489,7 @@ def _before():
     if op is not None and op.public:
         return None
     try:
-        g.principal = authenticate()
+        g.principal = authenticate(defer_check=op is not None and op.fast_read)
     except DomainError as error:
         db.session.rollback()
         return problem_from_domain(error)
@@ -453,16 +561,42 @@ def _not_modified(response: Response) -> Response:
 
 
 def principal() -> Principal:
-    return g.principal
+    who = g.principal
+    if not who.checked:
+        who.confirm(driver_for_claims(who.claims))
+    return who
 
 
-def driver_access(user_token: str) -> Driver:
+def fast_read(*queries: reads.Query) -> list[list[tuple]]:
+    """reads.read() as the caller's carrier; a driver's token is checked in the same round
+    trip (the handler of a `fast_read` operation reads this way before it answers)."""
+    who = g.principal
+    if who.checked:
+        return reads.read(who.carrier_id, *queries)
+    check, *results = reads.read(who.carrier_id, session_query(who.claims), *queries)
+    who.confirm(session_for(who.claims, check))
+    return results
+
+
+@bp.after_request
+def _fast_read_checked(response: Response) -> Response:
+    """A `fast_read` handler that answered without checking the driver's token is a bug."""
+    who = g.get("principal")
+    if who is not None and not who.checked and response.status_code < 400:
+        raise RuntimeError(f"{request.endpoint} answered without checking the driver's token")
+    return response
+
+
+def driver_access(user_token: str, *, whole: bool = False) -> Driver | DriverRef:
     """The driver of user_token, when the caller may act for them: a driver for itself only,
-    an API key for every driver of its carrier."""
+    an API key for every driver of its carrier. A driver acting for itself gets the DriverRef
+    its token's check read, unless the handler needs the whole row."""
     who = principal()
     if who.kind == "driver":
-        if who.driver.user_token == user_token:
-            return who.driver
+        if who.user_token == user_token:
+            if whole:
+                return get_driver(carrier_id=who.carrier_id, driver_id=who.id)
+            return DriverRef(who.carrier_id, who.id, who.user_token, who.label)
         # Same carrier but someone else: existence within the carrier is no secret.
         driver = get_driver_by_token(carrier_id=who.carrier_id, user_token=user_token)
         raise Forbidden(
@@ -631,6 +765,8 @@ class Operation:
     conditional: tuple[str, ...] = ()
     body_required: bool = True  # False: the body may be left out (an empty request)
     idempotent: bool = False  # wrapped by @write: honours Idempotency-Key (set from the mark)
+    # The handler reads with fast_read(), which checks a driver's token in its own round trip.
+    fast_read: bool = False
 
 
 OPERATIONS: list[Operation] = []

@@ -47,7 +47,7 @@ CARRIER_ID = {"transporteur_id": {"description": "the caller's own carrier", "uu
     path_params=USER_TOKEN,
 )
 def user_profile(user_token: str):
-    driver = driver_access(user_token)
+    driver = driver_access(user_token, whole=True)
     carrier = get_carrier(carrier_id=driver.transporteur_id)
     return json_response(
         {

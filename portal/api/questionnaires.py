@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import uuid
 
+from flask import g
+
 from portal.api.core import (
     chauffeur_filter,
+    fast_list,
     json_response,
     list_response,
     operation,
@@ -22,7 +25,6 @@ from portal.questionnaires.schemas import (
     AnswerSessionOut,
     AnswerSessionQuery,
     QuestionnaireAnswerIn,
-    serialize_revision,
     serialize_session,
 )
 from portal.tasks import service as tasks
@@ -34,20 +36,30 @@ from portal.tasks import service as tasks
     scope="questionnaires:read",
     summary="The active questionnaire per activity type of the caller's carrier",
     tag="questionnaires",
+    description="Sends an ETag; a poll with If-None-Match that finds nothing changed answers "
+    "304 without building the list.",
     query=ActivityQuestionnaireQuery,
     response=ActivityQuestionnaireOut,
+    headers={"ETag": "the list's version, for If-None-Match", "Cache-Control": "private, no-cache"},
     many=True,
     errors=(401, 422),
+    fast_read=True,
 )
 def activity_questionnaires():
     query = parse_query(ActivityQuestionnaireQuery)
-    rows, total = service.list_active(
-        carrier_id=principal().carrier_id,
+    return fast_list(active_listing(carrier_id=g.principal.carrier_id, query=query), keep=True)
+
+
+def active_listing(
+    *, carrier_id: uuid.UUID, query: ActivityQuestionnaireQuery
+) -> service.ActiveListing:
+    """The selection GET /activity_questionnaires reads (also portal.api.unchanged's)."""
+    return service.ActiveListing.of(
+        carrier_id=carrier_id,
         activity_type=query.activity_type,
         limit=query.limit,
         offset=query.offset,
     )
-    return list_response([serialize_revision(row) for row in rows], total)
 
 
 # --- answers ---------------------------------------------------------------------------

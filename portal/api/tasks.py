@@ -5,12 +5,12 @@ from __future__ import annotations
 import uuid
 
 import orjson
-from flask import Response
+from flask import Response, g
 
 from portal.api.core import (
     chauffeur_filter,
     driver_access,
-    etag_matches,
+    fast_list,
     if_match_versions,
     integration_of,
     json_response,
@@ -48,6 +48,23 @@ from portal.types import iso
 USER_TOKEN = {"user_token": {"description": "the driver's public id", "max_length": 64}}
 
 
+def driver_listing(
+    *, carrier_id: uuid.UUID, driver_id: uuid.UUID, query: DriverTaskQuery
+) -> service.TaskListing:
+    """The selection a driver's list reads (also portal.api.unchanged's, which must give
+    the same ETag)."""
+    filters = service.TaskFilters(
+        chauffeur_id=driver_id,
+        statuses=service.parse_statuses(query.status),
+        van=query.van,
+        tot=query.tot,
+        default_window=not (query.status or query.van or query.tot),
+        limit=query.limit,
+        offset=query.offset,
+    )
+    return service.TaskListing.of(carrier_id=carrier_id, filters=filters)
+
+
 @operation(
     "/users/<user_token:user_token>/taken",
     "GET",
@@ -63,28 +80,15 @@ USER_TOKEN = {"user_token": {"description": "the driver's public id", "max_lengt
     many=True,
     errors=(401, 403, 404, 422),
     path_params=USER_TOKEN,
+    fast_read=True,
 )
 def driver_tasks(user_token: str):
-    driver = driver_access(user_token)
     query = parse_query(DriverTaskQuery)
-    filters = service.TaskFilters(
-        chauffeur_id=driver.id,
-        statuses=service.parse_statuses(query.status),
-        van=query.van,
-        tot=query.tot,
-        default_window=not (query.status or query.van or query.tot),
-        limit=query.limit,
-        offset=query.offset,
-    )
-    carrier_id = principal().carrier_id
-    etag, total = service.list_fingerprint(carrier_id=carrier_id, filters=filters)
-    headers = {"ETag": f'"{etag}"', "Cache-Control": "private, no-cache"}
-    if etag_matches(etag):
-        return Response(status=304, headers=headers)
-    page = service.list_tasks(carrier_id=carrier_id, filters=filters, total=total)
-    return list_response(
-        [serialize_task(t, page.definitions) for t in page.tasks], page.total, headers
-    )
+    who = g.principal  # a driver's token is checked with the list's fingerprint (fast_read)
+    driver_id = who.id if who.kind == "driver" else driver_access(user_token).id
+    listing = driver_listing(carrier_id=who.carrier_id, driver_id=driver_id, query=query)
+    own = (lambda: driver_access(user_token)) if who.kind == "driver" else None
+    return fast_list(listing, check=own)
 
 
 @operation(

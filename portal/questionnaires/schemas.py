@@ -94,6 +94,42 @@ def serialize_revision(row: ActivityQuestionnaire) -> dict:
     }
 
 
+_REVISION_FIELDS = (
+    "id",
+    "transporteur_id",
+    "activity_type",
+    "questionnaire_id",
+    "definition",
+    "is_active",
+    "created_at",
+    "updated_at",
+)
+
+
+def serialize_revision_rows(
+    rows: list[tuple], definitions: dict[uuid.UUID, bytes], *, times_as_text: bool
+) -> bytes:
+    """A JSON array of revisions from plain rows (id, transporteur_id, activity_type,
+    questionnaire_id, is_active, created_at, updated_at), byte for byte what
+    serialize_revision gives: each definition spliced in as stored."""
+    out = []
+    for rid, carrier, activity_type, questionnaire_id, active, created, updated in rows:
+        if not times_as_text:
+            created, updated = iso(created), iso(updated)
+        values = (
+            rid,
+            carrier,
+            activity_type,
+            questionnaire_id,
+            orjson.Fragment(definitions[rid]),
+            active,
+            created,
+            updated,
+        )
+        out.append(dict(zip(_REVISION_FIELDS, values, strict=True)))
+    return orjson.dumps(out)
+
+
 # --- answers ---------------------------------------------------------------------------
 
 QuestionId = Annotated[str, StringConstraints(min_length=1, max_length=100)]

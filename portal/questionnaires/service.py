@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import orjson
-from sqlalchemy import false, func, or_, select, update
+from sqlalchemy import Integer, String, Uuid, false, func, or_, select, update
+from sqlalchemy import bindparam as param
 
+from portal import reads
 from portal.audit import service as audit
 from portal.audit.service import Actor
 from portal.errors import Conflict, DomainError, NotFound, ValidationFailed
@@ -20,6 +24,7 @@ from portal.questionnaires.models import (
     AnswerSession,
     QuestionnaireDraft,
 )
+from portal.questionnaires.schemas import serialize_revision_rows
 from portal.types import utcnow
 
 
@@ -98,6 +103,118 @@ def list_active(
         .offset(offset)
     )
     return list(rows), total or 0
+
+
+@lru_cache(maxsize=8)
+def _active_statements(by_type: bool, dialect: str):
+    where = [
+        ActivityQuestionnaire.transporteur_id == param("tid", type_=Uuid, required=False),
+        ActivityQuestionnaire.is_active,
+    ]
+    if by_type:
+        where.append(
+            ActivityQuestionnaire.activity_type
+            == param("activity_type", type_=String, required=False)
+        )
+    fingerprint = select(func.count(), func.max(ActivityQuestionnaire.updated_at)).where(*where)
+
+    def moment(column):
+        if dialect == "postgresql":
+            return func.to_char(func.timezone("UTC", column), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+        return column
+
+    rows = (
+        select(
+            ActivityQuestionnaire.id,
+            ActivityQuestionnaire.transporteur_id,
+            ActivityQuestionnaire.activity_type,
+            ActivityQuestionnaire.questionnaire_id,
+            ActivityQuestionnaire.is_active,
+            moment(ActivityQuestionnaire.created_at),
+            moment(ActivityQuestionnaire.updated_at),
+        )
+        .where(*where)
+        .order_by(ActivityQuestionnaire.activity_type, ActivityQuestionnaire.id)
+        .limit(param("limit", type_=Integer, required=False))
+        .offset(param("offset", type_=Integer, required=False))
+    )
+    return fingerprint, rows
+
+
+@dataclass(frozen=True)
+class ActiveListing:
+    """The carrier's active revisions read the fast way (as tasks.service.TaskListing):
+    `fingerprint` decides the ETag, `rows` are plain tuples, `body` splices each revision's
+    definition from the per-process cache."""
+
+    carrier_id: uuid.UUID
+    key: str
+    fingerprint: reads.Query
+    rows: reads.Query
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        carrier_id: uuid.UUID,
+        activity_type: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> ActiveListing:
+        fingerprint, rows = _active_statements(activity_type is not None, db.engine.dialect.name)
+        values = {"tid": carrier_id, "activity_type": activity_type}
+        return cls(
+            carrier_id,
+            f"active|{activity_type}|{limit}|{offset}",
+            reads.Query(fingerprint, values),
+            reads.Query(rows, {**values, "limit": limit, "offset": offset}),
+        )
+
+    def etag(self, fingerprint_rows: list[tuple]) -> tuple[str, int]:
+        count, latest = fingerprint_rows[0]
+        basis = f"{self.key}|{count}|{latest}"
+        return hashlib.sha256(basis.encode()).hexdigest()[:32], count
+
+    def body(self, rows: list[tuple]) -> bytes:
+        definitions = definition_bytes(
+            carrier_id=self.carrier_id, revision_ids=[r[0] for r in rows]
+        )
+        return serialize_revision_rows(
+            rows, definitions, times_as_text=db.engine.dialect.name == "postgresql"
+        )
+
+
+# A revision's definition never changes once published: its text is kept per process,
+# by carrier and revision id, bounded in size.
+DEFINITIONS = reads.ByteCache(max_bytes=32 * 1024 * 1024)
+
+
+def definition_bytes(
+    *, carrier_id: uuid.UUID, revision_ids: Iterable[uuid.UUID | None]
+) -> dict[uuid.UUID, bytes]:
+    """The stored definition text of each revision id, from the cache; those missing are
+    read in one round trip."""
+    found: dict[uuid.UUID, bytes] = {}
+    missing = []
+    for rid in set(revision_ids):
+        if rid is None:
+            continue
+        text = DEFINITIONS.get((carrier_id, rid))
+        if text is None:
+            missing.append(rid)
+        else:
+            found[rid] = text
+    if missing:
+        statement = select(ActivityQuestionnaire.id, ActivityQuestionnaire.definition).where(
+            ActivityQuestionnaire.transporteur_id == param("tid", type_=Uuid, required=False),
+            ActivityQuestionnaire.id.in_(missing),
+        )
+        (rows,) = reads.read(carrier_id, reads.Query(statement, {"tid": carrier_id}))
+        for rid, text in rows:
+            data = text.encode()
+            DEFINITIONS.put((carrier_id, rid), data)
+            found[rid] = data
+    return found
 
 
 def active_for_type(*, carrier_id: uuid.UUID, activity_type: str) -> ActivityQuestionnaire | None:

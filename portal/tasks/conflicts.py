@@ -25,6 +25,7 @@ import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import Any
 
 from sqlalchemy import or_, select
@@ -132,7 +133,7 @@ class Planned:
     def open(self) -> bool:
         return self.status in OPEN_STATUSES
 
-    @property
+    @cached_property  # a board asks each task's window once per other task of its lane
     def window(self) -> tuple[datetime, datetime] | None:
         if self.gepland_op is None:
             return None

@@ -75,6 +75,13 @@ _ID_FIELDS = {"id", "vehicle_id", "chauffeur_id", "transporteur_id"}
 _TIME_FIELDS = {"gepland_op", "ontvangen_op", "gestart_op", "afgerond_op", "created_at"}
 _FIELDS = list(TaskOut.model_fields)
 
+TASK_FIELDS: tuple[str, ...] = tuple(_FIELDS)
+"""A task's fields in the seed's order; a row of the fast path has one value per field, the
+pinned revision's id in the place of `vragenpad`."""
+TASK_TIME_FIELDS = frozenset(_TIME_FIELDS)
+VRAGENPAD_INDEX = TASK_FIELDS.index("vragenpad")
+_TIME_INDEXES = tuple(i for i, name in enumerate(TASK_FIELDS) if name in _TIME_FIELDS)
+
 
 def serialize_task(task: Task, definitions: dict[uuid.UUID, str]) -> dict:
     """A task as JSON-ready data, fields in the seed's order. The vragenpad is the revision's
@@ -93,6 +100,27 @@ def serialize_task(task: Task, definitions: dict[uuid.UUID, str]) -> dict:
             value = iso(value)
         data[name] = value
     return data
+
+
+def serialize_task_rows(
+    rows: list[tuple], definitions: dict[uuid.UUID, bytes], *, times_as_text: bool
+) -> bytes:
+    """A JSON array of tasks from plain rows (TASK_FIELDS order, the revision id in place of
+    the vragenpad), byte for byte what serialize_task gives for the same tasks: each
+    questionnaire's stored text spliced in unparsed. times_as_text: the timestamps come
+    formatted already (PostgreSQL's to_char); otherwise they are datetimes. Ids are UUIDs,
+    which orjson writes as str() does."""
+    fragments = {key: orjson.Fragment(text) for key, text in definitions.items()}
+    out = []
+    for row in rows:
+        if not times_as_text:
+            row = list(row)
+            for index in _TIME_INDEXES:
+                row[index] = iso(row[index])
+        item = dict(zip(TASK_FIELDS, row, strict=True))
+        item["vragenpad"] = fragments.get(row[VRAGENPAD_INDEX])
+        out.append(item)
+    return orjson.dumps(out)
 
 
 class TaskCreate(InModel):
