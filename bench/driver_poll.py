@@ -15,7 +15,8 @@ BYPASSRLS) and seeds --carriers carriers. The bench carrier has ten 30-question 
 a driver with a year of history (about 1000 tasks, 19 open) and 500 tasks on today's board;
 the other carriers hold the rest of the tasks, up to each of --sizes in turn.
 
-It serves the app with gunicorn (4 sync workers, DATABASE_URL as the app role) on a free
+It serves the app with gunicorn (gunicorn.conf.py: threaded workers that keep connections
+alive, as pgbench keeps its own; 4 of them, DATABASE_URL as the app role) on a free
 loopback port and, in --rounds interleaved rounds, measures with wrk (16 connections, 2
 threads, --duration seconds each): the full answer, the unchanged poll (If-None-Match: 304),
 the poll with Accept-Encoding gzip and GET /activity_questionnaires; and with pgbench as the
@@ -59,7 +60,7 @@ import psycopg  # noqa: E402
 from flask_migrate import upgrade  # noqa: E402
 from sqlalchemy import event, insert  # noqa: E402
 
-from portal import create_app  # noqa: E402
+from portal import create_app, reads  # noqa: E402
 from portal.extensions import db  # noqa: E402
 
 HOST, PORT = "127.0.0.1", 5432
@@ -594,14 +595,16 @@ def http(method: str, address: str, headers: dict | None = None, body: bytes | N
 
 
 class Gunicorn:
-    """gunicorn wsgi:app with 4 sync workers on a free loopback port; always stopped."""
+    """gunicorn wsgi:app with the project's gunicorn.conf.py on a free loopback port; always
+    stopped."""
 
     def __init__(self, env: dict, folder: Path, workers: int = 4):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = folder / "gunicorn.log"
         binary = Path(sys.executable).parent / "gunicorn"
-        command = [str(binary), "-w", str(workers), "-k", "sync", "-b", f"127.0.0.1:{self.port}"]
+        command = [str(binary), "-c", str(ROOT / "gunicorn.conf.py"), "-w", str(workers)]
+        command += ["-b", f"127.0.0.1:{self.port}"]
         command += ["--log-level", "warning", "wsgi:app"]
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(
@@ -650,6 +653,7 @@ class Counter:
         self.trace: Path | None = None
         event.listen(engine, "connect", self._connected)
         event.listen(engine, "before_cursor_execute", self._executed)
+        reads.listeners.append(self._read)
 
     def _connected(self, dbapi_connection, record) -> None:
         self.connections.append(dbapi_connection)
@@ -664,6 +668,11 @@ class Counter:
     def _executed(self, conn, cursor, statement, parameters, context, executemany) -> None:
         if self.trace is not None:
             self.statements.append((statement, parameters))
+
+    def _read(self, sent) -> None:
+        """What portal.reads sends itself (a pipeline of statements, past the engine)."""
+        if self.trace is not None:
+            self.statements += sent
 
     def __enter__(self):
         self.statements = []
@@ -726,7 +735,7 @@ def main() -> None:
     parser.add_argument("--duration", type=int, default=5, help="seconds per wrk/pgbench run")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn workers")
     parser.add_argument("--carriers", type=int, default=101)
     parser.add_argument("--board-requests", type=int, default=30)
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
@@ -788,7 +797,10 @@ def main() -> None:
             args.workers,
         )
         server.wait()
-        print(f"gunicorn: {args.workers} sync workers at {server.base} as {APP_ROLE}")
+        print(
+            f"gunicorn: {args.workers} workers (gunicorn.conf.py: gthread, keep-alive) at "
+            f"{server.base} as {APP_ROLE}"
+        )
 
         def sign_in(email: str) -> tuple[str, str]:
             body = {"grant_type": "password", "username": email, "password": PASSWORD}
