@@ -29,7 +29,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 import psycopg
-from sqlalchemy import Select, event, exc
+from sqlalchemy import Select, event, exc, select, true
 from sqlalchemy.pool import Pool
 
 from portal.extensions import db
@@ -99,6 +99,35 @@ def _send(connection: psycopg.Connection, sent: list[tuple[str, object]]) -> lis
         for cursor, (sql, params) in zip(cursors, sent, strict=True):
             cursor.execute(sql, params)
     return [cursor.fetchall() for cursor in cursors[1:]]
+
+
+_beside_cache: dict[tuple[int, int], tuple[Select, Select, Select]] = {}
+
+
+def beside(one_row: Query, maybe_row: Query) -> Query:
+    """One statement for two: the single row of one_row (an aggregate) with the row of
+    maybe_row beside it, or nulls where it has none. One statement costs less than two,
+    on both ends, even in one round trip. Parameters of the same name must agree."""
+    common = one_row.params.keys() & maybe_row.params.keys()
+    if any(one_row.params[k] != maybe_row.params[k] for k in common):
+        raise ValueError(f"the two queries disagree on {sorted(common)}")
+    key = (id(one_row.statement), id(maybe_row.statement))
+    hit = _beside_cache.get(key)
+    if hit is None or hit[0] is not one_row.statement or hit[1] is not maybe_row.statement:
+        first = one_row.statement.subquery()
+        second = maybe_row.statement.subquery()
+        joined = select(first, second).select_from(first.outerjoin(second, true()))
+        if len(_beside_cache) > 1000:
+            _beside_cache.clear()
+        hit = _beside_cache[key] = (one_row.statement, maybe_row.statement, joined)
+    return Query(hit[2], {**one_row.params, **maybe_row.params})
+
+
+def apart(rows: list[tuple], width: int) -> tuple[list[tuple], list[tuple]]:
+    """beside()'s row taken apart: the first query's row, and the second's (none if null;
+    its first column must be one that is never null)."""
+    (row,) = rows
+    return [row[:width]], ([row[width:]] if row[width] is not None else [])
 
 
 _compiled_cache: dict[int, tuple[Select, str, dict]] = {}

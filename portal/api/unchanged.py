@@ -69,11 +69,13 @@ class UnchangedPolls:
             activate(db.session, claims.carrier_id)  # the time zone, if not kept, is read
             try:
                 listing = _listing(claims, driver_list is not None)
-                check, fingerprint = reads.read(
-                    claims.carrier_id, session_query(claims), listing.fingerprint
+                (joined,) = reads.read(
+                    claims.carrier_id, reads.beside(listing.fingerprint, session_query(claims))
                 )
             except Exception:  # Flask answers it, and reports what went wrong
                 return None
+            width = len(listing.fingerprint.statement.selected_columns)
+            fingerprint, check = reads.apart(joined, width)
             session = session_for(claims, check)
             if session is None:
                 return None
