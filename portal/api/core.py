@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import orjson
 from flask import Blueprint, Response, current_app, g, request
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from werkzeug.datastructures import ETags
 
 from portal import reads
 from portal.accounts.models import SCOPES
@@ -257,10 +258,14 @@ def etag_value(tag: str) -> str:
 def etag_matches(etag: str) -> bool:
     """The request's If-None-Match names this ETag (the weak comparison RFC 9110 asks for),
     in any form the server or a compressing layer gave it ("<etag>:gzip", W/"<etag>")."""
-    wanted = request.if_none_match
-    if wanted.star_tag:
+    return etags_name(request.if_none_match, etag)
+
+
+def etags_name(tags: ETags, etag: str) -> bool:
+    """An If-None-Match header's tags name this ETag (etag_matches, for a parsed header)."""
+    if tags.star_tag:
         return True
-    return any(tag and etag_value(tag) == etag for tag in wanted.as_set(include_weak=True))
+    return any(tag and etag_value(tag) == etag for tag in tags.as_set(include_weak=True))
 
 
 class PreconditionFailed(DomainError):
@@ -417,12 +422,17 @@ class DriverRef:
     naam: str
 
 
-def authenticate(*, defer_check: bool = False) -> Principal:
-    """The caller of this request from its bearer token; 401 problem otherwise."""
-    header = request.headers.get("Authorization", "")
+def bearer_token(header: str) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header, or None."""
     scheme, _, token = header.partition(" ")
     token = token.strip()
-    if scheme.lower() != "bearer" or not token:
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def authenticate(*, defer_check: bool = False) -> Principal:
+    """The caller of this request from its bearer token; 401 problem otherwise."""
+    token = bearer_token(request.headers.get("Authorization", ""))
+    if token is None:
         raise Unauthorized("Send 'Authorization: Bearer <access token or API key>'.")
     if token.startswith("rpk_"):
         api_key = authenticate_api_key(token)

@@ -25,7 +25,7 @@ from werkzeug.http import parse_etags
 
 from portal import reads
 from portal.accounts.tokens import AccessClaims, decode_access_token, session_for, session_query
-from portal.api.core import etag_value
+from portal.api.core import bearer_token, etags_name
 from portal.extensions import db
 from portal.tenancy import activate
 
@@ -58,9 +58,8 @@ class UnchangedPolls:
         driver_list = _DRIVER_LIST.fullmatch(path)
         if driver_list is None and path != _QUESTIONNAIRES:
             return None
-        scheme, _, token = environ.get("HTTP_AUTHORIZATION", "").partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token or token.startswith("rpk_"):
+        token = bearer_token(environ.get("HTTP_AUTHORIZATION", ""))
+        if token is None or token.startswith("rpk_"):
             return None
         with self.app.app_context():
             claims = decode_access_token(token)
@@ -82,8 +81,7 @@ class UnchangedPolls:
             if driver_list is not None and driver_list.group(1) != session.user_token:
                 return None
             etag, _ = listing.etag(fingerprint)
-            held = parse_etags(environ["HTTP_IF_NONE_MATCH"])
-            if not (held.star_tag or any(etag_value(t) == etag for t in held.as_set(True))):
+            if not etags_name(parse_etags(environ["HTTP_IF_NONE_MATCH"]), etag):
                 return None
             return [
                 ("ETag", f'"{etag}"'),
