@@ -127,8 +127,12 @@ def clear_process_caches() -> None:
     from portal.accounts import service as accounts
     from portal.accounts import tokens
     from portal.api.core import ANSWERS
+    from portal.api.unchanged import CONFIRMED
     from portal.questionnaires.service import DEFINITIONS
+    from portal.tasks.views import KEPT_CARDS
 
+    CONFIRMED.clear()
+    KEPT_CARDS.clear()
     DEFINITIONS.clear()
     ANSWERS.clear()
     accounts._zones.clear()

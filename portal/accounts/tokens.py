@@ -10,7 +10,7 @@ from __future__ import annotations
 import secrets
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import jwt
@@ -53,6 +53,7 @@ class AccessClaims:
     carrier_id: uuid.UUID
     driver_id: uuid.UUID
     token_version: int
+    expires_at: float = field(default=0.0, compare=False)  # the token's exp, epoch seconds
 
 
 @dataclass(frozen=True)
@@ -127,8 +128,9 @@ def _decode(token: str, secret: str) -> tuple[AccessClaims, float] | None:
             carrier_id=uuid.UUID(claims["tid"]),
             driver_id=uuid.UUID(claims["sub"]),
             token_version=int(claims.get("ver", 0)),
+            expires_at=float(claims["exp"]),
         )
-        return checked, float(claims["exp"])
+        return checked, checked.expires_at
     except (jwt.PyJWTError, ValueError, TypeError, KeyError):
         return None
 

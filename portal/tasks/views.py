@@ -35,7 +35,7 @@ from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup
 from werkzeug.routing import BuildError
 
-from portal import problems
+from portal import problems, reads
 from portal.accounts.permissions import landing_url, object_route, role_required
 from portal.accounts.service import carrier_zone
 from portal.audit.service import Actor
@@ -341,7 +341,9 @@ def index():
         "args": args,
         "filtered": filtered,
         "has_drivers": bool(drivers),
-        "card": card_context(board_url, show_date=view != "dag", warnings=warnings),
+        "card": card_context(
+            board_url, show_date=view != "dag", warnings=warnings, names=names, plates=plates
+        ),
         "links": links,
         "prev_day": day - timedelta(days=1),
         "next_day": day + timedelta(days=1),
@@ -435,13 +437,22 @@ def _card_texts() -> SimpleNamespace:
     )
 
 
-def card_context(back: str, *, show_date: bool, warnings: dict | None = None) -> SimpleNamespace:
-    """What every card on a board needs besides its task; warnings by task id. Everything
-    that is the same for every card (labels, texts, the URLs but for the id) is looked up
-    here once per request, not once per card. A namespace, not a dict: `card.back` in a
-    template then finds the attribute at once (Jinja tries an attribute before an item)."""
+def card_context(
+    back: str,
+    *,
+    show_date: bool,
+    warnings: dict | None = None,
+    names: dict | None = None,
+    plates: dict | None = None,
+) -> SimpleNamespace:
+    """What every card on a board needs besides its task; warnings by task id, drivers'
+    names and plates by id. Everything that is the same for every card (labels, texts, the
+    URLs but for the id) is looked up here once per request, not once per card. A namespace,
+    not a dict: `card.back` in a template then finds the attribute at once (Jinja tries an
+    attribute before an item). `card.html(task, task_card)` renders a card through the
+    per-process cache of cards (KEPT_CARDS)."""
     demand_texts = _demand_texts()
-    return SimpleNamespace(
+    card = SimpleNamespace(
         back=back,
         show_date=show_date,
         warnings=warnings or {},
@@ -455,9 +466,76 @@ def card_context(back: str, *, show_date: bool, warnings: dict | None = None) ->
         closed=CLOSED,
         demands=lambda task: card_demands(task, demand_texts),
         time=_time_formatter(),
-        # csrf_token() gives the same token all through a request (flask_wtf keeps it in g).
-        csrf_token=_once(generate_csrf),
+        # The card's forms carry a mark where the session's CSRF token goes: a kept card is
+        # the same for every planner; card.html() puts this request's token in its place.
+        csrf_token=lambda: _CSRF_MARK,
     )
+    card.html = _KeptCards(card, names or {}, plates or {})
+    return card
+
+
+# A card's HTML follows from its task (id and version: every change raises `versie`), the
+# user's language and time zone, the board's view and return URL, the names of its driver
+# and vehicle, and its warnings. Cards without warnings (nearly all) are kept per process,
+# by all of those, so a board that is loaded again renders only the cards that changed.
+KEPT_CARDS = reads.ByteCache(max_bytes=32 * 1024 * 1024)
+_CSRF_MARK = "csrf-token-of-this-request"
+
+
+class _KeptCards:
+    """card.html(task, macro, notice=None): the card's HTML, kept or rendered."""
+
+    def __init__(self, card: SimpleNamespace, names: dict, plates: dict) -> None:
+        self.card = card
+        self.names = names
+        self.plates = plates
+        self.language = (str(get_locale()), str(get_timezone()))
+        self.token = _once(generate_csrf)  # the same all through a request (flask_wtf's g)
+
+    def __call__(self, task: Task, macro, notice: dict | None = None) -> Markup:
+        key = None
+        if notice is None:
+            key = (
+                task.id,
+                task.versie,
+                task.updated_at,
+                *self.language,
+                self.card.show_date,
+                self.card.back,
+                self.names.get(task.chauffeur_id),
+                self.plates.get(task.vehicle_id),
+                self._warned(task),
+            )
+            try:
+                kept = KEPT_CARDS.get(key)
+            except TypeError:  # a warning's parameter that cannot be a key
+                kept = key = None
+            if kept is not None:
+                return self._with_token(kept.decode())
+        html = str(macro(task, notice))
+        if key is not None:
+            KEPT_CARDS.put(key, html.encode())
+        return self._with_token(html)
+
+    def _warned(self, task: Task) -> tuple:
+        """The card's warnings as they are worded: code, parameters, and the names and
+        plates they mention."""
+        if task.status in CLOSED:
+            return ()
+        return tuple(
+            (
+                w.code,
+                tuple(sorted(w.params.items())),
+                self.names.get(w.params.get("chauffeur_id")),
+                self.plates.get(w.params.get("vehicle_id")),
+            )
+            for w in self.card.warnings.get(task.id, ())
+        )
+
+    def _with_token(self, html: str) -> Markup:
+        if _CSRF_MARK not in html:
+            return Markup(html)  # noqa: S704 (rendered by Jinja, escaped there)
+        return Markup(html.replace(_CSRF_MARK, self.token()))  # noqa: S704
 
 
 def _once(make):
@@ -551,7 +629,7 @@ def _card(task: Task, status: int = 200, *, notice: dict | None = None):
         names=names,
         plates=plates,
         notice=notice,
-        card=card_context(back, show_date=show_date, warnings=warnings),
+        card=card_context(back, show_date=show_date, warnings=warnings, names=names, plates=plates),
     )
     return make_response(html, status)
 

@@ -341,4 +341,3 @@ def test_unchanged_questionnaires_answer_304_and_the_plain_answer_is_kept(
     assert (
         client.get(url, headers={**bearer(token), "If-None-Match": first.headers["ETag"]})
     ).status_code == 304
-

@@ -626,3 +626,69 @@ def test_an_archived_task_is_not_on_the_board(app, signed_in, carrier, driver):
     in_carrier(app, carrier.id, archive)
     assert "Oud werk" not in signed_in.get("/taken").get_data(as_text=True)
     assert signed_in.get(f"/taken/{task.id}/bewerken").status_code == 404
+
+
+# --- cards kept between loads ---------------------------------------------------------
+
+
+def test_a_board_loaded_again_shows_every_change_and_each_planners_own_token(
+    app, client, carrier, driver, planner
+):
+    from conftest import create_user
+
+    from portal.audit.service import SYSTEM
+    from portal.drivers import service as drivers
+    from portal.tasks import service
+    from portal.tasks.views import KEPT_CARDS
+
+    first = create_task(app, carrier, driver, naam="Mest Enter", gepland_op=at(today(), "9:00"))
+    second = create_task(app, carrier, driver, naam="Voer Delden", gepland_op=at(today(), "13:00"))
+    login(client, planner)
+    url = "/taken?weergave=status"
+    before = client.get(url).get_data(as_text=True)
+    assert len(KEPT_CARDS) == 2
+
+    # Another planner of the carrier gets the same cards, with the token of their session.
+    colleague = app.test_client()
+    login(colleague, create_user(app, carrier, "planner"))
+    page = colleague.get(url).get_data(as_text=True)
+    own = csrf_from(page)
+    tokens = set(re.findall(r'name="csrf_token" value="([^"]+)"', card(page, first.id)))
+    assert tokens == {own}
+    assert own not in before
+    strip = re.compile(r'name="csrf_token" value="[^"]+"')
+    assert strip.sub("", card(page, first.id)) == strip.sub("", card(before, first.id))
+    action = re.findall(r'<form method="post" action="([^"]+)">', card(page, first.id))[-1]
+    duplicated = colleague.post(action, data={"csrf_token": own, "terug": url})
+    assert duplicated.status_code == 303  # the kept card's form, with this session's token
+
+    # A renamed task, a renamed driver and a new conflict all show on the next load.
+    in_carrier(
+        app,
+        carrier.id,
+        lambda: service.update_task(
+            carrier_id=carrier.id, task_id=first.id, data={"naam": "Mest Hengelo"}, actor=SYSTEM
+        ),
+    )
+    in_carrier(
+        app,
+        carrier.id,
+        lambda: drivers.update_driver(
+            carrier_id=carrier.id,
+            driver_id=driver.id,
+            naam="Jan de Boer",
+            email=None,
+            telefoon=None,
+            taal=None,
+            actor=SYSTEM,
+        ),
+    )
+    create_task(app, carrier, driver, naam="Dubbel", gepland_op=at(today(), "13:15"))
+    after = client.get(url).get_data(as_text=True)
+
+    title = re.compile(r'<h4 class="card-title"[^>]*><a [^>]*>([^<]*)</a>')
+    assert title.findall(card(before, first.id)) == ["Mest Enter"]
+    assert title.findall(card(after, first.id)) == ["Mest Hengelo"]
+    assert "Jan de Boer" in card(after, second.id)
+    assert "dubbel geboekt" in card(after, second.id)
+    assert "dubbel geboekt" not in card(before, second.id)
