@@ -83,6 +83,13 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.api.unchanged import UnchangedPolls
 
     app.wsgi_app = UnchangedPolls(app, app.wsgi_app)
+    hops = app.config.get("TRUSTED_PROXIES", 0)
+    if hops:
+        # The client's address (sign-in limits per address), scheme and host as the
+        # proxies in front saw them; without this every client has the proxy's address.
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops)
 
     from portal.cli import register as register_cli
 

@@ -368,4 +368,18 @@ def grant(role: str) -> dict:
     for table in tables:
         db.session.execute(text(f'GRANT SELECT, INSERT, UPDATE, DELETE ON "{table}" TO {quoted}'))
     db.session.execute(text(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {quoted}"))
-    return {"role": role, "tables": tables}
+    # The owner's look-up functions (sign-in before the carrier is known, the message
+    # worker's due carriers): they answer exact matches only.
+    functions = list(
+        db.session.scalars(
+            text(
+                "SELECT p.oid::regprocedure::text FROM pg_proc p "
+                "JOIN pg_namespace n ON n.oid = p.pronamespace "
+                "WHERE n.nspname = 'public' AND p.proname LIKE 'rijplan\\_%' AND p.prosecdef "
+                "ORDER BY 1"
+            )
+        )
+    )
+    for function in functions:
+        db.session.execute(text(f"GRANT EXECUTE ON FUNCTION {function} TO {quoted}"))
+    return {"role": role, "tables": tables, "functions": functions}

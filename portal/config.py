@@ -102,8 +102,15 @@ def load(overrides: dict | None = None) -> dict:
         "REFRESH_TOKEN_TTL": timedelta(days=60),
         "REFRESH_TOKEN_GRACE": timedelta(seconds=120),
         "ACTIVATION_CODE_TTL": timedelta(minutes=30),
-        "LOGIN_THROTTLE": (5, timedelta(minutes=15)),  # failures per identity per window
+        # Failed sign-ins per window (accounts/service.py: throttling): per account from one
+        # address or known device, per account from anywhere, per address.
+        "LOGIN_THROTTLE": (5, timedelta(minutes=15)),
+        "LOGIN_THROTTLE_ACCOUNT": (20, timedelta(minutes=15)),
         "LOGIN_THROTTLE_IP": (30, timedelta(minutes=15)),
+        # How many proxies in front of the app (the TLS proxy: 1) may say who the client is
+        # (X-Forwarded-For, -Proto, -Host, -Port). 0 (default): none; the app is reached
+        # directly and such headers are a client's claim, ignored.
+        "TRUSTED_PROXIES": int(os.environ.get("RIJPLAN_TRUSTED_PROXIES", "0")),
         "COMPRESS_MIMETYPES": ["application/json", "application/problem+json", "text/html"],
         "COMPRESS_LEVEL": 1,
         "COMPRESS_MIN_SIZE": 1024,

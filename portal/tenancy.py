@@ -12,7 +12,7 @@ import uuid
 from contextlib import contextmanager
 
 from flask import g, has_app_context
-from sqlalchemy import ForeignKey, Uuid, event, text
+from sqlalchemy import ForeignKey, Uuid, event, select, text
 from sqlalchemy.orm import Mapped, Session, mapped_column, scoped_session
 
 from portal.types import new_id
@@ -80,22 +80,34 @@ def _set_carrier_on_begin(session, transaction, connection):
     _apply(connection, current_carrier())
 
 
-AUTH_LOOKUP_SQL = text("SELECT set_config('app.auth_lookup', :on, true)")
+def lookup(session: Session, function: str, fallback, **params) -> list[tuple]:
+    """The rows of a look-up made before the carrier is known (signing in by email, a key
+    or token by its hash; the carriers with messages due).
+
+    On PostgreSQL the owner's SECURITY DEFINER function `function` answers (migration
+    c0d1c0de0180): only the carrier and id of exact matches; the caller then reads the row
+    itself as that carrier, under row-level security. The app role has no way to read
+    another carrier's rows. Elsewhere (SQLite: no row-level security) `fallback`, the same
+    selection as a statement, answers. `params` in the function's argument order."""
+    if session.get_bind().dialect.name == "postgresql":
+        arguments = ", ".join(f":{name}" for name in params)
+        statement = text(f"SELECT * FROM {function}({arguments})")  # names of our own
+        return [tuple(row) for row in session.execute(statement, params)]
+    return [tuple(row) for row in session.execute(fallback)]
 
 
-@contextmanager
-def auth_lookup(session: Session):
-    """Let one credential lookup see its row before the carrier is known.
+def found_row(session: Session, model, carrier_id: uuid.UUID, row_id: uuid.UUID):
+    """A row that lookup() found, read as its carrier, who is the scope from then on."""
+    activate(session, carrier_id)
+    return session.scalar(
+        select(model).where(model.transporteur_id == carrier_id, model.id == row_id)
+    )
 
-    Signing in finds a user by email, a key by its hash: the carrier follows from the row.
-    On PostgreSQL the credential tables carry a second, SELECT-only policy that admits rows
-    while `app.auth_lookup` is on; it is on for this block only.
-    """
-    postgres = session.get_bind().dialect.name == "postgresql"
-    if postgres:
-        session.execute(AUTH_LOOKUP_SQL, {"on": "on"})
-    try:
-        yield
-    finally:
-        if postgres and _real(session).in_transaction():
-            session.execute(AUTH_LOOKUP_SQL, {"on": ""})
+
+def found_by(session: Session, model, function: str, column, value: str):
+    """The one row of model whose column equals value (a secret's hash, a token), found by
+    the owner's function and read as its carrier, or None."""
+    found = lookup(
+        session, function, select(model.transporteur_id, model.id).where(column == value), v=value
+    )
+    return found_row(session, model, *found[0]) if found else None

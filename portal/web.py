@@ -197,7 +197,12 @@ def init_app(app: Flask) -> None:
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "same-origin",
         "X-Frame-Options": "DENY",
+        # Nothing of the portal asks for these; an injected script gets no prompt either.
+        "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=()",
     }
+    if app.config.get("RIJPLAN_ENV") == "production":
+        # Production is served over TLS only (README): browsers stop trying plain http.
+        security["Strict-Transport-Security"] = "max-age=31536000; includeSubDomains"
     app.extensions["security_headers"] = security  # also sent where Flask is not asked
 
     @app.after_request
@@ -206,6 +211,10 @@ def init_app(app: Flask) -> None:
             response.headers.setdefault(name, value)
         if not request.path.startswith(("/api/", "/static/")):
             response.vary.add("HX-Request")
+            response.headers.setdefault("Cache-Control", "no-store")
+        elif request.path.startswith("/api/"):
+            # A carrier's data stays out of shared and disk caches; the lists that a phone
+            # may keep and ask again (ETag) say so themselves (private, no-cache).
             response.headers.setdefault("Cache-Control", "no-store")
         return response
 

@@ -476,6 +476,17 @@ def png_bytes() -> bytes:
     )
 
 
+def jpeg_bytes(width: int = 2, height: int = 2) -> bytes:
+    """A valid JPEG of width x height pixels, as a phone's camera would send (smaller)."""
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (40, 120, 60)).save(out, "JPEG", quality=50)
+    return out.getvalue()
+
+
 def upload_file(client, token: str, soort: str = "photo") -> str:
     """Upload a PNG through POST /api/v1/bestanden as the bearer; its file id."""
     import io

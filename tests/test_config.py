@@ -79,3 +79,22 @@ def test_the_app_warns_when_its_role_bypasses_row_level_security(app, backend, c
     assert "bypasses row-level security" in start(app, app.config["DATABASE_ADMIN_URL"], caplog)
     own = start(app, app.config["SQLALCHEMY_DATABASE_URI"], caplog)
     assert "bypasses row-level security" not in own
+
+
+def test_production_tells_browsers_to_use_https_only(monkeypatch, tmp_path):
+    monkeypatch.setenv("RIJPLAN_ENV", "production")
+    monkeypatch.setenv("SECRET_KEY", "k" * 48)
+    monkeypatch.setenv("RIJPLAN_INSTANCE", str(tmp_path))
+    app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'x.sqlite'}"})
+    try:
+        for path in ("/login", "/api/v1/openapi.json", "/static/css/app.css"):
+            response = app.test_client().get(path, base_url="https://localhost")
+            hsts = response.headers.get("Strict-Transport-Security", "")
+            assert hsts.startswith("max-age=31536000"), path
+    finally:
+        with app.app_context():
+            db.engine.dispose()
+
+
+def test_development_sends_no_hsts(client):
+    assert "Strict-Transport-Security" not in client.get("/login").headers

@@ -149,7 +149,9 @@ def populate(app, client, name: str) -> dict:
             driver_id=driver.id,
             points=[Point(lat=52.22, lng=6.89, recorded_at=now - timedelta(minutes=5))],
         )
-        png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+        from conftest import png_bytes
+
+        png = png_bytes()
         stored = store_file(
             carrier_id=carrier.id,
             stream=io.BytesIO(png),
@@ -264,6 +266,7 @@ def populate(app, client, name: str) -> dict:
         "activity_id": hours_ids["activity_id"],
         "user_id": user.id,
         "api_key_id": key.id,
+        "key": key,
     }
 
 
@@ -398,14 +401,44 @@ def test_inserting_or_moving_a_row_into_another_carrier_fails(app, client, pg):
                 conn.execute("UPDATE voertuigen SET transporteur_id = %s", (b.id,))
 
 
-def test_the_sign_in_lookup_reads_credentials_but_changes_nothing(app, client, pg):
+CREDENTIAL_TABLES = ("gebruikers", "chauffeurs", "api_keys", "refresh_tokens", "activation_codes")
+
+
+def test_the_app_role_reads_no_credentials_without_a_carrier_whatever_it_sets(app, client, pg):
+    """The settings that once opened the credential tables for sign-in are no key: the
+    app role's own SQL sees no carrier's users, drivers, keys or tokens unscoped."""
     populate(app, client, "A")
+    populate(app, client, "B")
     with psycopg.connect(pg) as conn:
         conn.execute("SELECT set_config('app.auth_lookup', 'on', true)")
-        assert conn.execute("SELECT count(*) FROM chauffeurs").fetchone()[0] == 1
-        assert conn.execute("SELECT count(*) FROM taken").fetchone()[0] == 0
-        updated = conn.execute("UPDATE chauffeurs SET naam = 'x'").rowcount
-        assert updated == 0
+        conn.execute("SELECT set_config('app.outbox_dispatch', 'on', true)")
+        for table in (*CREDENTIAL_TABLES, "berichten"):
+            assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0, table
+
+
+def test_the_sign_in_lookups_answer_an_exact_match_with_its_carrier_only(app, client, pg):
+    from portal.accounts.service import sha256
+
+    a = populate(app, client, "A")
+    b = populate(app, client, "B")
+    with psycopg.connect(pg) as conn:
+        found = conn.execute(
+            "SELECT * FROM rijplan_chauffeurs_met_email(%s)", (b["driver"].email,)
+        ).fetchall()
+        assert found == [(b["carrier"].id, b["driver"].id)]
+        key = conn.execute("SELECT * FROM rijplan_api_key(%s)", (sha256(a["key"].key),))
+        assert key.fetchall() == [(a["carrier"].id, a["api_key_id"])]
+        assert conn.execute("SELECT * FROM rijplan_api_key(%s)", ("%",)).fetchall() == []
+        assert (
+            conn.execute("SELECT * FROM rijplan_chauffeurs_met_email(%s)", ("%",)).fetchall() == []
+        )
+        # Nothing else of the row comes with it (no hash, no name), and it changes nothing.
+        columns = [
+            c.name
+            for c in conn.execute("SELECT * FROM rijplan_gebruikers_met_email('')").description
+        ]
+        assert columns == ["transporteur_id", "id"]
+        assert conn.execute("UPDATE chauffeurs SET naam = 'x'").rowcount == 0
 
 
 def test_an_app_query_that_forgets_its_filter_still_sees_one_carrier(app, client, pg):

@@ -31,7 +31,7 @@ from portal.audit import service as audit
 from portal.audit.service import Actor
 from portal.errors import DomainError, NotFound, ValidationFailed
 from portal.extensions import db
-from portal.tenancy import activate, auth_lookup
+from portal.tenancy import activate, found_by
 from portal.types import utcnow
 
 LINK_PREFIX = "rpl_"
@@ -271,8 +271,7 @@ def find_link(token: str) -> LinkState:
     link's row tells the carrier, which then becomes the scope."""
     if not token.startswith(LINK_PREFIX):
         return LinkState(None)
-    with auth_lookup(db.session):
-        user = db.session.scalar(select(User).where(User.link_hash == sha256(token)))
+    user = found_by(db.session, User, "rijplan_gebruiker_met_link", User.link_hash, sha256(token))
     if user is None or not user.actief:
         return LinkState(None)
     activate(db.session, user.transporteur_id)

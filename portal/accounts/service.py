@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 from argon2 import PasswordHasher, profiles
 from argon2.exceptions import InvalidHashError, VerificationError
 from flask import current_app, g
+from itsdangerous import BadSignature, URLSafeSerializer
 from sqlalchemy import delete, func, select, update
 
 from portal.accounts.models import (
@@ -26,7 +27,7 @@ from portal.accounts.models import (
 )
 from portal.errors import DomainError, NotFound, ValidationFailed
 from portal.extensions import db
-from portal.tenancy import activate, auth_lookup, carrier_scope
+from portal.tenancy import activate, carrier_scope, found_by, found_row, lookup
 from portal.types import utcnow
 
 logger = logging.getLogger(__name__)
@@ -89,21 +90,44 @@ def sha256(value: str) -> str:
 
 
 # --- throttling ------------------------------------------------------------------------
+#
+# Failed sign-ins are counted in the database (every app process sees them), as hashes of
+# what they name, over a sliding window:
+# - per account and client address (LOGIN_THROTTLE, 5): guessing from one address stops;
+#   an attacker elsewhere who knows the email does not lock its owner out;
+# - per account, from any address (LOGIN_THROTTLE_ACCOUNT, 20): guessing spread over many
+#   addresses stops too. A portal user's browser that signed in before (a signed "known
+#   device" cookie) is not held by it, only by its own count per device (5), so a
+#   distributed attack does not keep the owner out either;
+# - per client address (LOGIN_THROTTLE_IP, 30): one address trying many accounts.
+# A success clears the counts of that account from that address or device only: the
+# owner's sign-in does not give an attacker elsewhere a fresh start.
 
 
-def _attempt_keys(scope: str, identity: str, ip: str | None) -> list[tuple[str, tuple]]:
-    keys = [
-        (sha256(f"{scope}:id:{identity.strip().lower()}"), current_app.config["LOGIN_THROTTLE"])
-    ]
+def _attempt_keys(
+    scope: str, identity: str | None, ip: str | None, device: str | None = None
+) -> list[tuple[str, tuple]]:
+    config = current_app.config
+    keys = []
+    if identity is not None:
+        who = f"{scope}:id:{identity.strip().lower()}"
+        if device is not None:
+            keys.append((sha256(f"{who}:device:{device}"), config["LOGIN_THROTTLE"]))
+        else:
+            keys.append((sha256(f"{who}:ip:{ip or '-'}"), config["LOGIN_THROTTLE"]))
+            keys.append((sha256(who), config["LOGIN_THROTTLE_ACCOUNT"]))
     if ip:
-        keys.append((sha256(f"ip:{ip}"), current_app.config["LOGIN_THROTTLE_IP"]))
+        keys.append((sha256(f"ip:{ip}"), config["LOGIN_THROTTLE_IP"]))
     return keys
 
 
-def check_throttle(*, scope: str, identity: str, ip: str | None) -> None:
-    """Refuse when too many recent failures came for this identity or address."""
+def check_throttle(
+    *, scope: str, identity: str | None, ip: str | None, device: str | None = None
+) -> None:
+    """Refuse when too many recent failures came for this account from this client (its
+    address, or its known device), for this account from anywhere, or from this address."""
     now = utcnow()
-    for key_hash, (limit, window) in _attempt_keys(scope, identity, ip):
+    for key_hash, (limit, window) in _attempt_keys(scope, identity, ip, device):
         since = now - window
         stmt = select(func.count(), func.min(LoginAttempt.at)).where(
             LoginAttempt.key_hash == key_hash, LoginAttempt.at > since
@@ -117,17 +141,45 @@ def check_throttle(*, scope: str, identity: str, ip: str | None) -> None:
             )
 
 
-def record_failure(*, scope: str, identity: str, ip: str | None) -> None:
+def record_failure(
+    *, scope: str, identity: str | None, ip: str | None, device: str | None = None
+) -> None:
     """Count a failed sign-in; old records are cleaned up as we go."""
     now = utcnow()
-    for key_hash, _ in _attempt_keys(scope, identity, ip):
+    for key_hash, _ in _attempt_keys(scope, identity, ip, device):
         db.session.add(LoginAttempt(key_hash=key_hash, at=now))
     db.session.execute(delete(LoginAttempt).where(LoginAttempt.at < now - timedelta(days=1)))
 
 
-def clear_failures(*, scope: str, identity: str) -> None:
-    key_hash = sha256(f"{scope}:id:{identity.strip().lower()}")
-    db.session.execute(delete(LoginAttempt).where(LoginAttempt.key_hash == key_hash))
+def clear_failures(*, scope: str, identity: str, ip: str | None, device: str | None = None) -> None:
+    """A success: this client's own count for the account starts again."""
+    own = _attempt_keys(scope, identity, ip, device)[0][0]
+    db.session.execute(delete(LoginAttempt).where(LoginAttempt.key_hash == own))
+
+
+_DEVICE_SALT = "rijplan-known-device"
+
+
+def known_device_token(email: str) -> str:
+    """A signed token for a browser that signed in as email: a later sign-in from it is
+    held by its own count, not by failures elsewhere (a cookie, `KNOWN_DEVICE_COOKIE`)."""
+    signer = URLSafeSerializer(current_app.config["SECRET_KEY"], salt=_DEVICE_SALT)
+    return signer.dumps({"e": sha256(_normalise_email(email))[:32], "d": secrets.token_hex(8)})
+
+
+def known_device(token: str | None, email: str) -> str | None:
+    """The device id in token if it is ours and was made for email, else None."""
+    if not token:
+        return None
+    signer = URLSafeSerializer(current_app.config["SECRET_KEY"], salt=_DEVICE_SALT)
+    try:
+        found = signer.loads(token)
+    except BadSignature:
+        return None
+    if not isinstance(found, dict) or found.get("e") != sha256(_normalise_email(email))[:32]:
+        return None
+    device = found.get("d")
+    return device if isinstance(device, str) else None
 
 
 # --- carriers and users ----------------------------------------------------------------
@@ -223,23 +275,30 @@ def create_user(
     return user
 
 
-def authenticate_user(*, email: str, password: str, ip: str | None) -> User:
-    """The portal user with this email and password; the same error for every failure."""
+def authenticate_user(
+    *, email: str, password: str, ip: str | None, device: str | None = None
+) -> User:
+    """The portal user with this email and password; the same error for every failure.
+    device: known_device() of the browser's cookie, if it signed in as email before."""
     email = _normalise_email(email)
-    check_throttle(scope="portal", identity=email, ip=ip)
-    with auth_lookup(db.session):
-        candidates = list(
-            db.session.scalars(select(User).where(User.email == email, User.actief).limit(5))
-        )
+    check_throttle(scope="portal", identity=email, ip=ip, device=device)
+    found = lookup(
+        db.session,
+        "rijplan_gebruikers_met_email",
+        select(User.transporteur_id, User.id).where(User.email == email, User.actief).limit(5),
+        email=email,
+    )
+    candidates = [found_row(db.session, User, carrier_id, user_id) for carrier_id, user_id in found]
     match = None
     for user in candidates or [None]:
         if verify_password(user.password_hash if user else None, password) and user:
             match = user
             break
     if match is None:
-        record_failure(scope="portal", identity=email, ip=ip)
+        activate(db.session, None)  # no carrier's: nobody signed in
+        record_failure(scope="portal", identity=email, ip=ip, device=device)
         raise InvalidCredentials("Email address or password is incorrect.")
-    clear_failures(scope="portal", identity=email)
+    clear_failures(scope="portal", identity=email, ip=ip, device=device)
     activate(db.session, match.transporteur_id)
     match.laatst_ingelogd_op = utcnow()
     return match
@@ -322,8 +381,7 @@ LAST_USED_EVERY = timedelta(minutes=1)
 
 def authenticate_api_key(key: str) -> ApiKey | None:
     """The active key matching this bearer value, or None; its last use is recorded."""
-    with auth_lookup(db.session):
-        api_key = db.session.scalar(select(ApiKey).where(ApiKey.key_hash == sha256(key)))
+    api_key = found_by(db.session, ApiKey, "rijplan_api_key", ApiKey.key_hash, sha256(key))
     if api_key is None or api_key.ingetrokken_op is not None:
         return None
     now = utcnow()

@@ -30,7 +30,7 @@ from portal.drivers.models import Driver
 from portal.drivers.service import get_driver, get_driver_by_token
 from portal.errors import DomainError, ValidationFailed
 from portal.extensions import db
-from portal.tenancy import activate, auth_lookup
+from portal.tenancy import activate, found_by, found_row, lookup
 from portal.types import utcnow
 
 JWT_ALGORITHM = "HS256"
@@ -202,19 +202,25 @@ def password_grant(*, username: str, password: str, ip: str | None) -> TokenPair
     """Sign a driver in with email and password."""
     email = username.strip().lower()
     check_throttle(scope="driver", identity=email, ip=ip)
-    with auth_lookup(db.session):
-        candidates = list(
-            db.session.scalars(select(Driver).where(Driver.email == email, Driver.actief).limit(5))
-        )
+    found = lookup(
+        db.session,
+        "rijplan_chauffeurs_met_email",
+        select(Driver.transporteur_id, Driver.id)
+        .where(Driver.email == email, Driver.actief)
+        .limit(5),
+        email=email,
+    )
+    candidates = [found_row(db.session, Driver, *row) for row in found]
     match = None
     for driver in candidates or [None]:
         if verify_password(driver.password_hash if driver else None, password) and driver:
             match = driver
             break
     if match is None:
+        activate(db.session, None)  # no carrier's: nobody signed in
         record_failure(scope="driver", identity=email, ip=ip)
         raise InvalidGrant("Email address or password is incorrect.")
-    clear_failures(scope="driver", identity=email)
+    clear_failures(scope="driver", identity=email, ip=ip)
     activate(db.session, match.transporteur_id)
     return _pair(match)
 
@@ -255,14 +261,13 @@ def normalise_code(code: str) -> str:
 def activation_grant(*, code: str, ip: str | None) -> TokenPair:
     """Pair a phone: exchange a one-time activation code for tokens."""
     code = normalise_code(code)
-    check_throttle(scope="activation", identity="code", ip=ip)
-    with auth_lookup(db.session):
-        row = db.session.scalar(
-            select(ActivationCode).where(ActivationCode.code_hash == sha256(code))
-        )
+    check_throttle(scope="activation", identity=None, ip=ip)
+    row = found_by(
+        db.session, ActivationCode, "rijplan_activatiecode", ActivationCode.code_hash, sha256(code)
+    )
     now = utcnow()
     if row is None or row.used_at is not None or row.expires_at <= now:
-        record_failure(scope="activation", identity=f"ip:{ip}", ip=ip)
+        record_failure(scope="activation", identity=None, ip=ip)
         raise InvalidGrant("This activation code is unknown, used or expired.")
     activate(db.session, row.transporteur_id)
     driver = get_driver(carrier_id=row.transporteur_id, driver_id=row.chauffeur_id)
@@ -275,10 +280,13 @@ def activation_grant(*, code: str, ip: str | None) -> TokenPair:
 def refresh_grant(*, refresh_token: str) -> TokenPair:
     """Rotate a refresh token. A token reused within the grace window still works (its
     answer may have been lost on a bad network); reused later, it revokes its family."""
-    with auth_lookup(db.session):
-        row = db.session.scalar(
-            select(RefreshToken).where(RefreshToken.token_hash == sha256(refresh_token))
-        )
+    row = found_by(
+        db.session,
+        RefreshToken,
+        "rijplan_refresh_token",
+        RefreshToken.token_hash,
+        sha256(refresh_token),
+    )
     now = utcnow()
     if row is None or row.revoked_at is not None or row.expires_at <= now:
         raise InvalidGrant("This refresh token is unknown, revoked or expired.")
@@ -311,10 +319,9 @@ def _revoke_family(row: RefreshToken, now: datetime) -> None:
 
 def revoke(*, token: str) -> None:
     """RFC 7009: revoke a refresh token (and its family); unknown tokens are ignored."""
-    with auth_lookup(db.session):
-        row = db.session.scalar(
-            select(RefreshToken).where(RefreshToken.token_hash == sha256(token))
-        )
+    row = found_by(
+        db.session, RefreshToken, "rijplan_refresh_token", RefreshToken.token_hash, sha256(token)
+    )
     if row is None:
         return
     activate(db.session, row.transporteur_id)

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import Blueprint, flash, redirect, render_template, request, session, url_for
+from flask import (
+    Blueprint,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask_babel import gettext as _
 from flask_login import current_user, login_user, logout_user
 
@@ -29,6 +38,10 @@ def _safe_next(target: str | None, user=None) -> str:
     return url_for("accounts.login")
 
 
+KNOWN_DEVICE_COOKIE = "rijplan_apparaat"
+KNOWN_DEVICE_AGE = 365 * 24 * 3600
+
+
 @bp.route("/login", methods=["GET", "POST"])
 def login():
     if current_user.is_authenticated:
@@ -36,9 +49,13 @@ def login():
     form = LoginForm(next=request.args.get("next", ""), email=request.args.get("email", ""))
     status = 200
     if form.validate_on_submit():
+        device = service.known_device(request.cookies.get(KNOWN_DEVICE_COOKIE), form.email.data)
         try:
             user = service.authenticate_user(
-                email=form.email.data, password=form.password.data, ip=request.remote_addr
+                email=form.email.data,
+                password=form.password.data,
+                ip=request.remote_addr,
+                device=device,
             )
         except service.TooManyAttempts as error:
             db.session.commit()
@@ -59,7 +76,18 @@ def login():
             if user.taal:
                 session["taal"] = user.taal
             login_user(user)
-            return redirect(_safe_next(form.next.data, user), code=303)
+            response = redirect(_safe_next(form.next.data, user), code=303)
+            if device is None:
+                # This browser is known from now on: failures elsewhere do not hold it.
+                response.set_cookie(
+                    KNOWN_DEVICE_COOKIE,
+                    service.known_device_token(user.email),
+                    max_age=KNOWN_DEVICE_AGE,
+                    secure=current_app.config["SESSION_COOKIE_SECURE"],
+                    httponly=True,
+                    samesite="Lax",
+                )
+            return response
     elif request.method == "POST":
         status = 422
     return render_template("accounts/login.html", form=form), status

@@ -33,7 +33,11 @@ def _body() -> object:
     tag="auth",
     description="Answers a short-lived access token (JWT, for `Authorization: Bearer`) and a "
     "rotating refresh token. A refresh token used twice within a short grace window answers "
-    "again (a lost answer on a bad network); used later, its whole sign-in is revoked.",
+    "again (a lost answer on a bad network); used later, its whole sign-in is revoked. "
+    "Failed passwords are limited (429): 5 in 15 minutes per account from one address, 20 "
+    "per account from anywhere, 30 per address. Guesses from elsewhere do not lock a driver "
+    "out of a phone that is paired (its refresh token goes on working), and an activation "
+    "code from the office pairs a phone whatever the password's count.",
     body=TokenRequest,
     form=True,
     response=TokenResponse,

@@ -33,7 +33,14 @@ from portal.audit.service import Actor
 from portal.drivers.models import Driver
 from portal.drivers.service import find_by_token as find_driver_by_token
 from portal.drivers.service import get_driver, get_driver_by_token
-from portal.errors import DomainError, Forbidden, NotFound, Unauthorized, ValidationFailed
+from portal.errors import (
+    Conflict,
+    DomainError,
+    Forbidden,
+    NotFound,
+    Unauthorized,
+    ValidationFailed,
+)
 from portal.extensions import csrf, db
 from portal.idempotency import service as idempotency
 from portal.tenancy import activate
@@ -694,26 +701,30 @@ def write(fn):
             response = Response(outcome.body, status=outcome.status, headers=outcome.headers)
             response.headers["Idempotent-Replayed"] = "true"
             return response
+        claim = idempotency.Claim.of(outcome)
         db.session.commit()  # the claim is visible now: a concurrent retry gets 409
         try:
             response = fn(*args, **kwargs)
         except Exception:
             db.session.rollback()
-            idempotency.release(carrier_id=who.carrier_id, caller=who.caller, key=key)
+            idempotency.release(claim=claim)
             db.session.commit()
             raise
         if response.status_code >= 400:
             if not g.get("keep_changes"):
                 db.session.rollback()
-            idempotency.release(carrier_id=who.carrier_id, caller=who.caller, key=key)
+            idempotency.release(claim=claim)
             db.session.commit()
             return response
-        idempotency.complete(
-            record=outcome,
+        kept = idempotency.complete(
+            claim=claim,
             status=response.status_code,
             body=response.get_data(as_text=True),
             headers={h: response.headers[h] for h in REPLAYED_HEADERS if h in response.headers},
         )
+        if not kept:  # too slow: a retry holds the key now and does the write
+            db.session.rollback()
+            raise Conflict(idempotency.STILL_RUNNING)
         db.session.commit()
         return response
 

@@ -18,6 +18,7 @@ from portal.api.core import (
 from portal.errors import Forbidden, NotFound, ValidationFailed
 from portal.files import service
 from portal.files.schemas import UPLOAD_FORM, FileOut, serialize_file
+from portal.tasks import lifecycle
 
 FILE_ID = {"file_id": {"description": "the file's id", "uuid": True}}
 
@@ -92,15 +93,23 @@ def upload_file():
     tag="files",
     description="The URL works without an Authorization header until url_expires_at "
     "(FILE_URL_TTL, 5 minutes by default); ask again for a fresh one. API keys need the "
-    "scope tasks:read.",
+    "scope tasks:read. A driver reads the files they uploaded and those on their own tasks; "
+    "another driver's file answers 404.",
     response=FileOut,
     errors=(401, 403, 404),
     path_params=FILE_ID,
 )
 def get_file(file_id: uuid.UUID):
     _allow("tasks:read")
-    stored = service.get_file(carrier_id=principal().carrier_id, file_id=file_id)
+    who = principal()
+    stored = service.get_file(carrier_id=who.carrier_id, file_id=file_id)
     if stored.soort in service.CHECKED_ELSEWHERE:
         # Tachograph files are read through GET /tacho_files/{id} (scope tacho:read) only.
+        raise NotFound("file not found")
+    if who.kind == "driver" and not (
+        service.uploaded_by(stored, who.actor)
+        or lifecycle.drivers_evidence(carrier_id=who.carrier_id, driver_id=who.id, file_id=file_id)
+    ):
+        # A colleague's photo is, to a driver, no such file (the office reads them all).
         raise NotFound("file not found")
     return json_response(serialize_file(stored, origin=public_origin()))

@@ -256,7 +256,8 @@ def start_session():
     description="`qr` is the sticker's text as scanned. A forged or damaged sticker, one "
     "replaced by a newer sticker (rotated in the portal), another carrier's, or another "
     "vehicle's than the session named answers 422 (`type` …/qr-refused, `reden` invalid, "
-    "rotated, other_carrier, unknown_vehicle, other_vehicle). A vehicle someone else drives "
+    "rotated, unknown_vehicle: none of the carrier's vehicles, another carrier's included, "
+    "other_vehicle). A vehicle someone else drives "
     "(`reden` vehicle_in_use), a driver who already drives one (driver_busy), a deactivated "
     "vehicle, or a session that is no longer pending or waited too long answers 409. Two "
     "phones scanning one vehicle at once: one becomes active, the other gets the 409.",

@@ -5,9 +5,10 @@ from __future__ import annotations
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import DateField, SelectChoice, SelectField, StringField
-from wtforms.validators import DataRequired, Email, Length, Optional, Regexp, ValidationError
+from wtforms.validators import DataRequired, Email, Length, Optional, Regexp
 
 from portal.drivers.models import LANGUAGES
+from portal.validators import in_calendar
 
 LANGUAGE_LABELS = {"nl": _l("Nederlands"), "en": _l("Engels")}
 STATUS_FILTERS = ("actief", "inactief", "alle")
@@ -73,8 +74,4 @@ class TrackForm(FlaskForm):
     class Meta:
         csrf = False
 
-    datum = DateField(_l("Datum"), validators=[Optional()])
-
-    def validate_datum(self, field) -> None:
-        if field.data is not None and not 2000 <= field.data.year <= 2099:
-            raise ValidationError(_l("Kies een datum tussen 2000 en 2099."))
+    datum = DateField(_l("Datum"), validators=[Optional(), in_calendar])

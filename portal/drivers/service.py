@@ -17,7 +17,7 @@ from portal.audit.service import SYSTEM, Actor
 from portal.drivers.models import LANGUAGES, Driver
 from portal.errors import NotFound, ValidationFailed
 from portal.extensions import db
-from portal.tenancy import auth_lookup
+from portal.tenancy import lookup
 
 EDITABLE = ("naam", "email", "telefoon", "taal")
 
@@ -345,10 +345,13 @@ def names_by_id(*, carrier_id: uuid.UUID, driver_ids: set[uuid.UUID]) -> dict[uu
 
 def carrier_of_user_token(user_token: str) -> uuid.UUID | None:
     """The carrier of a driver's user_token, for admin commands that are given only that."""
-    with auth_lookup(db.session):
-        return db.session.scalar(
-            select(Driver.transporteur_id).where(Driver.user_token == user_token)
-        )
+    found = lookup(
+        db.session,
+        "rijplan_chauffeur_met_user_token",
+        select(Driver.transporteur_id, Driver.id).where(Driver.user_token == user_token),
+        token=user_token,
+    )
+    return found[0][0] if found else None
 
 
 def history(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> list:

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from typing import BinaryIO
 
 from flask import current_app, has_request_context, url_for
+from PIL import Image, UnidentifiedImageError
 from sqlalchemy import select
 
 from portal.audit.service import Actor
@@ -85,6 +86,39 @@ _UNSAFE_NAME = re.compile(r'[\x00-\x1f\x7f"\\/;:*?<>|]+')
 
 
 # --- type detection ----------------------------------------------------------------------
+
+
+# A photo of a delivery note is 12-50 megapixels; a few kilobytes of PNG can claim billions
+# (a decompression bomb), which whoever opens the file (a browser, the PDF export, a
+# thumbnailer) then tries to unpack.
+MAX_PIXELS = 100_000_000
+MAX_SIDE = 30_000
+# Pillow's own check only warns between 89 and 179 megapixels and raises above; ours
+# refuses at once, from the header, so Pillow's is switched off (this process opens no
+# image but to read its size).
+Image.MAX_IMAGE_PIXELS = None
+
+
+def _check_dimensions(buffer) -> None:
+    """Refuse an image whose header claims more pixels than a photo has, or that cannot be
+    read as the image it says it is; only the header is read, nothing is decoded."""
+    try:
+        with Image.open(buffer) as image:
+            width, height = image.size
+    except (UnidentifiedImageError, OSError, ValueError):
+        raise ValidationFailed(
+            [{"field": "file", "message": "not a readable image: its header is damaged"}]
+        ) from None
+    if width * height > MAX_PIXELS or max(width, height) > MAX_SIDE:
+        raise ValidationFailed(
+            [
+                {
+                    "field": "file",
+                    "message": f"the image claims more pixels than a photo has; at most "
+                    f"{MAX_PIXELS // 1_000_000} megapixels and {MAX_SIDE} pixels a side",
+                }
+            ]
+        )
 
 
 def detect_type(head: bytes) -> FileType | None:
@@ -185,6 +219,9 @@ def store_file(
                     }
                 ]
             )
+        if kind in (JPEG, PNG):
+            buffer.seek(0)
+            _check_dimensions(buffer)
         buffer.seek(0)
         return _put_and_record(
             carrier_id=carrier_id,
@@ -283,6 +320,11 @@ def get_file(*, carrier_id: uuid.UUID, file_id: uuid.UUID) -> StoredFile:
     if row is None:
         raise NotFound("file not found")
     return row
+
+
+def uploaded_by(stored: StoredFile, actor: Actor) -> bool:
+    """Whether actor uploaded the file."""
+    return stored.geupload_door_type == actor.type and stored.geupload_door_id == actor.id
 
 
 def files_by_id(

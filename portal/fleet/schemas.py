@@ -5,11 +5,11 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from portal.fleet.models import EENHEDEN, SESSION_STATUSES, SOORTEN, Vehicle, VehicleSession
 from portal.fleet.sessions import is_expired
-from portal.schemas import InModel, Timestamp
+from portal.schemas import InModel, Timestamp, not_null
 from portal.types import iso
 
 Soort = Literal[SOORTEN]  # type: ignore[valid-type]
@@ -100,14 +100,24 @@ class VehicleUpdate(InModel):
 
     model_config = ConfigDict(title="UpdateVehicleBody")
 
-    kenteken: str | None = Field(default=None, min_length=1, max_length=20)
-    soort: Soort | None = None  # type: ignore[valid-type]
+    # A vehicle always has these: left out, they stay; null is refused (and not documented).
+    kenteken: str | None = Field(
+        default=None, min_length=1, max_length=20, json_schema_extra=not_null
+    )
+    soort: Soort | None = Field(default=None, json_schema_extra=not_null)  # type: ignore[valid-type]
     omschrijving: str | None = Field(default=None, max_length=200)
     capaciteit: Capacity | None = None
     capaciteit_eenheid: Eenheid | None = None  # type: ignore[valid-type]
-    kooiaap: bool | None = None
+    kooiaap: bool | None = Field(default=None, json_schema_extra=not_null)
     opmerkingen: str | None = Field(default=None, max_length=2000)
-    actief: bool | None = None
+    actief: bool | None = Field(default=None, json_schema_extra=not_null)
+
+    @field_validator("kenteken", "soort", "kooiaap", "actief")
+    @classmethod
+    def _not_null(cls, value):
+        if value is None:  # sent as null: left out, the field would stay
+            raise ValueError("cannot be null")
+        return value
 
 
 # --- vehicle sessions --------------------------------------------------------------------

@@ -291,11 +291,11 @@ def validate_session(
         raise QrRefused(
             "invalid", "This is not a valid Rijplan vehicle sticker (forged or damaged)."
         ) from None
-    if sticker.carrier_id != carrier_id:
-        raise QrRefused("other_carrier", "This QR code belongs to a vehicle of another carrier.")
-    vehicle = _vehicle(carrier_id, sticker.vehicle_id)
+    # Another carrier's sticker is answered as any sticker naming none of this carrier's
+    # vehicles: the answer says nothing about other carriers.
+    vehicle = _vehicle(carrier_id, sticker.vehicle_id) if sticker.carrier_id == carrier_id else None
     if vehicle is None:
-        raise QrRefused("unknown_vehicle", "This QR code names a vehicle that does not exist.")
+        raise QrRefused("unknown_vehicle", "This QR code names none of your carrier's vehicles.")
     if sticker.versie != vehicle.qr_versie:
         raise QrRefused(
             "rotated",

@@ -3,6 +3,12 @@
 Keys are scoped to carrier and caller and kept 7 days (phones go offline for days). A retry
 with the same key and body replays the stored response; with another body it is refused
 (422); while the first is still running it is refused with 409.
+
+The claim is committed before the write runs, as a lease (LEASE): a worker that dies
+mid-request (a timeout, a restart) leaves it running, and once the lease has ended a retry
+takes it over and runs the write. Only the holder of the current lease may finish: the
+first request, if it was only slow and comes back after a takeover, finds its lease gone
+and rolls its write back (`complete` answers False), so the write happens once.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import orjson
-from sqlalchemy import delete, select
+from sqlalchemy import delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from portal.errors import Conflict, ValidationFailed
@@ -21,6 +27,10 @@ from portal.idempotency.models import IdempotencyRecord
 from portal.types import utcnow
 
 KEEP = timedelta(days=7)
+# Longer than any request may take: gunicorn.conf.py restarts a worker silent for 30 s
+# and gives a stopping one 30 s more.
+LEASE = timedelta(seconds=90)
+STILL_RUNNING = "A request with this Idempotency-Key is still being processed; retry later."
 
 
 @dataclass(frozen=True)
@@ -33,7 +43,8 @@ class Replay:
 def claim(
     *, carrier_id: uuid.UUID, caller: str, key: str, request_hash: str
 ) -> Replay | IdempotencyRecord:
-    """Claim key for this request, or answer the stored response of an earlier one."""
+    """Claim key for this request (the record, with its lease), or answer the stored
+    response of an earlier one."""
     now = utcnow()
     existing = _find(carrier_id, caller, key)
     if existing is not None and existing.expires_at <= now:
@@ -48,15 +59,14 @@ def claim(
             request_hash=request_hash,
             status="running",
             expires_at=now + KEEP,
+            lease_until=now + LEASE,
         )
         try:
             with db.session.begin_nested():
                 db.session.add(record)
         except IntegrityError:
             # Another request claimed the same key a moment ago.
-            raise Conflict(
-                "A request with this Idempotency-Key is still being processed; retry later."
-            ) from None
+            raise Conflict(STILL_RUNNING) from None
         return record
     if existing.request_hash != request_hash:
         raise ValidationFailed(
@@ -64,7 +74,7 @@ def claim(
             detail="This Idempotency-Key was used for a different request.",
         )
     if existing.status == "running":
-        raise Conflict("A request with this Idempotency-Key is still being processed; retry later.")
+        return _take_over(existing, now)
     return Replay(
         existing.response_status,
         existing.response_body or "",
@@ -72,23 +82,77 @@ def claim(
     )
 
 
-def complete(*, record: IdempotencyRecord, status: int, body: str, headers: dict) -> None:
-    """Store the response of a claimed request, to replay it to retries."""
-    record.status = "done"
-    record.response_status = status
-    record.response_body = body
-    record.response_headers = orjson.dumps(headers).decode()
-
-
-def release(*, carrier_id: uuid.UUID, caller: str, key: str) -> None:
-    """Forget a claim whose request failed, so a retry runs it again."""
-    db.session.execute(
-        delete(IdempotencyRecord).where(
-            IdempotencyRecord.transporteur_id == carrier_id,
-            IdempotencyRecord.caller == caller,
-            IdempotencyRecord.key == key,
+def _take_over(record: IdempotencyRecord, now) -> IdempotencyRecord:
+    """A running claim whose lease has ended (its request's worker died): this request's
+    now. Of retries that try at once, the database lets one through (the row's lock, and
+    the lease re-read after it)."""
+    if record.lease_until is not None and record.lease_until > now:
+        raise Conflict(STILL_RUNNING)
+    lease = now + LEASE
+    taken = db.session.execute(
+        update(IdempotencyRecord)
+        .where(
+            IdempotencyRecord.transporteur_id == record.transporteur_id,
+            IdempotencyRecord.id == record.id,
             IdempotencyRecord.status == "running",
+            or_(IdempotencyRecord.lease_until.is_(None), IdempotencyRecord.lease_until <= now),
         )
+        .values(lease_until=lease)
+        .execution_options(synchronize_session=False)
+    )
+    if taken.rowcount != 1:
+        raise Conflict(STILL_RUNNING)
+    db.session.expire(record)
+    return record
+
+
+def _held(record_id: uuid.UUID, carrier_id: uuid.UUID, lease) -> list:
+    return [
+        IdempotencyRecord.transporteur_id == carrier_id,
+        IdempotencyRecord.id == record_id,
+        IdempotencyRecord.status == "running",
+        IdempotencyRecord.lease_until == lease,
+    ]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claimed key as the write that holds it remembers it: which record, which lease."""
+
+    record_id: uuid.UUID
+    carrier_id: uuid.UUID
+    lease_until: object
+
+    @classmethod
+    def of(cls, record: IdempotencyRecord) -> Claim:
+        return cls(record.id, record.transporteur_id, record.lease_until)
+
+
+def complete(*, claim: Claim, status: int, body: str, headers: dict) -> bool:
+    """Store the response of a claimed request, to replay it to retries, in the write's own
+    transaction. False when the lease is no longer this request's (a retry took it over
+    after it ended): the caller must roll its write back."""
+    stored = db.session.execute(
+        update(IdempotencyRecord)
+        .where(*_held(claim.record_id, claim.carrier_id, claim.lease_until))
+        .values(
+            status="done",
+            response_status=status,
+            response_body=body,
+            response_headers=orjson.dumps(headers).decode(),
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return stored.rowcount == 1
+
+
+def release(*, claim: Claim) -> None:
+    """Forget a claim whose request failed, so a retry runs it again (not if another
+    request holds it by now)."""
+    db.session.execute(
+        delete(IdempotencyRecord)
+        .where(*_held(claim.record_id, claim.carrier_id, claim.lease_until))
+        .execution_options(synchronize_session=False)
     )
 
 

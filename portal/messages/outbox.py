@@ -5,17 +5,16 @@ with service.py the only door to berichten, push_abonnementen and bericht_poging
 from __future__ import annotations
 
 import uuid
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select, text, update
-from sqlalchemy.orm import Session, scoped_session
+from sqlalchemy import delete, func, select, update
 
 from portal.extensions import db
 from portal.messages.failures import failure
 from portal.messages.models import DeliveryAttempt, Message, PushSubscription
 from portal.messages.push import PushMessage, PushTarget, SendResult
+from portal.tenancy import lookup
 
 # After attempt n fails in a way worth retrying, wait BACKOFF[n - 1]; attempt 5 is the last.
 BACKOFF = (
@@ -31,40 +30,24 @@ LEASE = timedelta(minutes=5)
 NO_SUBSCRIPTION = failure("no_subscription")
 
 
-DISPATCH_SQL = text("SELECT set_config('app.outbox_dispatch', :on, true)")
-
-
-@contextmanager
-def outbox_dispatch(session: Session):
-    """Let the worker see which carriers have queued messages due, before it acts per carrier.
-
-    On PostgreSQL `berichten` carries a SELECT-only policy that admits queued rows while
-    `app.outbox_dispatch` is on (transaction-local, and on for this block only); everything
-    else the worker does runs in one carrier's scope under the ordinary policy."""
-    postgres = session.get_bind().dialect.name == "postgresql"
-    if postgres:
-        session.execute(DISPATCH_SQL, {"on": "on"})
-    try:
-        yield
-    finally:
-        real = session() if isinstance(session, scoped_session) else session
-        if postgres and real.in_transaction():
-            session.execute(DISPATCH_SQL, {"on": ""})
-
-
 def due_carriers(*, now: datetime, limit: int = 1000) -> list[uuid.UUID]:
-    """Carriers with queued messages whose next attempt is due, most overdue first."""
-    with outbox_dispatch(db.session):
-        oldest = func.min(Message.volgende_poging_op)
-        return list(
-            db.session.scalars(
-                select(Message.transporteur_id)
-                .where(Message.status == "queued", Message.volgende_poging_op <= now)
-                .group_by(Message.transporteur_id)
-                .order_by(oldest)
-                .limit(limit)
-            )
-        )
+    """Carriers with queued messages whose next attempt is due, most overdue first. Asked
+    before the worker acts per carrier: on PostgreSQL through the owner's function, which
+    answers carrier ids only (tenancy.lookup); everything else the worker does runs in one
+    carrier's scope."""
+    oldest = func.min(Message.volgende_poging_op)
+    found = lookup(
+        db.session,
+        "rijplan_berichten_te_versturen",
+        select(Message.transporteur_id)
+        .where(Message.status == "queued", Message.volgende_poging_op <= now)
+        .group_by(Message.transporteur_id)
+        .order_by(oldest)
+        .limit(limit),
+        now=now,
+        limit=limit,
+    )
+    return [row[0] for row in found]
 
 
 @dataclass(frozen=True)

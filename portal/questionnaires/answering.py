@@ -154,7 +154,7 @@ def save(
         }
         for p in problems
     ]
-    errors += _file_problems(carrier_id, definition, cleaned)
+    errors += _file_problems(carrier_id, definition, cleaned, chauffeur_id, held)
     if errors:
         raise AnswersRefused(
             errors,
@@ -310,15 +310,35 @@ def _file_questions(questions) -> dict[str, str]:
     return found
 
 
-def _file_problems(carrier_id: uuid.UUID, definition: dict, cleaned: dict) -> list[dict]:
-    """Files answered must be the carrier's own, uploaded as the kind the question asks."""
+def _file_problems(
+    carrier_id: uuid.UUID,
+    definition: dict,
+    cleaned: dict,
+    chauffeur_id: uuid.UUID,
+    held: dict[str, str],
+) -> list[dict]:
+    """Files answered must be the carrier's own, uploaded as the kind the question asks, by
+    this driver (or be in the session's answers already): a colleague's photo is, to a
+    driver, no such file."""
     kinds = _file_questions(definition.get("questions"))
     wanted = {
         uuid.UUID(file_id): qid for qid, kind in kinds.items() for file_id in cleaned.get(qid) or ()
     }
     if not wanted:
         return []
-    found = files.files_by_id(carrier_id=carrier_id, file_ids=set(wanted))
+    kept = {
+        str(file_id)
+        for qid in kinds
+        if qid in held
+        for file_id in (orjson.loads(held[qid]) if held[qid] else None) or ()
+        if isinstance(file_id, str)
+    }
+    driver = Actor("driver", chauffeur_id, "")
+    found = {
+        file_id: row
+        for file_id, row in files.files_by_id(carrier_id=carrier_id, file_ids=set(wanted)).items()
+        if str(file_id) in kept or files.uploaded_by(row, driver)
+    }
     problems = []
     for file_id, qid in wanted.items():
         row = found.get(file_id)

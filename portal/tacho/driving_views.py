@@ -45,6 +45,7 @@ from portal.tacho import driving, driving_export, service, wording
 from portal.tacho.forms import driver_choices
 from portal.tacho.segments import ACTIVITEITEN, DAY_MIN, KAART_HANDMATIG, ONBEKEND, midnight
 from portal.types import period_bound, utcnow
+from portal.validators import in_calendar
 from portal.web import errors_at_fields
 
 bp = Blueprint("driving", __name__)
@@ -264,8 +265,8 @@ class FindingFilterForm(FlaskForm):
     class Meta:
         csrf = False
 
-    van = DateField(_l("Van"), validators=[Optional()])
-    tot = DateField(_l("Tot en met"), validators=[Optional()])
+    van = DateField(_l("Van"), validators=[Optional(), in_calendar])
+    tot = DateField(_l("Tot en met"), validators=[Optional(), in_calendar])
     chauffeur = SelectField(_l("Chauffeur"), default="")
     soort = SelectField(
         _l("Soort"),

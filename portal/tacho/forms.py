@@ -10,6 +10,7 @@ from wtforms.validators import Optional, ValidationError
 
 from portal.tacho.detect import BESTUURDERSKAART, VOERTUIGEENHEID
 from portal.tacho.service import LINK_CHOICES
+from portal.validators import in_calendar
 
 SOORT_LABELS = {
     BESTUURDERSKAART: _l("Bestuurderskaart"),
@@ -70,8 +71,8 @@ class TachoFilterForm(_Choosing, FlaskForm):
         + [SelectChoice(key, label) for key, label in SOORT_LABELS.items()],
         default="",
     )
-    van = DateField(_l("Van"), validators=[Optional()])
-    tot = DateField(_l("Tot en met"), validators=[Optional()])
+    van = DateField(_l("Van"), validators=[Optional(), in_calendar])
+    tot = DateField(_l("Tot en met"), validators=[Optional(), in_calendar])
 
     def validate_tot(self, field) -> None:
         if field.data and self.van.data and field.data < self.van.data:
@@ -91,8 +92,8 @@ class LinkForm(_Choosing, FlaskForm):
 
 
 class PeriodForm(FlaskForm):
-    van = DateField(_l("Eerste dag"), validators=[Optional()])
-    tot = DateField(_l("Laatste dag"), validators=[Optional()])
+    van = DateField(_l("Eerste dag"), validators=[Optional(), in_calendar])
+    tot = DateField(_l("Laatste dag"), validators=[Optional(), in_calendar])
 
     def validate(self, extra_validators=None) -> bool:
         valid = super().validate(extra_validators)

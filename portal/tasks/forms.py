@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import uuid
-from datetime import date
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -34,6 +33,7 @@ from wtforms.validators import (
 from wtforms.widgets import TextInput
 
 from portal.tasks.models import MAX_DURATION_MIN, STATUSES
+from portal.validators import in_calendar
 from portal.web import ACTIVITY_LABELS
 
 STATUS_LABELS = {
@@ -66,8 +66,6 @@ BLOCKER_LABELS = {
 
 UNASSIGNED = "geen"  # the chauffeur filter's value for tasks without a driver
 VEHICLE_ALONG, VEHICLE_STAYS = "mee", "los"  # the move form's answers about the vehicle
-FIRST_DAY = date(2000, 1, 1)
-LAST_DAY = date(2099, 12, 31)
 VIEWS = ("dag", "status")
 
 
@@ -81,11 +79,6 @@ def activity_choices(extra: set[str] = frozenset()) -> list[SelectChoice]:
         for name in names
     }
     return [SelectChoice(name, readable[name]) for name in names]
-
-
-def _in_calendar(form, field) -> None:
-    if field.data is not None and not FIRST_DAY <= field.data <= LAST_DAY:
-        raise ValidationError(_l("Kies een datum tussen 2000 en 2099."))
 
 
 def _finite(form, field) -> None:
@@ -140,9 +133,9 @@ class BoardFilterForm(FlaskForm):
         choices=[SelectChoice("dag", _l("Dag")), SelectChoice("status", _l("Status"))],
         validators=[Optional()],
     )
-    datum = DateField(_l("Datum"), validators=[Optional(), _in_calendar])
-    van = DateField(_l("Van"), validators=[Optional(), _in_calendar])
-    tot = DateField(_l("Tot en met"), validators=[Optional(), _in_calendar])
+    datum = DateField(_l("Datum"), validators=[Optional(), in_calendar])
+    van = DateField(_l("Van"), validators=[Optional(), in_calendar])
+    tot = DateField(_l("Tot en met"), validators=[Optional(), in_calendar])
     chauffeur = SelectField(_l("Chauffeur"), validators=[Optional()])
     voertuig = SelectField(_l("Voertuig"), validators=[Optional()])
     type = SelectField(_l("Soort"), validators=[Optional()])
@@ -215,7 +208,7 @@ class TaskForm(FlaskForm):
         _l("Lengtegraad"), validators=[Optional(), NumberRange(min=-180, max=180), _finite]
     )
     # Wanneer en wie
-    gepland_datum = DateField(_l("Datum"), validators=[Optional(), _in_calendar])
+    gepland_datum = DateField(_l("Datum"), validators=[Optional(), in_calendar])
     gepland_tijd = TimeField(_l("Tijd"), validators=[Optional()])
     duur_min = WholeNumberField(
         _l("Verwachte duur (minuten)"),
@@ -335,7 +328,7 @@ class MoveForm(FlaskForm):
     the driver, one dropped on another day only the date (its time of day stays)."""
 
     chauffeur_id = SelectField(_l("Chauffeur"), validators=[Optional()])
-    datum = DateField(_l("Datum"), validators=[Optional(), _in_calendar])
+    datum = DateField(_l("Datum"), validators=[Optional(), in_calendar])
     tijd = TimeField(_l("Tijd"), validators=[Optional()])
     # Whether the task's vehicle goes along to another driver (asked when it has one).
     voertuig = RadioField(

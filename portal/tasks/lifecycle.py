@@ -143,7 +143,8 @@ def move_task(
 
 def add_evidence(*, carrier_id: uuid.UUID, task: Task, evidence: Evidence, actor: Actor) -> None:
     """Attach files and recorded values to a task; files must be the carrier's, of the right
-    kind, and photos within max_fotos."""
+    kind, and photos within max_fotos. A driver attaches only files of their own upload (or
+    already on this task): another driver's photo is, to them, no such file."""
     errors = []
     wanted = {
         file_id: (name, kind)
@@ -151,6 +152,15 @@ def add_evidence(*, carrier_id: uuid.UUID, task: Task, evidence: Evidence, actor
         for file_id in getattr(evidence, name)
     }
     found = files.files_by_id(carrier_id=carrier_id, file_ids=set(wanted)) if wanted else {}
+    existing = {
+        row.bestand_id: row.soort for row in evidence_of(carrier_id=carrier_id, task_id=task.id)
+    }
+    if actor.type == "driver":
+        found = {
+            file_id: stored
+            for file_id, stored in found.items()
+            if file_id in existing or files.uploaded_by(stored, actor)
+        }
     for file_id, (name, kind) in wanted.items():
         stored = found.get(file_id)
         if stored is None:
@@ -159,9 +169,6 @@ def add_evidence(*, carrier_id: uuid.UUID, task: Task, evidence: Evidence, actor
             errors.append({"field": name, "message": f"file {file_id} is a {stored.soort}"})
     if (evidence.locatie_lat is None) != (evidence.locatie_lng is None):
         errors.append({"field": "locatie", "message": "latitude and longitude go together"})
-    existing = {
-        row.bestand_id: row.soort for row in evidence_of(carrier_id=carrier_id, task_id=task.id)
-    }
     photos = {f for f, s in existing.items() if s == "photo"} | set(evidence.fotos)
     if task.max_fotos is not None and len(photos) > task.max_fotos:
         errors.append(
@@ -274,3 +281,24 @@ def completion_blockers(*, carrier_id: uuid.UUID, task: Task) -> list[dict]:
     ):
         missing.append(_blocker("questionnaire_not_submitted"))
     return missing
+
+
+def drivers_evidence(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, file_id: uuid.UUID) -> bool:
+    """Whether file_id is evidence on one of driver_id's tasks."""
+    return (
+        db.session.scalar(
+            select(TaskEvidence.id)
+            .join(
+                Task,
+                (Task.transporteur_id == TaskEvidence.transporteur_id)
+                & (Task.id == TaskEvidence.taak_id),
+            )
+            .where(
+                TaskEvidence.transporteur_id == carrier_id,
+                TaskEvidence.bestand_id == file_id,
+                Task.chauffeur_id == driver_id,
+            )
+            .limit(1)
+        )
+        is not None
+    )

@@ -7,7 +7,7 @@ from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
 import orjson
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from portal.questionnaires.schemas import ActivityQuestionnaireOut, QuestionnaireDefinition
 from portal.schemas import InModel, Timestamp, in_range, not_null
@@ -244,13 +244,12 @@ class TaskUpdate(_optional(TaskCreate, "TaskUpdateFields", exclude=set())):
         default=None, description="pin another questionnaire revision"
     )
 
-    @model_validator(mode="after")
-    def _no_null_for_required(self):
-        required = _never_null(TaskCreate)
-        nulled = sorted(n for n in self.model_fields_set & required if getattr(self, n) is None)
-        if nulled:
-            raise ValueError(f"{', '.join(nulled)} cannot be null")
-        return self
+    @field_validator(*sorted(_never_null(TaskCreate)))
+    @classmethod
+    def _not_null(cls, value):
+        if value is None:  # sent as null: left out, the field would stay
+            raise ValueError("cannot be null")
+        return value
 
 
 class EvidenceIn(InModel):

@@ -48,8 +48,6 @@ from portal.tacho import driving
 from portal.tasks import lifecycle, service
 from portal.tasks.forms import (
     BLOCKER_LABELS,
-    FIRST_DAY,
-    LAST_DAY,
     MOVE_LABELS,
     REOPEN_LABEL,
     STATUS_LABELS,
@@ -61,6 +59,7 @@ from portal.tasks.forms import (
     TaskForm,
 )
 from portal.tasks.models import STATUSES, Task
+from portal.validators import FIRST_DAY, LAST_DAY
 from portal.web import is_fragment
 
 bp = Blueprint("tasks", __name__)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import PASSWORD, create_user, csrf_from, login
 
 
@@ -143,6 +144,23 @@ def test_pages_send_security_headers(client):
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
     assert response.headers["X-Frame-Options"] == "DENY"
     assert "HX-Request" in response.headers["Vary"]
+    assert "camera=()" in response.headers["Permissions-Policy"]
+
+
+def test_api_answers_are_kept_out_of_caches(client, driver):
+    from conftest import bearer, driver_token
+
+    token = driver_token(client, driver)
+    profile = client.get(f"/api/v1/users/{driver.user_token}", headers=bearer(token))
+    refused = client.get("/api/v1/voertuigen")
+    # The lists a phone asks again with its ETag may be kept by it, and asked again.
+    poll = client.get(f"/api/v1/users/{driver.user_token}/taken", headers=bearer(token))
+    messages = client.get(
+        f"/api/v1/users/{driver.user_token}/notificaties", headers=bearer(token)
+    )
+    assert profile.status_code == messages.status_code == 200 and refused.status_code == 401
+    assert messages.headers["Cache-Control"] == refused.headers["Cache-Control"] == "no-store"
+    assert poll.headers["Cache-Control"] == "private, no-cache"
 
 
 def test_the_session_cookie_is_http_only_and_same_site(client, planner):
@@ -161,3 +179,52 @@ def test_a_signed_out_htmx_request_sends_the_whole_page_to_sign_in(client):
     assert polled.status_code == 401 and polled.get_data() == b""
     assert polled.headers["HX-Redirect"].startswith("/login?next=")
     assert "status%3Dgepland" in polled.headers["HX-Redirect"]
+
+
+def _sign_in(client, email: str, password: str, client_address: str):
+    """A sign-in through the TLS proxy at 10.0.0.1, for the client at client_address."""
+    proxy = {"REMOTE_ADDR": "10.0.0.1"}
+    forwarded = {
+        "X-Forwarded-For": client_address,
+        "X-Forwarded-Proto": "https",
+        "Referer": "https://localhost/login",  # CSRF on https checks where the form came from
+    }
+    page = client.get("/login", environ_base=proxy, headers=forwarded)
+    token = csrf_from(page.get_data(as_text=True))
+    return client.post(
+        "/login",
+        data={"email": email, "password": password, "csrf_token": token},
+        environ_base=proxy,
+        headers=forwarded,
+    )
+
+
+@pytest.mark.parametrize("hops", [1, 0])
+def test_the_address_limit_counts_clients_behind_a_trusted_proxy(
+    backend, request, tmp_path, hops
+):
+    """30 failed sign-ins from one client with made-up emails: behind a trusted proxy
+    (RIJPLAN_TRUSTED_PROXIES=1) only that client is stopped; with no proxy trusted, the
+    forwarded address is a client's claim and changes nothing (an attacker cannot escape
+    the limit by inventing addresses)."""
+    from conftest import backend_config, create_carrier, create_user
+
+    from portal import create_app
+    from portal.extensions import db
+
+    app = create_app({**backend_config(backend, request, tmp_path), "TRUSTED_PROXIES": hops})
+    try:
+        planner = create_user(app, create_carrier(app))
+        attacker = app.test_client()
+        for number in range(30):
+            email = f"gok{number}@example.nl"
+            refused = _sign_in(attacker, email, "wrong-password", "203.0.113.7")
+            assert refused.status_code == 401
+        again = _sign_in(attacker, "gok@example.nl", "wrong-password", "203.0.113.7")
+        assert again.status_code == 429
+
+        colleague = _sign_in(app.test_client(), planner.email, PASSWORD, "198.51.100.9")
+        assert colleague.status_code == (303 if hops else 429)
+    finally:
+        with app.app_context():
+            db.engine.dispose()

@@ -441,3 +441,16 @@ def test_the_list_runs_a_fixed_number_of_queries(
 
     assert len(response.get_json()) == 5
     assert many.count == few.count, many.statements
+
+
+def test_a_colleagues_photo_is_no_file_to_a_driver(app, client, carrier, token, task):
+    colleague = create_driver(app, carrier, "Piet Smit", email="piet@example.nl")
+    theirs = upload(client, driver_token(client, colleague))
+    mine = upload(client, token)
+
+    taken = save(client, token, taak_id=str(task.id), answers={"fotos": [theirs]})
+    kept = save(client, token, taak_id=str(task.id), answers={"fotos": [mine]})
+    again = save(client, token, taak_id=str(task.id), answers={"fotos": [mine]})
+
+    assert taken.status_code == 422 and "no such file" in errors_by_question(taken)["fotos"]
+    assert kept.status_code == 201 and again.status_code == 200

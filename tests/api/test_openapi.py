@@ -24,6 +24,7 @@ from conftest import (
     create_task,
     driver_token,
     in_carrier,
+    png_bytes,
     publish_questionnaire,
 )
 from hypothesis import Phase, given, settings
@@ -43,7 +44,7 @@ import portal.api  # noqa: F401  (registers every operation)
 from portal.api.core import OPERATIONS
 
 DOCUMENT = "/api/v1/openapi.json"
-TINY_PNG = b"\x89PNG\r\n\x1a\n" + bytes(16)  # the magic number is all the type check reads
+TINY_PNG = png_bytes()
 PREFIX = "/api/v1"
 SEED_QUESTIONNAIRE_FIELDS = [
     "id",
@@ -345,11 +346,11 @@ def world(app, client, carrier, driver, api_key) -> dict:
     started = create_task(app, carrier, driver, naam="Gestart", status="gestart")
     session_id = submit_answers(app, carrier, driver, started, revision)
     spare = create_task(app, carrier, driver, naam="Weg ermee")
-    upload = client.post(
+    upload = client.post(  # the driver's photo: the driver and the office read it
         f"{PREFIX}/bestanden",
         data={"soort": "photo", "file": (io.BytesIO(TINY_PNG), "foto.png")},
         content_type="multipart/form-data",
-        headers=bearer(api_key.key),
+        headers=bearer(driver_token(client, driver)),
     )
     assert upload.status_code == 201, upload.get_data(as_text=True)
     vehicle_id, vehicle_session_id, vehicle_qr = vehicle_and_session(app, carrier, driver)

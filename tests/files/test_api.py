@@ -12,7 +12,15 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import boto3
 import pytest
-from conftest import bearer, create_api_key, create_driver, driver_token, in_carrier, login
+from conftest import (
+    bearer,
+    create_api_key,
+    create_driver,
+    driver_token,
+    in_carrier,
+    jpeg_bytes,
+    login,
+)
 from moto import mock_aws
 from sqlalchemy import update
 
@@ -25,7 +33,7 @@ PNG = (
     b":~\x9bU\x00\x00\x00\nIDATx\x9cc`\x00\x00\x00\x02\x00\x01H\xaf\xa4q\x00\x00\x00\x00IEND"
     b"\xaeB`\x82"
 )
-JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xd9"
+JPEG = jpeg_bytes()
 PDF = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
 HEIC = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 16
 FIELDS = [
@@ -402,3 +410,86 @@ def test_a_retried_upload_with_an_idempotency_key_stores_the_file_once(app, clie
     assert again.get_json()["id"] == first.get_json()["id"]
     count = in_carrier(app, carrier.id, lambda: db.session.query(StoredFile).count())
     assert count == 1
+
+
+def _png_claiming(width: int, height: int) -> bytes:
+    """A small PNG whose header claims width x height pixels (a decompression bomb: it
+    never needs to hold them; whoever opens it tries to unpack them)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    rows = zlib.compress(b"\x00" * 4096)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
+    )
+
+
+@pytest.mark.parametrize(("width", "height"), [(50_000, 50_000), (12_000, 9_000), (40_000, 10)])
+def test_an_image_claiming_more_pixels_than_a_photo_is_refused(client, token, width, height):
+    bomb = _png_claiming(width, height)
+    body = assert_problem(upload(client, bearer(token), bomb, filename="stal.png"), 422, "file")
+    assert "more pixels than a photo" in body["errors"][0]["message"]
+
+
+def test_a_big_phone_photo_is_taken(client, token):
+    photo = _png_claiming(8_000, 6_000)  # 48 megapixels: a phone's full resolution
+    assert upload(client, bearer(token), photo, filename="stal.png").status_code == 201
+
+
+def test_an_image_with_a_damaged_header_is_refused(client, token):
+    # Starts like a JPEG (SOI, APP0) but never says how large it is.
+    fake = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xd9"
+    body = assert_problem(upload(client, bearer(token), fake), 422, "file")
+    assert "header is damaged" in body["errors"][0]["message"]
+
+
+def test_a_pdf_is_downloaded_not_opened_and_no_file_runs_script(client, token):
+    pdf = upload(client, bearer(token), PDF, "document_scan", "vrachtbrief.pdf").get_json()
+    photo = upload(client, bearer(token), JPEG, "photo", "stal.jpg").get_json()
+    saved = fetch(client, pdf["url"])
+    shown = fetch(client, photo["url"])
+    assert saved.headers["Content-Disposition"].startswith("attachment;")
+    assert shown.headers["Content-Disposition"].startswith("inline;")
+    for response in (saved, shown):
+        assert response.headers["Content-Security-Policy"] == "default-src 'none'; sandbox"
+
+
+def test_a_driver_reads_and_attaches_only_their_own_files_the_office_all(
+    app, client, carrier, driver, token
+):
+    from conftest import create_task
+
+    colleague = create_driver(app, carrier, "Piet Smit", email="piet@example.nl")
+    colleague_token = driver_token(client, colleague)
+    key = create_api_key(app, carrier)
+    theirs = upload(client, bearer(colleague_token), JPEG, "photo", "stal.jpg").get_json()
+    mine = upload(client, bearer(token), JPEG, "photo", "erf.jpg").get_json()
+    address = f"{API}/{theirs['id']}"
+
+    assert client.get(address, headers=bearer(colleague_token)).status_code == 200
+    assert client.get(address, headers=bearer(key.key)).status_code == 200
+    refused = client.get(address, headers=bearer(token))
+    assert refused.status_code == 404  # as if it did not exist
+    assert client.get(f"{API}/{mine['id']}", headers=bearer(token)).status_code == 200
+
+    # Not as evidence on the driver's own task either; once the office puts it on one of
+    # the driver's tasks, the driver reads it.
+    task = create_task(app, carrier, driver)
+    attach = client.patch(
+        f"/api/v1/taken/{task.id}/status",
+        json={"status": "ontvangen", "fotos": [theirs["id"]]},
+        headers=bearer(token),
+    )
+    assert attach.status_code == 422 and attach.get_json()["errors"][0]["field"] == "fotos"
+    by_office = client.patch(
+        f"/api/v1/taken/{task.id}/status",
+        json={"status": "ontvangen", "fotos": [theirs["id"]]},
+        headers=bearer(key.key),
+    )
+    assert by_office.status_code in (200, 201), by_office.get_json()
+    assert client.get(address, headers=bearer(token)).status_code == 200

@@ -177,6 +177,9 @@ def test_a_stale_if_match_is_412_and_changes_nothing(client, api_key, fleet, veh
         ({"kenteken": "DE-HH-1234"}, "kenteken"),
         ({"kenteken": "vzh-56-e"}, "kenteken"),  # another vehicle of the carrier has it
         ({"kenteken": None}, "kenteken"),
+        ({"soort": None}, "soort"),
+        ({"kooiaap": None}, "kooiaap"),
+        ({"actief": None}, "actief"),
         ({"soort": "raket"}, "soort"),
         ({"capaciteit": 12}, "capaciteit_eenheid"),
         ({"capaciteit": 0, "capaciteit_eenheid": "ton"}, "capaciteit"),

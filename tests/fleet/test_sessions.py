@@ -160,14 +160,27 @@ def test_a_rotated_sticker_stops_working_and_the_new_one_works(
     assert accepted.status_code == 200 and accepted.get_json()["status"] == "active"
 
 
-def test_another_carriers_sticker_is_refused(other_carrier, token, make_vehicle, payload_of,
-                                             calls):  # fmt: skip
+def test_another_carriers_sticker_is_refused_as_any_unknown_vehicle(
+    app, carrier, other_carrier, token, make_vehicle, payload_of, calls
+):
+    """A real sticker of another carrier gets the answer of a sticker naming no vehicle of
+    this carrier: the answer tells nothing about other carriers (no existence oracle)."""
+    import uuid
+
+    from portal.fleet import qr
+
     theirs = make_vehicle(other_carrier, "BX-12-LP")
-    session_id = calls.start(token).get_json()["id"]
-    response = calls.validate(token, session_id, payload_of(theirs))
-    assert response.status_code == 422
-    body = problem(response)
-    assert body["reden"] == "other_carrier" and "another carrier" in body["detail"]
+    with app.app_context():
+        nowhere = qr.payload(carrier_id=carrier.id, vehicle_id=uuid.uuid4(), versie=1)
+    answers = []
+    for payload in (payload_of(theirs), nowhere):
+        session_id = calls.start(token).get_json()["id"]
+        response = calls.validate(token, session_id, payload)
+        assert response.status_code == 422
+        body = problem(response)
+        answers.append((body["reden"], body["detail"]))
+    assert answers[0] == answers[1]
+    assert answers[0][0] == "unknown_vehicle" and "another carrier" not in answers[0][1]
 
 
 def test_a_vehicle_someone_drives_is_refused_with_who(app, client, carrier, driver, truck, token,

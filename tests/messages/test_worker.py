@@ -323,22 +323,22 @@ def test_a_locked_message_is_skipped_by_another_worker(
 
 
 @pytest.mark.postgres_only
-def test_the_dispatch_policy_shows_queued_rows_only_and_changes_nothing(
-    app, backend, carrier, driver
-):
+def test_the_worker_learns_which_carriers_are_due_and_nothing_else(app, backend, carrier, driver):
     if backend != "postgresql":
         pytest.skip("row-level security is PostgreSQL's")
+    from datetime import UTC, datetime, timedelta
+
     import psycopg
 
-    queued, done = send(app, carrier, [driver]) + send(app, carrier, [driver])
+    _queued, done = send(app, carrier, [driver]) + send(app, carrier, [driver])
     in_carrier(app, carrier.id, lambda: service.mark_read(carrier_id=carrier.id, message_id=done))
     url = app.config["SQLALCHEMY_DATABASE_URI"].replace("postgresql+psycopg://", "postgresql://")
+    later = datetime.now(UTC) + timedelta(minutes=1)
     with psycopg.connect(url) as conn:
+        conn.execute("SELECT set_config('app.outbox_dispatch', 'on', true)")  # no key
         assert conn.execute("SELECT count(*) FROM berichten").fetchone()[0] == 0
-        conn.execute("SELECT set_config('app.outbox_dispatch', 'on', true)")
-        rows = conn.execute("SELECT id FROM berichten").fetchall()
-        assert [r[0] for r in rows] == [queued]
-        assert conn.execute("SELECT count(*) FROM push_abonnementen").fetchone()[0] == 0
+        due = conn.execute("SELECT * FROM rijplan_berichten_te_versturen(%s, 10)", (later,))
+        assert due.fetchall() == [(carrier.id,)]
         assert conn.execute("UPDATE berichten SET titel = 'x'").rowcount == 0
 
 

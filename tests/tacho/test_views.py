@@ -377,3 +377,37 @@ def test_another_carriers_file_is_404_on_every_page(app, client, carrier, other_
         assert client.get(path).status_code == 404, path
     for path in (f"{base}/koppelen", f"{base}/periode", f"{base}/downloadlink"):
         assert client.post(path, data={}).status_code == 404, path
+
+
+EDGES = ("0001-01-01", "9999-12-31", "1999-12-31", "2100-01-01")
+
+
+@pytest.mark.parametrize("day", EDGES)
+def test_dates_at_the_calendars_edges_are_refused_at_the_field_not_a_500(
+    app, browser, carrier, driver, day
+):
+    """Every date filter of the portal: a day outside 2000-2099 is named at its field."""
+    pages = [
+        f"/tachograaf?van={day}",
+        f"/tachograaf?tot={day}",
+        f"/rijtijden/overtredingen?van={day}",
+        f"/rijtijden/overtredingen?tot={day}",
+        f"/taken?datum={day}",
+        f"/taken?weergave=status&van={day}",
+        f"/taken?weergave=status&tot={day}",
+        f"/chauffeurs/{driver.id}/rit?datum={day}",
+    ]
+    for page in pages:
+        response = browser.get(page)
+        assert response.status_code in (200, 422), page
+        assert "Kies een datum tussen 2000 en 2099." in text_of(response), page
+
+    upload(browser, ("overzicht.DDD", overview_1("WDB9634031L123456", "45BLK6", date(2026, 12, 1))))
+    file_page = f"/tachograaf/{_first_file(app, carrier)}"
+    refused = browser.post(
+        f"{file_page}/periode",
+        data={"csrf_token": token_of(browser, file_page), "van": "2026-11-01", "tot": day},
+    )
+    assert refused.status_code == 422
+    assert "Kies een datum tussen 2000 en 2099." in text_of(refused)
+    assert "Periode opslaan" in text_of(browser.get(file_page))  # nothing stored

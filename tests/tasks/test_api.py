@@ -57,3 +57,15 @@ def test_the_openapi_document_describes_the_duration(client):
     assert {"type": "integer", "exclusiveMinimum": 0, "maximum": 1440} in created["anyOf"]
     assert "duur_min" in schemas["Task"]["properties"]
     assert "duur_min" not in schemas["CreateTaskBody"].get("required", [])
+
+
+@pytest.mark.parametrize("field", ["naam", "type", "require_photos", "kooiaap"])
+def test_a_field_a_task_always_has_sent_as_null_is_422_at_that_field(
+    client, driver, api_key, field
+):
+    task = client.post(url(driver), json=TASK, headers=bearer(api_key.key)).get_json()
+    address = f"/api/v1/taken/{task['id']}"
+    response = client.patch(address, json={field: None}, headers=bearer(api_key.key))
+    assert response.status_code == 422
+    assert [e["field"] for e in response.get_json()["errors"]] == [field]
+    assert client.get(address, headers=bearer(api_key.key)).get_json()[field] == task[field]
