@@ -29,7 +29,16 @@ bp = Blueprint("accounts", __name__)
 def _safe_next(target: str | None, user=None) -> str:
     """Only a local path: an open redirect would help phishing. Without one: the user's
     landing section (the first one their role may open)."""
-    if target and target.startswith("/") and not target.startswith("//"):
+    if (
+        target
+        and target.startswith("/")
+        and not target.startswith("//")
+        # A browser reads "\" as "/" and drops tabs and newlines: "/\evil.example" and
+        # "/\t/evil.example" are another site to it.
+        and target.isprintable()
+        and "\\" not in target
+        and " " not in target
+    ):
         parts = urlsplit(target)
         if not parts.scheme and not parts.netloc:
             return target

@@ -228,3 +228,39 @@ def test_the_address_limit_counts_clients_behind_a_trusted_proxy(
     finally:
         with app.app_context():
             db.engine.dispose()
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "https://evil.example/taken",
+        "//evil.example/taken",
+        "/\\evil.example/taken",
+        "/\\/evil.example",
+        "/\t/evil.example",
+        "/\n/evil.example",
+        "javascript:alert(1)",
+    ],
+)
+def test_sign_in_never_sends_the_browser_to_another_site(client, planner, target):
+    token = csrf_from(client.get("/login").get_data(as_text=True))
+    response = client.post(
+        "/login",
+        data={"email": planner.email, "password": PASSWORD, "csrf_token": token, "next": target},
+    )
+    assert response.status_code == 303
+    assert response.headers["Location"] == "/taken"
+
+
+def test_sign_in_returns_to_the_page_asked_for(client, planner):
+    token = csrf_from(client.get("/login").get_data(as_text=True))
+    response = client.post(
+        "/login",
+        data={
+            "email": planner.email,
+            "password": PASSWORD,
+            "csrf_token": token,
+            "next": "/chauffeurs?q=jan",
+        },
+    )
+    assert response.headers["Location"] == "/chauffeurs?q=jan"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from datetime import UTC, datetime, timedelta
 
 import jwt
@@ -224,7 +225,7 @@ def test_malformed_grants_are_422_naming_the_field(client, body, field):
     assert field in [e["field"] for e in response.get_json()["errors"]]
 
 
-def _forged(app, driver, **changes) -> str:
+def _forged(app, driver, algorithm: str = "HS256", **changes) -> str:
     now = datetime.now(UTC)
     claims = {
         "iss": "rijplan",
@@ -238,7 +239,11 @@ def _forged(app, driver, **changes) -> str:
     key = changes.pop("key", app.config["SECRET_KEY"])
     claims.update(changes)
     claims = {k: v for k, v in claims.items() if v is not None}
-    return jwt.encode(claims, key, algorithm="HS256")
+    if algorithm == "none":
+        return jwt.encode(claims, None, algorithm="none")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a test key may be short for HS512: it is a forgery
+        return jwt.encode(claims, key, algorithm=algorithm)
 
 
 @pytest.mark.parametrize(
@@ -248,6 +253,9 @@ def _forged(app, driver, **changes) -> str:
         "wrong key",
         "no exp",
         "alg none",
+        "alg none with every claim",
+        "another algorithm, the right key",
+        "not valid before a future moment",
         "garbled",
         "refresh as access",
         "wrong scheme",
@@ -264,6 +272,11 @@ def test_bad_bearer_tokens_are_401_problem_json(app, client, driver, case):
             jwt.encode(
                 {"sub": str(driver.id), "tid": str(driver.carrier_id)}, None, algorithm="none"
             )
+        ),
+        "alg none with every claim": bearer(_forged(app, driver, algorithm="none")),
+        "another algorithm, the right key": bearer(_forged(app, driver, algorithm="HS512")),
+        "not valid before a future moment": bearer(
+            _forged(app, driver, nbf=int((datetime.now(UTC) + timedelta(hours=1)).timestamp()))
         ),
         "garbled": bearer("eyJhbGciOi.garbage.x"),
         "refresh as access": bearer("rrt_" + "x" * 40),
