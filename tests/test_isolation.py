@@ -460,6 +460,36 @@ def test_an_app_query_that_forgets_its_filter_still_sees_one_carrier(app, client
 # --- every route with an id answers 404 for another carrier's object -----------------
 
 
+def route_values(refs: dict) -> dict[str, str]:
+    """A value for every argument of every route, from one carrier's populate(): its ids,
+    and any valid value for the arguments that are no ids."""
+    return {
+        "user_token": refs["driver"].user_token,
+        "id": str(refs["task"].id),
+        "task_id": str(refs["task"].id),
+        "driver_id": str(refs["driver"].id),
+        "transporteur_id": str(refs["carrier"].id),
+        "file_id": str(refs["file_id"]),
+        "carrier_id": str(refs["carrier"].id),
+        "export_id": str(refs["export_id"]),
+        "fmt": "csv",  # not an id: any valid value
+        "token": refs["import_token"],
+        "questionnaire_id": refs["questionnaire_id"],
+        "revisie": "1",  # of the carrier's questionnaire
+        "answer_session_id": str(refs["answer_session_id"]),
+        "vehicle_id": str(refs["vehicle_id"]),
+        "session_id": str(refs["vehicle_session_id"]),
+        "notification_id": str(refs["notification_id"]),
+        "tacho_file_id": str(refs["tacho_file_id"]),
+        "werkdag_id": str(refs["work_day_id"]),
+        "activiteit_id": str(refs["activity_id"]),
+        "week": "2026-W47",  # not an id: any valid week
+        "datum": "2026-11-02",  # not an id: any valid day
+        "user_id": str(refs["user_id"]),
+        "key_id": str(refs["api_key_id"]),
+    }
+
+
 SWEEP_EXEMPT = {
     "static": "no ids",
     # Signed links: any request without a valid signature is 403 before anything is looked
@@ -473,31 +503,7 @@ def test_every_route_with_an_id_is_404_for_another_carriers_object(app, client):
     foreign = populate(app, client, "Vreemd")
     key = create_api_key(app, own["carrier"])
     admin = create_user(app, own["carrier"], "admin")
-    foreign_values = {
-        "user_token": foreign["driver"].user_token,
-        "id": str(foreign["task"].id),
-        "task_id": str(foreign["task"].id),
-        "driver_id": str(foreign["driver"].id),
-        "transporteur_id": str(foreign["carrier"].id),
-        "file_id": str(foreign["file_id"]),
-        "carrier_id": str(foreign["carrier"].id),
-        "export_id": str(foreign["export_id"]),
-        "fmt": "csv",  # not an id: any valid value
-        "token": foreign["import_token"],
-        "questionnaire_id": foreign["questionnaire_id"],
-        "revisie": "1",  # of the other carrier's questionnaire
-        "answer_session_id": str(foreign["answer_session_id"]),
-        "vehicle_id": str(foreign["vehicle_id"]),
-        "session_id": str(foreign["vehicle_session_id"]),
-        "notification_id": str(foreign["notification_id"]),
-        "tacho_file_id": str(foreign["tacho_file_id"]),
-        "werkdag_id": str(foreign["work_day_id"]),
-        "activiteit_id": str(foreign["activity_id"]),
-        "week": "2026-W47",  # not an id: any valid week
-        "datum": "2026-11-02",  # not an id: any valid day
-        "user_id": str(foreign["user_id"]),
-        "key_id": str(foreign["api_key_id"]),
-    }
+    foreign_values = route_values(foreign)
     login(client, admin)
     checked = 0
     for rule in app.url_map.iter_rules():

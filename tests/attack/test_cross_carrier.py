@@ -11,7 +11,7 @@ import hashlib
 
 from conftest import bearer, create_api_key, create_user, driver_token, login
 from sqlalchemy import Uuid, bindparam, create_engine, text
-from test_isolation import SWEEP_EXEMPT, populate
+from test_isolation import SWEEP_EXEMPT, populate, route_values
 
 from portal.extensions import db
 from portal.models import TENANT_TABLES
@@ -44,35 +44,7 @@ def test_carrier_a_reaches_nothing_of_carrier_b_by_any_route(app, client, backen
     key = create_api_key(app, own["carrier"])
     admin = create_user(app, own["carrier"], "admin")
     driver = driver_token(client, own["driver"])
-    b = {
-        "user_token": foreign["driver"].user_token,
-        "id": str(foreign["task"].id),
-        "task_id": str(foreign["task"].id),
-        "driver_id": str(foreign["driver"].id),
-        "transporteur_id": str(foreign["carrier"].id),
-        "file_id": str(foreign["file_id"]),
-        "carrier_id": str(foreign["carrier"].id),
-        "export_id": str(foreign["export_id"]),
-        "fmt": "csv",
-        "token": foreign["import_token"],
-        "questionnaire_id": foreign["questionnaire_id"],
-        "revisie": "1",
-        "answer_session_id": str(foreign["answer_session_id"]),
-        "vehicle_id": str(foreign["vehicle_id"]),
-        "session_id": str(foreign["vehicle_session_id"]),
-        "notification_id": str(foreign["notification_id"]),
-        "tacho_file_id": str(foreign["tacho_file_id"]),
-        "werkdag_id": str(foreign["work_day_id"]),
-        "activiteit_id": str(foreign["activity_id"]),
-        "week": "2026-W47",
-        "datum": "2026-11-02",
-        "user_id": str(foreign["user_id"]),
-        "key_id": str(foreign["api_key_id"]),
-    }
-    a = {**b, "user_token": own["driver"].user_token, "id": str(own["task"].id),
-         "task_id": str(own["task"].id), "driver_id": str(own["driver"].id),
-         "transporteur_id": str(own["carrier"].id), "carrier_id": str(own["carrier"].id),
-         "vehicle_id": str(own["vehicle_id"]), "file_id": str(own["file_id"])}  # fmt: skip
+    b, a = route_values(foreign), route_values(own)
     # A body naming B's objects in every id field the API and the portal take.
     body = {
         "chauffeur_id": b["driver_id"],
