@@ -476,6 +476,25 @@ def png_bytes() -> bytes:
     )
 
 
+@contextlib.contextmanager
+def served(app, name: str = "live-server"):
+    """The app served on a free loopback port by a threaded server, for the duration of the
+    block; the port. make_server binds and listens before it returns: no waiting needed."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name=name, daemon=True)
+    thread.start()
+    try:
+        yield server.server_port
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        server.server_close()
+
+
 def jpeg_bytes(width: int = 2, height: int = 2) -> bytes:
     """A valid JPEG of width x height pixels, as a phone's camera would send (smaller)."""
     import io

@@ -114,7 +114,8 @@ class UnchangedPolls:
     def __init__(self, app: Flask, wsgi_app: Callable) -> None:
         self.app = app
         self.wsgi_app = wsgi_app
-        self._conninfo: tuple[str | None] | None = None
+        self._conninfo: str | None = None
+        self._conninfo_known = False
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         if (
@@ -150,10 +151,9 @@ class UnchangedPolls:
     def _live_feed(self) -> bool:
         """Whether what the database confirms may be kept: only while this process hears
         of changes (PostgreSQL's change feed, started on first use)."""
-        if self._conninfo is None:
-            self._conninfo = (_feed_conninfo(self.app),)
-        conninfo = self._conninfo[0]
-        return conninfo is not None and change_feed.feed_for(conninfo).live
+        if not self._conninfo_known:
+            self._conninfo, self._conninfo_known = _feed_conninfo(self.app), True
+        return self._conninfo is not None and change_feed.feed_for(self._conninfo).live
 
     def _unchanged(self, environ: dict) -> list[tuple[str, str]] | None:
         path = environ.get("PATH_INFO", "")

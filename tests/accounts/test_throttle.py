@@ -103,3 +103,19 @@ def test_a_driver_is_not_kept_out_of_the_app_by_guesses_from_elsewhere(client, d
     assert refused.status_code == 429
     assert refused.mimetype == "application/problem+json"
     assert grant(PASSWORD, OWNER).status_code == 200
+
+
+def test_a_forged_or_garbled_device_cookie_counts_for_nothing(app, planner):
+    forgeries = ("garbage", "eyJlIjoiYWFhIiwiZCI6IngifQ.forged", "\x00" * 5)
+    for number, forged in enumerate(forgeries):
+        browser = app.test_client()
+        browser.set_cookie("rijplan_apparaat", forged)
+        address = f"203.0.113.{number}"
+        for _ in range(5):
+            assert sign_in(browser, planner.email, "wrong", address).status_code == 401
+        # Held like any stranger at that address, and never a 500.
+        assert sign_in(browser, planner.email, PASSWORD, address).status_code == 429
+    fresh = app.test_client()
+    fresh.set_cookie("rijplan_apparaat", "garbage")
+    assert sign_in(fresh, planner.email, PASSWORD, OWNER).status_code == 303
+    assert fresh.get_cookie("rijplan_apparaat").value != "garbage"  # a real one now

@@ -22,7 +22,6 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,8 +38,8 @@ from conftest import (
     create_task,
     png_bytes,
     publish_questionnaire,
+    served,
 )
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from portal import create_app
 from portal.extensions import db
@@ -127,16 +126,10 @@ def live(sqlite_template, tmp_path_factory) -> Iterator[Day]:
         hoeveelheid=30,
         eenheid="ton",
     )
-    # make_server binds and listens before it returns: no waiting needed.
-    server: BaseWSGIServer = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="clients-live-server", daemon=True)
-    thread.start()
     try:
-        yield Day(f"http://127.0.0.1:{server.server_port}", app, driver, task, questionnaire)
+        with served(app, "clients-live-server") as port:
+            yield Day(f"http://127.0.0.1:{port}", app, driver, task, questionnaire)
     finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        server.server_close()
         with app.app_context():
             db.engine.dispose()
 

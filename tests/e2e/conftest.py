@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -24,8 +23,8 @@ from conftest import (
     create_driver,
     create_task,
     create_user,
+    served,
 )
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from portal import create_app
 from portal.extensions import db
@@ -109,26 +108,20 @@ def live_server(sqlite_template, tmp_path_factory) -> Iterator[LiveServer]:
     tasks = _seed_tasks(app, carrier, driver, OWN_TASKS)
     other_tasks = _seed_tasks(app, other_carrier, other_driver, OTHER_TASKS)
 
-    # make_server binds and listens before it returns: no waiting needed.
-    server: BaseWSGIServer = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="e2e-live-server", daemon=True)
-    thread.start()
     try:
-        yield LiveServer(
-            url=f"http://127.0.0.1:{server.server_port}",
-            app=app,
-            carrier=carrier,
-            other_carrier=other_carrier,
-            planner=planner,
-            other_planner=other_planner,
-            driver=driver,
-            tasks=tasks,
-            other_tasks=other_tasks,
-        )
+        with served(app, "e2e-live-server") as port:
+            yield LiveServer(
+                url=f"http://127.0.0.1:{port}",
+                app=app,
+                carrier=carrier,
+                other_carrier=other_carrier,
+                planner=planner,
+                other_planner=other_planner,
+                driver=driver,
+                tasks=tasks,
+                other_tasks=other_tasks,
+            )
     finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        server.server_close()
         with app.app_context():
             db.engine.dispose()
 
