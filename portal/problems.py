@@ -131,6 +131,10 @@ TEXTS = {
     "regex_not_string": _l("Een patroon moet tekst zijn."),
     "regex_too_long": _l("Een patroon is hoogstens %(limit)s tekens."),
     "regex_invalid": _l("Dit patroon is geen geldige reguliere expressie (RE2): %(error)s"),
+    "regex_too_complex": _l(
+        "Dit patroon is te ingewikkeld om snel te controleren (hoogstens %(limit)s stappen); "
+        "maak het eenvoudiger."
+    ),
     "min_gt_max": _l("%(low)s (%(low_value)s) is groter dan %(high)s (%(high_value)s)."),
     "operator_unknown": _l("Onbekende vergelijking “%(operator)s”."),
     "formula_missing": _l("Een berekening heeft een formule nodig."),

@@ -154,6 +154,11 @@ class SessionInterface(SecureCookieSessionInterface):
         return super().open_session(app, request)
 
 
+# The problem type (a stable code) of an HTTP-level refusal a client can act on; others
+# keep about:blank, which RFC 9457 reserves for "nothing beyond the status".
+HTTP_PROBLEM_TYPES = {404: "not-found", 405: "method-not-allowed", 413: "too-large"}
+
+
 def init_app(app: Flask) -> None:
     app.session_interface = SessionInterface()
     login_manager.login_view = "accounts.login"
@@ -226,7 +231,13 @@ def init_app(app: Flask) -> None:
             headers = {}
             if error.code == 405 and error.valid_methods:
                 headers["Allow"] = ", ".join(error.valid_methods)
-            return problem(error.code or 500, error.name, error.description, headers=headers)
+            return problem(
+                error.code or 500,
+                error.name,
+                error.description,
+                type_=HTTP_PROBLEM_TYPES.get(error.code or 500),
+                headers=headers,
+            )
         return render_template("error.html", error=error), error.code
 
     @app.errorhandler(StaleDataError)

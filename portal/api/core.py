@@ -666,6 +666,11 @@ IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 REPLAYED_HEADERS = ("Location", "ETag", "Content-Type")
 
 
+def _text_pair(item: tuple) -> tuple[str, str]:
+    name, value = item
+    return (name or "", value if isinstance(value, str) else "")
+
+
 def write(fn):
     """A write handler: it changes through services, this commits once. With an
     Idempotency-Key a retry answers the first response instead of acting twice."""
@@ -686,11 +691,12 @@ def write(fn):
         for part in (request.method, request.path, request.query_string.decode(errors="replace")):
             digest.update(part.encode() + b"\0")
         if request.mimetype == "multipart/form-data":
-            # The form and each file's bytes identify a multipart request.
-            for name, value in sorted(request.form.items(multi=True)):
+            # The form and each file's bytes identify a multipart request. A part may come
+            # without a name (None), which sorts with the empty name.
+            for name, value in sorted(request.form.items(multi=True), key=_text_pair):
                 digest.update(f"{name}={value}".encode() + b"\0")
-            for name, upload in sorted(request.files.items(multi=True), key=lambda i: i[0]):
-                digest.update(name.encode() + b"\0" + _stream_digest(upload.stream))
+            for name, upload in sorted(request.files.items(multi=True), key=_text_pair):
+                digest.update(f"{name}".encode() + b"\0" + _stream_digest(upload.stream))
         else:
             digest.update(request.get_data(cache=True))
         outcome = idempotency.claim(

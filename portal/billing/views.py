@@ -27,7 +27,7 @@ LINES_SHOWN = 500
 EXPORTS_PER_PAGE = 20
 DOWNLOAD_KEY = "billing_download"
 MIMETYPES = {
-    "csv": "text/csv; charset=utf-8",
+    "csv": "text/csv",  # Response adds "; charset=utf-8" to a text/* type
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 }
 

@@ -47,7 +47,7 @@ bp = Blueprint("hours", __name__)
 PER_PAGE = 100  # drivers per page of the overview
 SORTS = ("naam", *SOORTEN, "werktijd", "status")
 MIMETYPES = {
-    "csv": "text/csv; charset=utf-8",
+    "csv": "text/csv",  # Response adds "; charset=utf-8" to a text/* type
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 }
 

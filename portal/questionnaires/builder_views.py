@@ -238,12 +238,13 @@ def _read_import() -> Imported:
     try:
         doc = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
+        if "depth" in exc.msg:  # the parser's own limit (its reason is English)
+            return Imported(error=_("Deze JSON is te diep genest om een vragenlijst te zijn."))
         return Imported(
             error=_(
-                "Dit is geen geldige JSON (regel %(line)s, kolom %(column)s): %(reason)s",
+                "Dit is geen geldige JSON (regel %(line)s, kolom %(column)s).",
                 line=exc.lineno,
                 column=exc.colno,
-                reason=exc.msg,
             )
         )
     if not isinstance(doc, dict):

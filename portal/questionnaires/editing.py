@@ -86,7 +86,8 @@ def entry_at(doc: dict, path: tuple[int, ...]) -> object:
     holder: object = doc
     for index in path:
         items = holder.get("questions") if isinstance(holder, dict) else None
-        if not isinstance(items, list) or index >= len(items):
+        # Never a negative index: Python would count it from the end, another question.
+        if not isinstance(items, list) or not 0 <= index < len(items):
             raise EditError("path")
         holder = items[index]
     return holder
@@ -342,14 +343,14 @@ def remove_question(doc: dict, path: tuple[int, ...]) -> object:
     if not path:
         raise EditError("path")
     items = _list_of(doc, path[:-1])
-    if path[-1] >= len(items):
+    if not 0 <= path[-1] < len(items):
         raise EditError("path")
     return items.pop(path[-1])
 
 
 def move_to(doc: dict, path: tuple[int, ...], parent: tuple[int, ...], index: int) -> tuple:
     """Move the question at path to position index of parent's list; its new path."""
-    if not path or path[-1] >= len(_list_of(doc, path[:-1])):
+    if not path or not 0 <= path[-1] < len(_list_of(doc, path[:-1])):
         raise EditError("path")
     if parent[: len(path)] == path:
         raise EditError("into_itself")
@@ -381,7 +382,7 @@ def move(doc: dict, path: tuple[int, ...], direction: str) -> tuple[int, ...]:
         raise EditError("path")
     items = _list_of(doc, path[:-1])
     index = path[-1]
-    if index >= len(items):
+    if not 0 <= index < len(items):
         raise EditError("path")
     if direction == "op":
         if index == 0:

@@ -53,6 +53,9 @@ MAX_UNIT_LENGTH = 50
 MAX_OPTIONS = 200
 MAX_OPTION_LENGTH = 200
 MAX_REGEX_LENGTH = 1000
+# Steps of a compiled RE2 pattern: a postcode or plate is 10-20, \w{500} is 1,504; (.*a){300}
+# is 3,304 and takes ms per long answer, (.*a){1000} is 11,004 and takes 0.4 s.
+MAX_REGEX_PROGRAM = 2000
 MAX_FILES = 50
 MAX_TEXT_LENGTH = 10_000
 MAX_CONDITION_VALUES = 200
@@ -187,6 +190,7 @@ MESSAGES: dict[str, str] = {
     "duplicate_option": "option {option!r} appears twice",
     "regex_not_string": "regex must be a string",
     "regex_too_long": "regex is longer than {limit} characters",
+    "regex_too_complex": "regex compiles to more than {limit} steps; make it simpler",
     "regex_invalid": "regex does not compile: {error}",
     "min_gt_max": "{low} ({low_value!r}) is greater than {high} ({high_value!r})",
     "operator_unknown": "unknown operator {operator!r} (known: {known})",
@@ -1232,6 +1236,10 @@ class _DefinitionChecker:
             elif key == "regex" and _compile_regex(item)[0] is None:
                 error = _compile_regex(item)[1]
                 self.flag(entry, at, "regex_invalid", "regex_invalid", error=error)
+            elif key == "regex" and _compile_regex(item)[0].programsize > MAX_REGEX_PROGRAM:
+                # RE2 is linear in the answer, but a huge program (e.g. (.*a){1000}) is
+                # slow for each character: hundreds of ms per long answer.
+                self.flag(entry, at, "too_large", "regex_too_complex", limit=MAX_REGEX_PROGRAM)
             else:
                 rule[key] = item
         for low, high in (("min", "max"), ("minlength", "maxlength")):

@@ -55,7 +55,7 @@ WINDOW_DAYS = 28  # the days of a driver's overview, and the default period of f
 MAX_PERIOD_DAYS = 366  # the longest period of findings checked at once
 EN_DASH = "\u2013"
 MIMETYPES = {
-    "csv": "text/csv; charset=utf-8",
+    "csv": "text/csv",  # Response adds "; charset=utf-8" to a text/* type
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 }
 

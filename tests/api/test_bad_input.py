@@ -14,7 +14,10 @@ def assert_problem(response, status):
 
 
 def test_an_unknown_api_path_is_404_problem_json(client, api_key):
-    assert_problem(client.get("/api/v1/bestaat-niet", headers=bearer(api_key.key)), 404)
+    response = client.get("/api/v1/bestaat-niet", headers=bearer(api_key.key))
+    assert_problem(response, 404)
+    # The same stable type as a missing task's 404.
+    assert response.get_json()["type"] == "https://rijplan.nl/problems/not-found"
 
 
 @pytest.mark.parametrize(
@@ -55,6 +58,7 @@ def test_an_oversized_token_request_is_413(client):
         content_type="application/json",
     )
     assert_problem(response, 413)
+    assert response.get_json()["type"] == "https://rijplan.nl/problems/too-large"
 
 
 @pytest.mark.parametrize(

@@ -27,15 +27,17 @@ from conftest import (
     png_bytes,
     publish_questionnaire,
 )
-from hypothesis import Phase, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    ensure_resource_availability,
     response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,
+    use_after_free,
 )
 from seed_fields import SEED_TASK_FIELDS
 from tacho.samples import card_file, vu_file_1
@@ -690,3 +692,106 @@ def test_an_unchanged_poll_answers_the_documented_304(app, world):
     response = poll.call()
     assert response.status_code == 304
     poll.validate_response(response, checks=CHECKS)
+
+
+# --- stateful: along the links ----------------------------------------------------------
+# Stateful fuzzing: schemathesis walks the OpenAPI links of /api/v1 from answer to answer
+# (a task created, read, changed with the ETag it was given, moved, completed, deleted; a
+# vehicle session started, validated, ended; a work day started, an activity added and
+# corrected...), as a driver and as an API key. No server error, no answer the document does
+# not describe, and nothing used after it was deleted or missing right after it was made.
+#
+# Only the values the links do not give are filled in: the world's real ids, so that a walk
+# that starts with a read does not end at a 404 (random ids are the stateless run's work).
+
+STATEFUL_CHECKS = [*CHECKS, use_after_free, ensure_resource_availability]
+WALKS = settings(
+    max_examples=60,
+    stateful_step_count=10,
+    deadline=None,
+    derandomize=True,  # the same walks on every run
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+
+
+@pytest.mark.parametrize("caller", ["driver", "key"])
+def test_walks_along_the_links_answer_as_documented(app, world, caller, backend):
+    # Along the document's own links only (schemathesis would also guess links from names).
+    config = schemathesis.Config.from_dict(
+        {"phases": {"stateful": {"inference": {"algorithms": []}}}}
+    )
+    schema = schemathesis.openapi.from_wsgi(DOCUMENT, app, config=config)
+    real = world["params"]
+    headers = api_headers(world["driver_token" if caller == "driver" else "key"])
+    walked: Counter[str] = Counter()  # "source -> target": steps along a link
+    statuses: Counter[int] = Counter()
+    labels: dict[str, str] = {}  # case id: its operation
+    reached: set[str] = set()  # operations answered 2xx with values an earlier answer gave
+
+    class Walk(schema.as_state_machine()):
+        def step(self, input):
+            case = input.case
+            given = {name for _, name in input.applied_parameters}
+            if case.path_parameters:
+                case.path_parameters = {
+                    name: value if name in given or name not in real else real[name]
+                    for name, value in case.path_parameters.items()
+                }
+            case.headers = {**(case.headers or {}), **headers}
+            labels[case.id] = case.operation.label
+            with server_errors() as errors:
+                output = super().step(input)
+            assert not errors, errors  # an unhandled exception in the app
+            statuses[output.response.status_code] += 1
+            if input.transition is not None and input.applied_parameters:
+                walked[f"{labels.get(input.transition.parent_id)} -> {case.operation.label}"] += 1
+                if output.response.status_code < 300:
+                    reached.add(case.operation.label)
+            return output
+
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
+            case.validate_response(response, checks=STATEFUL_CHECKS, recorder=self.recorder)
+
+    Walk.run(settings=WALKS)
+
+    steps = sum(statuses.values())
+    print(
+        f"\nstateful walk ({backend}, {caller}): {steps} requests, {sum(walked.values())} "
+        f"along {len(walked)} links, {len(reached)} operations answered with an earlier "
+        f"answer's values; statuses {dict(sorted(statuses.items()))}; server errors 0, "
+        "answers outside the document 0"
+    )
+    for link, count in sorted(walked.items()):
+        print(f"  {link}: {count}")
+    # The walks did go from answer to answer: into a task, and beyond the tasks.
+    assert any("/taken/{task_id}" in label for label in reached), reached
+    assert len(reached) >= 5, reached
+
+
+def test_a_created_task_links_to_its_whole_life(document):
+    created = document["paths"]["/users/{user_token}/taken"]["post"]["responses"]["201"]
+    links = created["links"]
+    assert set(links) == {
+        "get_task",
+        "task_details",
+        "update_task",
+        "change_status",
+        "complete_for_billing",
+        "delete_task",
+    }
+    assert links["update_task"]["parameters"] == {
+        "task_id": "$response.body#/id",
+        "header.If-Match": "$response.header.ETag",
+    }
+    operation_ids = {
+        op["operationId"] for item in document["paths"].values() for op in item.values()
+    }
+    targets = {
+        link["operationId"]
+        for item in document["paths"].values()
+        for op in item.values()
+        for answer in op["responses"].values()
+        for link in answer.get("links", {}).values()
+    }
+    assert targets <= operation_ids

@@ -420,3 +420,25 @@ def test_a_bad_idempotency_key_is_422(client, driver, api_key):
         headers={**bearer(api_key.key), "Idempotency-Key": "x" * 300},
     )
     assert response.status_code == 422
+
+
+def test_an_upload_with_a_nameless_part_is_kept_by_its_key(client, driver, api_key):
+    """A multipart part without a name (schemathesis' stateful walk sent one) is part of the
+    request like any other: the upload is answered, and its retry replays it."""
+    from conftest import png_bytes
+
+    boundary = "grens"
+    parts = [
+        b'Content-Disposition: form-data; name="soort"\r\n\r\nphoto',
+        b"Content-Disposition: form-data\r\n\r\nzonder naam",
+        b'Content-Disposition: form-data; name="file"; filename="f.png"\r\n'
+        b"Content-Type: image/png\r\n\r\n" + png_bytes(),
+    ]
+    body = b"".join(b"--grens\r\n" + part + b"\r\n" for part in parts) + b"--grens--\r\n"
+    headers = {**bearer(api_key.key), "Idempotency-Key": "upload-1"}
+    sent = {"data": body, "content_type": f"multipart/form-data; boundary={boundary}"}
+    first = client.post("/api/v1/bestanden", headers=headers, **sent)
+    again = client.post("/api/v1/bestanden", headers=headers, **sent)
+    assert first.status_code == again.status_code == 201, first.get_data(as_text=True)
+    assert again.get_json()["id"] == first.get_json()["id"]
+    assert again.headers["Idempotent-Replayed"] == "true"

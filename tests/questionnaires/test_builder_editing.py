@@ -184,6 +184,26 @@ def test_remove_takes_a_group_with_its_questions_and_broken_entries_too():
         editing.remove_question(doc, (5,))
 
 
+def test_a_negative_index_is_no_question_and_never_the_last_one():
+    # The builder's views pass (-1,) for a path they could not read.
+    doc = form(q("a"), group("g", q("b")), q("c"))
+    before = ids(doc)
+    for path in ((-1,), (1, -1), (-3,)):
+        with pytest.raises(EditError, match="path"):
+            editing.question_at(doc, path)
+        with pytest.raises(EditError, match="path"):
+            editing.remove_question(doc, path)
+        with pytest.raises(EditError, match="path"):
+            editing.move(doc, path, "op")
+        with pytest.raises(EditError, match="path"):
+            editing.move_to(doc, path, (), 0)
+        with pytest.raises(EditError, match="path"):
+            editing.apply_fields(doc, path, MultiDict({"velden": "label", "label": "X"}))
+    with pytest.raises(EditError, match="path"):
+        editing.add_question(doc, (-2,), "text", "in de groep?")
+    assert ids(doc) == before
+
+
 # --- fields ---------------------------------------------------------------------------------
 
 

@@ -597,6 +597,29 @@ def test_a_question_is_removed_after_a_confirmation(builder):
     assert builder.client.get(f"{builder.base}/concept/vraag/verwijderen?pad=x").status_code == 404
 
 
+def test_an_edit_at_a_path_that_is_no_path_changes_no_question(builder):
+    """Regression: an unreadable path became (-1,), which Python read as the last question,
+    so a save, move, removal or clean-up aimed at nothing changed the last question."""
+    builder.add("group")
+    builder.add("text")
+    builder.add("number")
+    before = builder.draft
+    for junk in ("x", "-1", ".".join(["0"] * 5000)):
+        for action, fields in (
+            ("vraag", {"pad": junk, "velden": "label", "label": "Gekaapt"}),
+            ("vraag/verwijderen", {"pad": junk}),
+            ("vraag/verplaatsen", {"pad": junk, "richting": "neer"}),
+            ("vraag/verplaatsen", {"pad": junk, "naar_ouder": "0", "naar_index": "0"}),
+            ("vraag/opties", {"pad": junk, "actie": "toevoegen"}),
+            ("vraag/opschonen", {"pad": junk}),
+            ("vraag/toevoegen", {"in": junk, "type": "text"}),
+        ):
+            response = builder.post(action, fields)
+            assert response.status_code == 422, (junk, action, response.status_code)
+            assert "Deze vraag bestaat niet (meer)" in response.get_data(as_text=True)
+    assert builder.draft == before
+
+
 def test_a_stale_versie_is_refused_with_a_reload_and_never_overwrites(builder):
     builder.add("text")
     versie = builder.draft["versie"]
@@ -706,7 +729,7 @@ def test_an_import_with_problems_is_kept_and_shows_them(builder):
         (b"{not json", "Dit is geen geldige JSON (regel 1, kolom 2)"),
         (b"[1, 2]", "Een vragenlijst is één JSON-object"),
         (b"\xff\xfe", "Dit is geen geldige JSON"),
-        (b"[" * 2000 + b"]" * 2000, "Dit is geen geldige JSON"),
+        (b"[" * 2000 + b"]" * 2000, "te diep genest"),  # past the parser's own limit
         (b'{"a":' * 100 + b"1" + b"}" * 100, "te diep genest"),
         (b"", "Het bestand is leeg."),
     ],

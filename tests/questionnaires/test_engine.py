@@ -430,6 +430,7 @@ def test_validation_rules_fitting_the_type_are_accepted(qtype, rule):
         ("text", {"regex": "(?=look)ahead"}, "regex", "regex_invalid"),
         ("text", {"regex": 5}, "regex", "field_type"),
         ("text", {"regex": "a" * 1001}, "regex", "too_large"),
+        ("text", {"regex": "(.*a){1000}"}, "regex", "too_large"),  # 11,004 steps: 0.4 s/answer
         ("text", {"pattern": "x"}, "pattern", "unknown_field"),
     ],
 )
@@ -437,6 +438,12 @@ def test_validation_rules_that_do_not_fit_are_refused(qtype, rule, path, code):
     assert problems_of(form(q("a", qtype, validation=rule))) == {
         (f"questions[0].validation.{path}", code)
     }
+
+
+def test_a_pattern_too_complex_to_check_quickly_is_refused_and_a_long_plain_one_is_not():
+    _, problems = check_definition(form(q("a", "text", validation={"regex": "(.*a){300}"})))
+    assert [(p.reason, p.params.get("limit")) for p in problems] == [("regex_too_complex", 2000)]
+    assert accepted(form(q("a", "text", validation={"regex": r"\w{500}"})))
 
 
 def test_a_multiselect_count_bound_must_be_a_non_negative_whole_number():
