@@ -39,10 +39,11 @@ from portal.accounts.forms import (
 from portal.accounts.models import ApiKey, User
 from portal.accounts.permissions import landing_url, object_route, role_required
 from portal.accounts.service import current_carrier_of
-from portal.audit.service import ACTOR_LABELS, Actor
+from portal.audit.service import ACTOR_LABELS
 from portal.errors import ValidationFailed
 from portal.extensions import db
 from portal.web import errors_at_fields
+from portal.web.kit import current_actor, current_carrier_id
 
 bp = Blueprint("admin", __name__, url_prefix="/beheer")
 
@@ -116,14 +117,6 @@ SCOPE_DOMAINS = {
 SCOPE_ACCESS = {"read": _l("lezen"), "write": _l("wijzigen")}
 
 
-def _carrier_id() -> uuid.UUID:
-    return current_user.transporteur_id
-
-
-def _actor() -> Actor:
-    return Actor("user", current_user.id, current_user.naam or current_user.email)
-
-
 def _apply_errors(form, error: ValidationFailed) -> list[str]:
     return errors_at_fields(form, error.errors, SERVICE_MESSAGES)
 
@@ -145,7 +138,9 @@ def scope_groups() -> list[tuple[str, list[str]]]:
 
 def _history(entity: str, entity_id: uuid.UUID) -> list[dict]:
     items = []
-    for entry in management.history(carrier_id=_carrier_id(), entity=entity, entity_id=entity_id):
+    for entry in management.history(
+        carrier_id=current_carrier_id(), entity=entity, entity_id=entity_id
+    ):
         changes = orjson.loads(entry.changes or "{}")
         shown = []
         for name, pair in changes.items():
@@ -193,7 +188,7 @@ def _context(**extra) -> dict:
 @role_required(*ROLES)
 def users():
     """The carrier's users, their role and state; invite a new one."""
-    people = management.list_users(carrier_id=_carrier_id())
+    people = management.list_users(carrier_id=current_carrier_id())
     admins = sum(1 for u in people if u.rol == "admin" and u.actief)
     return render_template("admin/users.html", **_context(users=people, active_admins=admins))
 
@@ -214,11 +209,11 @@ def invite():
         return _render_invite(form, 422)
     try:
         user, token = management.invite_user(
-            carrier_id=_carrier_id(),
+            carrier_id=current_carrier_id(),
             email=form.email.data,
             naam=form.naam.data,
             rol=form.rol.data,
-            actor=_actor(),
+            actor=current_actor(),
         )
     except ValidationFailed as error:
         db.session.rollback()
@@ -243,7 +238,7 @@ def user_route(rule: str, methods: tuple[str, ...] = ("GET",)):
     """An admin's route of one user (another carrier's id: 404 whatever the method)."""
 
     def load(user_id: uuid.UUID):
-        return management.get_user(carrier_id=_carrier_id(), user_id=user_id)
+        return management.get_user(carrier_id=current_carrier_id(), user_id=user_id)
 
     return object_route(bp, rule, load, methods=methods, roles=ROLES)
 
@@ -279,20 +274,20 @@ def user(user: User):
     user_id, was_self = user.id, user.id == current_user.id
     try:
         management.update_user(
-            carrier_id=_carrier_id(),
+            carrier_id=current_carrier_id(),
             user_id=user_id,
             naam=form.naam.data,
             rol=form.rol.data,
-            actor=_actor(),
+            actor=current_actor(),
         )
     except management.LastAdmin:
         db.session.rollback()
-        user = management.get_user(carrier_id=_carrier_id(), user_id=user_id)
+        user = management.get_user(carrier_id=current_carrier_id(), user_id=user_id)
         form.rol.errors = [str(LAST_ADMIN)]
         return _render_user(user, form, 409)
     except ValidationFailed as error:
         db.session.rollback()
-        user = management.get_user(carrier_id=_carrier_id(), user_id=user_id)
+        user = management.get_user(carrier_id=current_carrier_id(), user_id=user_id)
         _apply_errors(form, error)
         return _render_user(user, form, 422)
     db.session.commit()
@@ -360,7 +355,7 @@ def _deactivation_problem(user: User) -> str | None:
     if user.id == current_user.id:
         return _("Je kunt jezelf niet deactiveren. Een andere beheerder kan dat.")
     if user.rol == "admin" and user.actief:
-        people = management.list_users(carrier_id=_carrier_id())
+        people = management.list_users(carrier_id=current_carrier_id())
         if not any(u.rol == "admin" and u.actief and u.id != user.id for u in people):
             return str(LAST_ADMIN)
     return None
@@ -373,10 +368,12 @@ def deactivate(user: User):
         return _confirm(user, "deactivate", "admin.deactivate", problem=_deactivation_problem(user))
     user_id, naam = user.id, user.naam
     try:
-        management.deactivate_user(carrier_id=_carrier_id(), user_id=user_id, actor=_actor())
+        management.deactivate_user(
+            carrier_id=current_carrier_id(), user_id=user_id, actor=current_actor()
+        )
     except (management.LastAdmin, management.SelfChange):
         db.session.rollback()
-        user = management.get_user(carrier_id=_carrier_id(), user_id=user_id)
+        user = management.get_user(carrier_id=current_carrier_id(), user_id=user_id)
         return _confirm(
             user, "deactivate", "admin.deactivate", 409, problem=_deactivation_problem(user)
         )
@@ -389,7 +386,9 @@ def deactivate(user: User):
 def reactivate(user: User):
     """Make a deactivated user active again."""
     user_id, naam = user.id, user.naam
-    management.reactivate_user(carrier_id=_carrier_id(), user_id=user_id, actor=_actor())
+    management.reactivate_user(
+        carrier_id=current_carrier_id(), user_id=user_id, actor=current_actor()
+    )
     db.session.commit()
     flash(_("“%(naam)s” is weer actief.", naam=naam))
     return redirect(url_for("admin.user", user_id=user_id), code=303)
@@ -406,7 +405,9 @@ def password_link(user: User):
     if request.method == "GET":
         return _confirm(user, kind, "admin.password_link")
     invitation = user.invited
-    token = management.new_password_link(carrier_id=_carrier_id(), user_id=user.id, actor=_actor())
+    token = management.new_password_link(
+        carrier_id=current_carrier_id(), user_id=user.id, actor=current_actor()
+    )
     db.session.commit()
     return _show_link(user, token, invitation=invitation)
 
@@ -417,7 +418,9 @@ def sign_out(user: User):
     if request.method == "GET":
         return _confirm(user, "sign_out", "admin.sign_out")
     user_id, naam, is_self = user.id, user.naam, user.id == current_user.id
-    management.end_user_sessions(carrier_id=_carrier_id(), user_id=user_id, actor=_actor())
+    management.end_user_sessions(
+        carrier_id=current_carrier_id(), user_id=user_id, actor=current_actor()
+    )
     db.session.commit()
     if is_self:
         logout_user()
@@ -433,7 +436,7 @@ def sign_out(user: User):
 @role_required(*ROLES)
 def api_keys():
     """The carrier's API keys: prefix, scopes, created, last used, revoked."""
-    keys = management.list_api_keys(carrier_id=_carrier_id())
+    keys = management.list_api_keys(carrier_id=current_carrier_id())
     return render_template("admin/api_keys.html", **_context(keys=keys))
 
 
@@ -453,10 +456,10 @@ def new_api_key():
         if form.validate():
             try:
                 key, plain = management.issue_api_key(
-                    carrier_id=_carrier_id(),
+                    carrier_id=current_carrier_id(),
                     naam=form.naam.data,
                     scopes=form.scopes.data,
-                    actor=_actor(),
+                    actor=current_actor(),
                 )
             except ValidationFailed as error:
                 db.session.rollback()
@@ -481,7 +484,7 @@ def new_api_key():
 
 def key_route(rule: str, methods: tuple[str, ...] = ("GET",)):
     def load(key_id: uuid.UUID):
-        return management.get_api_key(carrier_id=_carrier_id(), key_id=key_id)
+        return management.get_api_key(carrier_id=current_carrier_id(), key_id=key_id)
 
     return object_route(bp, rule, load, methods=methods, roles=ROLES)
 
@@ -507,7 +510,7 @@ def revoke_api_key(key: ApiKey):
         )
         return html
     naam = key.naam
-    management.revoke_api_key(carrier_id=_carrier_id(), key_id=key.id, actor=_actor())
+    management.revoke_api_key(carrier_id=current_carrier_id(), key_id=key.id, actor=current_actor())
     db.session.commit()
     flash(_("API-sleutel “%(naam)s” is ingetrokken.", naam=naam))
     return redirect(url_for("admin.api_keys"), code=303)
@@ -530,7 +533,7 @@ def _countries() -> list[SelectChoice]:
 
 
 def _render_settings(form: SettingsForm, status: int = 200, general=()):
-    carrier = current_carrier_of(_carrier_id())
+    carrier = current_carrier_of(current_carrier_id())
     html = render_template(
         "admin/settings.html",
         **_context(
@@ -547,7 +550,7 @@ def _render_settings(form: SettingsForm, status: int = 200, general=()):
 @role_required(*ROLES)
 def settings():
     """The carrier's name, time zone and home base address."""
-    carrier = current_carrier_of(_carrier_id())
+    carrier = current_carrier_of(current_carrier_id())
     form = SettingsForm(obj=carrier if request.method == "GET" else None)
     form.thuisbasis_land.choices = _countries()
     if request.method == "GET":
@@ -558,7 +561,7 @@ def settings():
         return _render_settings(form, 422)
     try:
         management.update_settings(
-            carrier_id=_carrier_id(),
+            carrier_id=current_carrier_id(),
             settings=management.CarrierSettings(
                 naam=form.naam.data,
                 tijdzone=(form.tijdzone.data or "").strip(),
@@ -569,7 +572,7 @@ def settings():
                 thuisbasis_lat=form.thuisbasis_lat.data,
                 thuisbasis_lng=form.thuisbasis_lng.data,
             ),
-            actor=_actor(),
+            actor=current_actor(),
         )
     except ValidationFailed as error:
         db.session.rollback()

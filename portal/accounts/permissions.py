@@ -65,16 +65,12 @@ def object_route(bp, rule: str, load, *, methods=("GET",), roles=("planner",)):
     arguments), a dict (keyword arguments) or one object. NotFound (or abort(404)) there makes
     another carrier's id a 404 whatever the method, before a POST's CSRF token is checked
     (400 when missing or wrong) and before anything changes."""
-    from portal.errors import NotFound
     from portal.extensions import csrf
 
     def decorate(view):
         @wraps(view)
         def wrapper(**values):
-            try:
-                loaded = load(**values)
-            except NotFound:
-                abort(404)
+            loaded = load(**values)
             if request.method == "POST":
                 csrf.protect()
             if isinstance(loaded, tuple):

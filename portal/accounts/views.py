@@ -22,6 +22,7 @@ from portal.accounts.forms import LanguageForm, LoginForm, LogoutForm, SetPasswo
 from portal.accounts.permissions import landing_url
 from portal.errors import DomainError, ValidationFailed
 from portal.extensions import csrf, db
+from portal.web.kit import current_carrier_id
 
 bp = Blueprint("accounts", __name__)
 
@@ -106,7 +107,7 @@ def login():
 def logout():
     form = LogoutForm()
     if form.validate_on_submit() and current_user.is_authenticated:
-        service.end_sessions(carrier_id=current_user.transporteur_id, user_id=current_user.id)
+        service.end_sessions(carrier_id=current_carrier_id(), user_id=current_user.id)
         db.session.commit()
         logout_user()
     session.clear()
@@ -122,7 +123,7 @@ def language():
         if current_user.is_authenticated:
             try:
                 service.set_language(
-                    carrier_id=current_user.transporteur_id,
+                    carrier_id=current_carrier_id(),
                     user_id=current_user.id,
                     taal=form.taal.data,
                 )

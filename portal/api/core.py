@@ -40,6 +40,8 @@ from portal.errors import (
     NotFound,
     Unauthorized,
     ValidationFailed,
+    problem,
+    problem_from_domain,
 )
 from portal.extensions import csrf, db
 from portal.idempotency import service as idempotency
@@ -51,60 +53,6 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 csrf.exempt(bp)
 
 JSON_BODY_LIMIT = 1024 * 1024
-PROBLEM_TYPE_BASE = "https://rijplan.nl/problems/"
-
-
-# --- problems --------------------------------------------------------------------------
-
-
-def problem(
-    status: int,
-    title: str,
-    detail: str | None = None,
-    *,
-    type_: str | None = None,
-    headers: dict | None = None,
-    **extra: Any,
-) -> Response:
-    """An RFC 9457 application/problem+json response."""
-    body = {
-        "type": PROBLEM_TYPE_BASE + type_ if type_ else "about:blank",
-        "title": title,
-        "status": status,
-    }
-    if detail:
-        body["detail"] = detail
-    body.update({k: v for k, v in extra.items() if v is not None})
-    response = Response(orjson.dumps(body), status=status, mimetype="application/problem+json")
-    for name, value in (headers or {}).items():
-        response.headers[name] = value
-    return response
-
-
-def problem_from_domain(error: DomainError) -> Response:
-    extra = dict(error.extra)
-    errors = getattr(error, "errors", None)
-    headers = {}
-    if error.status == 401:
-        headers["WWW-Authenticate"] = 'Bearer realm="rijplan"'
-    if error.status == 429 and "retry_after_minutes" in extra:
-        headers["Retry-After"] = str(extra["retry_after_minutes"] * 60)
-    type_ = type(error).__name__
-    return problem(
-        error.status,
-        error.title,
-        error.detail,
-        type_=_kebab(type_),
-        errors=errors,
-        headers=headers,
-        **extra,
-    )
-
-
-def _kebab(name: str) -> str:
-    return "".join("-" + c.lower() if c.isupper() else c for c in name).lstrip("-")
-
-
 TYPE_TAGS = {"date", "datetime", "int", "float", "str", "bool", "uuid", "none", "list", "dict"}
 
 

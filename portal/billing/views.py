@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import date, datetime, timedelta
 
-from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
+from flask import Blueprint, Response, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
@@ -19,6 +19,7 @@ from portal.errors import NotFound, ValidationFailed
 from portal.extensions import db
 from portal.tasks.forms import STATUS_LABELS
 from portal.web import is_fragment
+from portal.web.kit import current_carrier_id
 
 bp = Blueprint("billing", __name__)
 
@@ -68,7 +69,7 @@ def _render(
     download: dict | None = None,
 ):
     """The page (or, for htmx, its #billing region) for a checked filter form."""
-    carrier_id = current_user.transporteur_id
+    carrier_id = current_carrier_id()
     rows, totals, reopened = None, None, []
     if valid:
         rows = service.unexported(
@@ -142,7 +143,7 @@ def _just_exported(carrier_id: uuid.UUID) -> dict | None:
 @bp.get("/facturatie")
 @role_required("planner")
 def index():
-    carrier_id = current_user.transporteur_id
+    carrier_id = current_carrier_id()
     form = _filter_form(request.args, carrier_id)
     valid = form.validate()
     return _render(
@@ -152,7 +153,7 @@ def index():
 
 def _refused(formdata, problem: str | None):
     """The page for a refused export: the period asked for, its problems at the fields."""
-    shown = _filter_form(formdata, current_user.transporteur_id)
+    shown = _filter_form(formdata, current_carrier_id())
     valid = shown.validate()
     return _render(shown, valid=valid, status=422, problem=None if shown.errors else problem)
 
@@ -166,7 +167,7 @@ NOTHING_TO_EXPORT = _l(
 @role_required("planner")
 def confirm_export():
     """Ask before exporting: the export marks the lines as billed (a page, no script needed)."""
-    carrier_id = current_user.transporteur_id
+    carrier_id = current_carrier_id()
     form = _with_drivers(ExportQueryForm(request.args), carrier_id)
     if not form.validate():
         return _refused(request.args, _("Kies CSV of XLSX."))
@@ -193,7 +194,7 @@ def confirm_export():
 def export():
     """Export the confirmed lines, mark them billed, and return to the page, which starts the
     file's download (post/redirect/get: a reload neither exports nor downloads again)."""
-    carrier_id = current_user.transporteur_id
+    carrier_id = current_carrier_id()
     form = _with_drivers(ExportForm(), carrier_id)
     if not form.validate():
         return _refused(request.form, _("Kies CSV of XLSX."))
@@ -216,12 +217,7 @@ def export():
 @bp.get("/facturatie/exports/<uuid:export_id>.<any(csv, xlsx):fmt>")
 @role_required("planner")
 def download(export_id: uuid.UUID, fmt: str):
-    try:
-        batch, rows = service.export_rows(
-            carrier_id=current_user.transporteur_id, export_id=export_id
-        )
-    except NotFound:
-        abort(404)
+    batch, rows = service.export_rows(carrier_id=current_carrier_id(), export_id=export_id)
     return _download(batch, rows, fmt)
 
 

@@ -13,6 +13,7 @@ import math
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from functools import partial
 from urllib.parse import quote, urlencode
 
 import orjson
@@ -30,11 +31,9 @@ from flask import (
 from flask_babel import format_datetime, format_decimal, format_timedelta
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_login import current_user
 
 from portal.accounts.permissions import object_route, role_required
-from portal.accounts.service import carrier_zone
-from portal.audit.service import ACTOR_LABELS, Actor
+from portal.audit.service import ACTOR_LABELS
 from portal.drivers import locations, service
 from portal.drivers.forms import LANGUAGE_LABELS, DriverForm, DriverSearchForm, TrackForm
 from portal.drivers.models import Driver, DriverLocation
@@ -45,6 +44,7 @@ from portal.messages import service as messages
 from portal.tacho import driving, wording
 from portal.types import iso, utcnow
 from portal.web import errors_at_fields, is_fragment
+from portal.web.kit import current_actor, current_carrier_id, current_zone, format_when, page_arg
 
 bp = Blueprint("drivers", __name__)
 
@@ -77,30 +77,13 @@ FIELD_LABELS = {
 # --- helpers --------------------------------------------------------------------------
 
 
-def _carrier_id() -> uuid.UUID:
-    return current_user.transporteur_id
-
-
-def _actor() -> Actor:
-    return Actor("user", current_user.id, current_user.naam)
-
-
-def _zone():
-    return carrier_zone(_carrier_id())
-
-
 def driver_route(rule: str, methods: tuple[str, ...] = ("GET",)):
     """A planner's route of one driver (another carrier's id: 404 whatever the method)."""
 
     def load(driver_id: uuid.UUID):
-        return service.get_driver(carrier_id=_carrier_id(), driver_id=driver_id)
+        return service.get_driver(carrier_id=current_carrier_id(), driver_id=driver_id)
 
     return object_route(bp, rule, load, methods=methods)
-
-
-def _page() -> int:
-    page = request.args.get("pagina", default=1, type=int) or 1
-    return min(max(page, 1), 100_000)
 
 
 def age(moment: datetime | None, now: datetime) -> str:
@@ -111,16 +94,6 @@ def age(moment: datetime | None, now: datetime) -> str:
     if delta > -timedelta(minutes=1):
         return _("zojuist")
     return format_timedelta(delta, granularity="minute", add_direction=True)
-
-
-def _when(moment: datetime | None) -> str:
-    """A moment in the carrier's zone: the time today, else the date and time."""
-    if moment is None:
-        return ""
-    zone = _zone()
-    if moment.astimezone(zone).date() == datetime.now(zone).date():
-        return format_datetime(moment, "HH:mm")
-    return format_datetime(moment, "d MMM yyyy HH:mm")
 
 
 def _metres(value: float | None) -> str:
@@ -142,10 +115,10 @@ def index():
     valid = form.validate()
     status = form.status.data if valid and form.status.data else "actief"
     q = (form.q.data or "").strip() if valid else ""
-    page = _page()
+    page = page_arg()
     actief = {"actief": True, "inactief": False}.get(status)
     drivers, total = service.search_drivers(
-        carrier_id=_carrier_id(),
+        carrier_id=current_carrier_id(),
         filters=service.DriverFilters(
             q=q or None, actief=actief, limit=PER_PAGE, offset=(page - 1) * PER_PAGE
         ),
@@ -164,7 +137,7 @@ def index():
         "filtered": bool(args),
         "now": utcnow(),
         "age": age,
-        "when": _when,
+        "when": partial(format_when, kind="recent"),
         "stale_after": STALE_AFTER,
         "language_labels": LANGUAGE_LABELS,
         "list_url": url_for("drivers.index", **args, **({"pagina": page} if page > 1 else {})),
@@ -193,7 +166,7 @@ def _valid(form: DriverForm, driver_id: uuid.UUID | None) -> bool:
     """The form's own checks, and the email's uniqueness, so every error shows at once."""
     valid = form.validate()
     if not form.email.errors and service.email_in_use(
-        carrier_id=_carrier_id(), email=form.email.data, driver_id=driver_id
+        carrier_id=current_carrier_id(), email=form.email.data, driver_id=driver_id
     ):
         form.email.errors = [*form.email.errors, str(SERVICE_MESSAGES[("email", "already in use")])]
         valid = False
@@ -219,12 +192,12 @@ def new():
         return _render_form(form, None, 422)
     try:
         driver = service.create_driver(
-            carrier_id=_carrier_id(),
+            carrier_id=current_carrier_id(),
             naam=form.naam.data,
             email=form.email.data,
             telefoon=form.telefoon.data,
             taal=form.taal.data,
-            actor=_actor(),
+            actor=current_actor(),
         )
     except ValidationFailed as error:
         db.session.rollback()
@@ -248,18 +221,18 @@ def edit(driver: Driver):
         return _render_form(form, driver, 422)
     try:
         saved = service.update_driver(
-            carrier_id=_carrier_id(),
+            carrier_id=current_carrier_id(),
             driver_id=driver_id,
             naam=form.naam.data,
             email=form.email.data,
             telefoon=form.telefoon.data,
             taal=form.taal.data,
-            actor=_actor(),
+            actor=current_actor(),
         )
     except ValidationFailed as error:
         db.session.rollback()
         general = _apply_errors(form, error)
-        driver = service.get_driver(carrier_id=_carrier_id(), driver_id=driver_id)
+        driver = service.get_driver(carrier_id=current_carrier_id(), driver_id=driver_id)
         return _render_form(form, driver, 422, general)
     naam = saved.naam
     db.session.commit()
@@ -296,7 +269,7 @@ def _value(name: str, value) -> str:
 
 def _history(driver: Driver) -> list[HistoryItem]:
     items = []
-    for entry in reversed(service.history(carrier_id=_carrier_id(), driver_id=driver.id)):
+    for entry in reversed(service.history(carrier_id=current_carrier_id(), driver_id=driver.id)):
         try:
             changes = orjson.loads(entry.changes or "{}")
         except orjson.JSONDecodeError:
@@ -322,20 +295,20 @@ def _history(driver: Driver) -> list[HistoryItem]:
 @driver_route("/chauffeurs/<uuid:driver_id>")
 def show(driver: Driver):
     """A driver: details, last position, access actions and history."""
-    today = datetime.now(_zone()).date()
+    today = datetime.now(current_zone()).date()
     return render_template(
         "drivers/show.html",
         driver=driver,
         history=_history(driver),
         now=utcnow(),
         age=age,
-        when=_when,
+        when=partial(format_when, kind="recent"),
         metres=_metres,
         kmh=_kmh,
         stale_after=STALE_AFTER,
         language_labels=LANGUAGE_LABELS,
         today=today,
-        rijtijden=driving.budget_of(carrier_id=_carrier_id(), chauffeur_id=driver.id),
+        rijtijden=driving.budget_of(carrier_id=current_carrier_id(), chauffeur_id=driver.id),
         wording=wording,
     )
 
@@ -400,12 +373,14 @@ def deactivate(driver: Driver):
     if request.method == "GET":
         return _confirm(driver, "deactivate", "drivers.deactivate")
     driver_id, naam = driver.id, driver.naam
-    service.deactivate_driver(carrier_id=_carrier_id(), driver_id=driver_id, actor=_actor())
+    service.deactivate_driver(
+        carrier_id=current_carrier_id(), driver_id=driver_id, actor=current_actor()
+    )
     # A driver who left frees the vehicle they were driving and gets no more pushes.
     vehicle_sessions.end_driver_sessions(
-        carrier_id=_carrier_id(), chauffeur_id=driver_id, actor=_actor()
+        carrier_id=current_carrier_id(), chauffeur_id=driver_id, actor=current_actor()
     )
-    messages.unsubscribe(carrier_id=_carrier_id(), chauffeur_id=driver_id)
+    messages.unsubscribe(carrier_id=current_carrier_id(), chauffeur_id=driver_id)
     db.session.commit()
     return _done(driver_id, _("Chauffeur “%(naam)s” is gedeactiveerd en afgemeld.", naam=naam))
 
@@ -414,7 +389,9 @@ def deactivate(driver: Driver):
 def reactivate(driver: Driver):
     """Make a deactivated driver active again."""
     driver_id, naam = driver.id, driver.naam
-    service.reactivate_driver(carrier_id=_carrier_id(), driver_id=driver_id, actor=_actor())
+    service.reactivate_driver(
+        carrier_id=current_carrier_id(), driver_id=driver_id, actor=current_actor()
+    )
     db.session.commit()
     return _done(
         driver_id,
@@ -428,7 +405,9 @@ def rotate_token(driver: Driver):
     if request.method == "GET":
         return _confirm(driver, "rotate", "drivers.rotate_token")
     driver_id, naam = driver.id, driver.naam
-    service.rotate_user_token(carrier_id=_carrier_id(), driver_id=driver_id, actor=_actor())
+    service.rotate_user_token(
+        carrier_id=current_carrier_id(), driver_id=driver_id, actor=current_actor()
+    )
     db.session.commit()
     return _done(driver_id, _("“%(naam)s” heeft een nieuwe user_token.", naam=naam))
 
@@ -439,8 +418,10 @@ def sign_out(driver: Driver):
     if request.method == "GET":
         return _confirm(driver, "sign_out", "drivers.sign_out")
     driver_id, naam = driver.id, driver.naam
-    service.sign_out_phone(carrier_id=_carrier_id(), driver_id=driver_id, actor=_actor())
-    messages.unsubscribe(carrier_id=_carrier_id(), chauffeur_id=driver_id)  # a lost phone
+    service.sign_out_phone(
+        carrier_id=current_carrier_id(), driver_id=driver_id, actor=current_actor()
+    )
+    messages.unsubscribe(carrier_id=current_carrier_id(), chauffeur_id=driver_id)  # a lost phone
     db.session.commit()
     return _done(driver_id, _("De telefoon van “%(naam)s” is afgemeld.", naam=naam))
 
@@ -480,11 +461,11 @@ def pair(driver: Driver):
     driver_id = driver.id
     try:
         driver, code, expires_at = service.create_pairing_code(
-            carrier_id=_carrier_id(), driver_id=driver_id, actor=_actor()
+            carrier_id=current_carrier_id(), driver_id=driver_id, actor=current_actor()
         )
     except ValidationFailed:
         db.session.rollback()
-        driver = service.get_driver(carrier_id=_carrier_id(), driver_id=driver_id)
+        driver = service.get_driver(carrier_id=current_carrier_id(), driver_id=driver_id)
         return make_response(render_template("drivers/pair.html", driver=driver), 409)
     naam = driver.naam
     server = api_base_url()
@@ -515,7 +496,7 @@ def _marker(driver: Driver, now: datetime) -> dict:
         "lat": driver.last_lat,
         "lng": driver.last_lng,
         "recorded_at": iso(driver.last_recorded_at),
-        "tijd": _when(driver.last_recorded_at),
+        "tijd": format_when(driver.last_recorded_at, kind="recent"),
         "leeftijd": age(driver.last_recorded_at, now),
         "nauwkeurigheid": driver.last_accuracy,
         "oud": now - driver.last_recorded_at > STALE_AFTER,
@@ -536,7 +517,7 @@ def positions():
     """Where the active drivers are: a map of last known positions and the same in a table."""
     now = utcnow()
     drivers, total = service.search_drivers(
-        carrier_id=_carrier_id(), filters=service.DriverFilters(actief=True, limit=MAP_LIMIT)
+        carrier_id=current_carrier_id(), filters=service.DriverFilters(actief=True, limit=MAP_LIMIT)
     )
     located = [d for d in drivers if d.last_recorded_at is not None]
     located.sort(key=lambda d: d.last_recorded_at, reverse=True)
@@ -548,7 +529,7 @@ def positions():
         "markers": [_marker(d, now) for d in located],
         "now": now,
         "age": age,
-        "when": _when,
+        "when": partial(format_when, kind="recent"),
         "metres": _metres,
         "kmh": _kmh,
         "stale_after": STALE_AFTER,
@@ -578,7 +559,7 @@ def _distance_km(points: list[DriverLocation]) -> float:
 @driver_route("/chauffeurs/<uuid:driver_id>/rit")
 def track(driver: Driver):
     """A driver's track of one day (carrier's time zone): a line on the map and a table."""
-    zone = _zone()
+    zone = current_zone()
     today = datetime.now(zone).date()
     form = TrackForm(request.args)
     valid = form.validate()
@@ -588,12 +569,16 @@ def track(driver: Driver):
     start = datetime.combine(day, time(0), tzinfo=zone).astimezone(UTC)
     end = datetime.combine(day + timedelta(days=1), time(0), tzinfo=zone).astimezone(UTC)
     points = locations.track(
-        carrier_id=_carrier_id(), driver_id=driver.id, van=start, tot=end, limit=TRACK_LIMIT + 1
+        carrier_id=current_carrier_id(),
+        driver_id=driver.id,
+        van=start,
+        tot=end,
+        limit=TRACK_LIMIT + 1,
     )
     truncated = len(points) > TRACK_LIMIT
     points = points[:TRACK_LIMIT]
     pages = max(1, math.ceil(len(points) / TRACK_PER_PAGE))
-    page = min(_page(), pages)
+    page = min(page_arg(), pages)
     shown = points[(page - 1) * TRACK_PER_PAGE : page * TRACK_PER_PAGE]
     day_args = {} if day == today else {"datum": day.isoformat()}
     context = {

@@ -12,7 +12,6 @@ import uuid
 
 from flask import Blueprint, abort, request, send_file
 
-from portal.errors import Forbidden, NotFound
 from portal.files import service
 
 bp = Blueprint("files", __name__)
@@ -27,14 +26,7 @@ def download(carrier_id: uuid.UUID, file_id: uuid.UUID):
     if not (exp.isascii() and exp.isdigit() and len(exp) <= 12) or not sig:
         abort(403)
     expires = int(exp)
-    try:
-        file, stream = service.open_signed(
-            carrier_id=carrier_id, file_id=file_id, exp=expires, sig=sig
-        )
-    except Forbidden:
-        abort(403)
-    except NotFound:
-        abort(404)
+    file, stream = service.open_signed(carrier_id=carrier_id, file_id=file_id, exp=expires, sig=sig)
     response = send_file(
         stream,
         mimetype=file.content_type,

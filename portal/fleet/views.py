@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime, timedelta
+from functools import partial
 from urllib.parse import urlsplit
 
 import orjson
@@ -25,12 +26,9 @@ from flask import (
 from flask_babel import format_datetime
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_login import current_user
-from werkzeug.routing import BuildError
 
 from portal.accounts.permissions import object_route, role_required
 from portal.accounts.service import carrier_zone, current_carrier_of
-from portal.audit.service import Actor
 from portal.drivers import service as drivers
 from portal.errors import ValidationFailed
 from portal.extensions import db
@@ -49,6 +47,7 @@ from portal.fleet.forms import (
 from portal.fleet.models import Vehicle, VehicleSession
 from portal.types import utcnow
 from portal.web import is_fragment
+from portal.web.kit import current_actor, current_carrier_id, format_when, page_arg
 
 bp = Blueprint("fleet", __name__)
 
@@ -77,29 +76,8 @@ ACTION_LABELS = {
 # --- helpers --------------------------------------------------------------------------
 
 
-def _carrier_id() -> uuid.UUID:
-    return current_user.transporteur_id
-
-
-def _actor() -> Actor:
-    return Actor("user", current_user.id, current_user.naam)
-
-
-def _url(endpoint: str, fallback: str, **values) -> str:
-    """url_for, or a literal path while the blueprint that owns endpoint is not there."""
-    try:
-        return url_for(endpoint, **values)
-    except BuildError:
-        return fallback
-
-
 def driver_page_url(driver_id: uuid.UUID) -> str:
-    return _url("drivers.show", f"/chauffeurs/{driver_id}", driver_id=driver_id)
-
-
-def _page() -> int:
-    page = request.args.get("pagina", default=1, type=int) or 1
-    return min(max(page, 1), 100_000)
+    return url_for("drivers.show", driver_id=driver_id)
 
 
 def _safe_back(target: str | None, fallback: str) -> str:
@@ -109,10 +87,6 @@ def _safe_back(target: str | None, fallback: str) -> str:
         if not parts.scheme and not parts.netloc and parts.path.startswith("/voertuigen"):
             return target
     return fallback
-
-
-def _when(moment: datetime | None) -> str:
-    return format_datetime(moment, "EEE d MMM HH:mm") if moment else "—"
 
 
 def _duration(start: datetime | None, end: datetime | None) -> str:
@@ -147,7 +121,7 @@ def _helpers() -> dict:
         "eenheid_labels": EENHEID_LABELS,
         "status_labels": SESSION_STATUS_LABELS,
         "end_reasons": END_REASONS,
-        "when": _when,
+        "when": partial(format_when, empty="—"),
         "duration": _duration,
         "capacity": _capacity,
         "session_status": _session_status,
@@ -160,7 +134,7 @@ def vehicle_route(rule: str, methods: tuple[str, ...] = ("GET",)):
     """A planner's route of one vehicle (another carrier's id: 404 whatever the method)."""
 
     def load(vehicle_id: uuid.UUID):
-        return service.get_vehicle(carrier_id=_carrier_id(), vehicle_id=vehicle_id)
+        return service.get_vehicle(carrier_id=current_carrier_id(), vehicle_id=vehicle_id)
 
     return object_route(bp, rule, load, methods=methods)
 
@@ -188,12 +162,12 @@ def _changed(vehicle_id: uuid.UUID):
 def index():
     """The carrier's vehicles by licence plate: search, status and kind, paged, with who
     drives each one right now."""
-    carrier_id = _carrier_id()
+    carrier_id = current_carrier_id()
     form = VehicleFilterForm(request.args)
     form.validate()
     status, soort = form.clean("status"), form.clean("soort")
     search = (form.clean("q") or "").strip()
-    page = _page()
+    page = page_arg()
     result = service.find_vehicles(
         carrier_id=carrier_id,
         filters=service.VehicleFilters(
@@ -265,7 +239,8 @@ def _apply_errors(form: VehicleForm, error: ValidationFailed) -> list[str]:
         if name == "kenteken" and item.get("message") == service.DUPLICATE:
             plate = form.kenteken.data
             existing = service.find_vehicles(
-                carrier_id=_carrier_id(), filters=service.VehicleFilters(kenteken=plate, limit=1)
+                carrier_id=current_carrier_id(),
+                filters=service.VehicleFilters(kenteken=plate, limit=1),
             ).vehicles
             painted = existing[0].kenteken if existing else plate
             inactive = bool(existing) and not existing[0].actief
@@ -298,7 +273,7 @@ def new():
         return _render_form(form, None, 422)
     try:
         vehicle = service.create_vehicle(
-            carrier_id=_carrier_id(), actor=_actor(), **form.vehicle_data()
+            carrier_id=current_carrier_id(), actor=current_actor(), **form.vehicle_data()
         )
     except ValidationFailed as error:
         db.session.rollback()
@@ -333,22 +308,22 @@ def edit(vehicle: Vehicle):
         expected = None
     try:
         saved = service.update_vehicle(
-            carrier_id=_carrier_id(),
+            carrier_id=current_carrier_id(),
             vehicle_id=vehicle.id,
             data=form.vehicle_data(),
-            actor=_actor(),
+            actor=current_actor(),
             expected_version=expected,
         )
     except service.PreconditionFailed:
         db.session.rollback()
-        current = service.get_vehicle(carrier_id=_carrier_id(), vehicle_id=vehicle.id)
+        current = service.get_vehicle(carrier_id=current_carrier_id(), vehicle_id=vehicle.id)
         form.versie.data = str(current.versie)
         form.versie.raw_data = [str(current.versie)]
         return _render_form(form, current, 412, conflict=True)
     except ValidationFailed as error:
         db.session.rollback()
         general = _apply_errors(form, error)
-        current = service.get_vehicle(carrier_id=_carrier_id(), vehicle_id=vehicle.id)
+        current = service.get_vehicle(carrier_id=current_carrier_id(), vehicle_id=vehicle.id)
         return _render_form(form, current, 422, errors=general)
     vehicle_id, plate = saved.id, saved.kenteken
     db.session.commit()
@@ -361,7 +336,7 @@ def edit(vehicle: Vehicle):
 def _audit_rows(vehicle: Vehicle) -> list[dict]:
     """The vehicle's changes as people read them, newest first."""
     rows = []
-    for entry in reversed(service.history(carrier_id=_carrier_id(), vehicle_id=vehicle.id)):
+    for entry in reversed(service.history(carrier_id=current_carrier_id(), vehicle_id=vehicle.id)):
         changes = []
         for name, pair in orjson.loads(entry.changes or "{}").items():
             old, new = [*pair, None, None][:2] if isinstance(pair, list) else (None, pair)
@@ -402,8 +377,8 @@ def _value(name: str, value) -> str:
 @vehicle_route("/voertuigen/<uuid:vehicle_id>")
 def show(vehicle: Vehicle):
     """A vehicle: its details, who drives it now, its sessions (paged) and its changes."""
-    carrier_id = _carrier_id()
-    page = _page()
+    carrier_id = current_carrier_id()
+    page = page_arg()
     current = sessions.active_by_vehicle(carrier_id=carrier_id, vehicle_ids={vehicle.id}).get(
         vehicle.id
     )
@@ -447,11 +422,11 @@ def show(vehicle: Vehicle):
 
 
 def _confirm(vehicle: Vehicle, kind: str, status: int = 200):
-    current = sessions.active_by_vehicle(carrier_id=_carrier_id(), vehicle_ids={vehicle.id}).get(
-        vehicle.id
-    )
+    current = sessions.active_by_vehicle(
+        carrier_id=current_carrier_id(), vehicle_ids={vehicle.id}
+    ).get(vehicle.id)
     driver = (
-        drivers.names_by_id(carrier_id=_carrier_id(), driver_ids={current.chauffeur_id}).get(
+        drivers.names_by_id(carrier_id=current_carrier_id(), driver_ids={current.chauffeur_id}).get(
             current.chauffeur_id
         )
         if current
@@ -482,7 +457,10 @@ def deactivate(vehicle: Vehicle):
     vehicle_id, plate = vehicle.id, vehicle.kenteken
     try:
         service.set_active(
-            carrier_id=_carrier_id(), vehicle_id=vehicle_id, actief=False, actor=_actor()
+            carrier_id=current_carrier_id(),
+            vehicle_id=vehicle_id,
+            actief=False,
+            actor=current_actor(),
         )
     except service.PreconditionFailed:
         return _changed(vehicle_id)
@@ -503,7 +481,10 @@ def activate(vehicle: Vehicle):
     vehicle_id, plate = vehicle.id, vehicle.kenteken
     try:
         service.set_active(
-            carrier_id=_carrier_id(), vehicle_id=vehicle_id, actief=True, actor=_actor()
+            carrier_id=current_carrier_id(),
+            vehicle_id=vehicle_id,
+            actief=True,
+            actor=current_actor(),
         )
     except service.PreconditionFailed:
         return _changed(vehicle_id)
@@ -518,7 +499,9 @@ def rotate_qr(vehicle: Vehicle):
         return _confirm(vehicle, "rotate")
     vehicle_id, plate = vehicle.id, vehicle.kenteken
     try:
-        rotated = service.rotate_qr(carrier_id=_carrier_id(), vehicle_id=vehicle_id, actor=_actor())
+        rotated = service.rotate_qr(
+            carrier_id=current_carrier_id(), vehicle_id=vehicle_id, actor=current_actor()
+        )
     except service.PreconditionFailed:
         return _changed(vehicle_id)
     versie = rotated.qr_versie
@@ -549,7 +532,7 @@ def sticker(vehicle: Vehicle):
         "fleet/stickers.html",
         labels=[_label(vehicle)],
         single=vehicle,
-        carrier=current_carrier_of(_carrier_id()),
+        carrier=current_carrier_of(current_carrier_id()),
         back=url_for("fleet.show", vehicle_id=vehicle.id),
         truncated=False,
         **_helpers(),
@@ -565,7 +548,7 @@ def stickers():
     status, soort = form.clean("status"), form.clean("soort")
     search = (form.clean("q") or "").strip()
     result = service.find_vehicles(
-        carrier_id=_carrier_id(),
+        carrier_id=current_carrier_id(),
         filters=service.VehicleFilters(
             search=search or None,
             actief={"actief": True, "inactief": False}.get(status),
@@ -578,7 +561,7 @@ def stickers():
         "fleet/stickers.html",
         labels=[_label(v) for v in result.vehicles],
         single=None,
-        carrier=current_carrier_of(_carrier_id()),
+        carrier=current_carrier_of(current_carrier_id()),
         back=url_for("fleet.index", **{k: v for k, v in args.items() if v != "actief"}),
         truncated=result.total > len(result.vehicles),
         total=result.total,
@@ -593,7 +576,7 @@ def session_route(rule: str, methods: tuple[str, ...] = ("GET",)):
     """A planner's route of one vehicle session (another carrier's id: 404 first)."""
 
     def load(session_id: uuid.UUID):
-        return sessions.get_session(carrier_id=_carrier_id(), session_id=session_id)
+        return sessions.get_session(carrier_id=current_carrier_id(), session_id=session_id)
 
     return object_route(bp, rule, load, methods=methods)
 
@@ -610,7 +593,7 @@ def _parse_uuid(value: str | None) -> uuid.UUID | None:
 def sessions_page():
     """Who drives what right now, and the history of sessions, for all or for one driver or
     vehicle (?chauffeur=<driver id>, ?voertuig=<vehicle id>), newest first and paged."""
-    carrier_id = _carrier_id()
+    carrier_id = current_carrier_id()
     all_drivers = drivers.list_drivers(carrier_id=carrier_id, active_only=False)
     vehicles = service.list_vehicles(carrier_id=carrier_id)
     form = SessionFilterForm(request.args)
@@ -621,7 +604,7 @@ def sessions_page():
         form.clean("status"),
     )
     chauffeur_id, vehicle_id = _parse_uuid(chauffeur), _parse_uuid(voertuig)
-    page = _page()
+    page = page_arg()
 
     current = [
         (s, plate)
@@ -671,15 +654,15 @@ def end_session(session: VehicleSession):
     fallback = url_for("fleet.sessions_page")
     back = _safe_back(request.values.get("terug"), fallback)
     plate = (
-        service.plates_by_id(carrier_id=_carrier_id(), vehicle_ids={session.vehicle_id}).get(
+        service.plates_by_id(carrier_id=current_carrier_id(), vehicle_ids={session.vehicle_id}).get(
             session.vehicle_id
         )
         if session.vehicle_id
         else None
     )
-    name = drivers.names_by_id(carrier_id=_carrier_id(), driver_ids={session.chauffeur_id}).get(
-        session.chauffeur_id, "?"
-    )
+    name = drivers.names_by_id(
+        carrier_id=current_carrier_id(), driver_ids={session.chauffeur_id}
+    ).get(session.chauffeur_id, "?")
     if request.method == "GET":
         if session.status == "ended":
             flash(_("Deze sessie is al beëindigd."))
@@ -693,10 +676,12 @@ def end_session(session: VehicleSession):
             form=ConfirmForm(),
             action=url_for("fleet.end_session", session_id=session.id),
             back=back,
-            when=_when,
+            when=partial(format_when, empty="—"),
         )
     try:
-        sessions.end_session(carrier_id=_carrier_id(), session_id=session.id, actor=_actor())
+        sessions.end_session(
+            carrier_id=current_carrier_id(), session_id=session.id, actor=current_actor()
+        )
     except sessions.SessionConflict:
         db.session.rollback()
         flash(_("Deze sessie is al beëindigd."))
@@ -713,7 +698,7 @@ def since(moment: datetime | None) -> str:
     """When a session started: the time today, else the day and time."""
     if moment is None:
         return "—"
-    zone = carrier_zone(_carrier_id())
+    zone = carrier_zone(current_carrier_id())
     if moment.astimezone(zone).date() == datetime.now(zone).date():
         return format_datetime(moment, "HH:mm")
     if utcnow() - moment < timedelta(days=6):

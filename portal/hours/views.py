@@ -26,11 +26,9 @@ from flask import (
 )
 from flask_babel import format_datetime
 from flask_babel import gettext as _
-from flask_login import current_user
 
 from portal.accounts import service as accounts
 from portal.accounts.permissions import object_route, role_required
-from portal.audit.service import Actor
 from portal.drivers import service as drivers
 from portal.errors import NotFound
 from portal.extensions import csrf, db
@@ -41,6 +39,7 @@ from portal.hours.schemas import duration_minutes
 from portal.hours.service import HoursConflict, HoursInvalid
 from portal.hours.totals import IsoWeek
 from portal.types import utcnow
+from portal.web.kit import current_actor, current_carrier_id, current_zone
 
 bp = Blueprint("hours", __name__)
 
@@ -50,18 +49,6 @@ MIMETYPES = {
     "csv": "text/csv",  # Response adds "; charset=utf-8" to a text/* type
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 }
-
-
-def _carrier_id() -> uuid.UUID:
-    return current_user.transporteur_id
-
-
-def _actor() -> Actor:
-    return Actor("user", current_user.id, current_user.naam)
-
-
-def _zone():
-    return accounts.carrier_zone(_carrier_id())
 
 
 @bp.context_processor
@@ -145,7 +132,7 @@ def _period(form: PeriodForm, valid: bool):
         week = IsoWeek.of(van)
         exact = van == week.monday and tot == week.sunday
         return van, tot, week if exact else None
-    week = IsoWeek.of(datetime.now(_zone()).date())
+    week = IsoWeek.of(datetime.now(current_zone()).date())
     return week.monday, week.sunday, week
 
 
@@ -175,7 +162,7 @@ def _sorted(rows: list, sort: str, descending: bool) -> list:
 @role_required("planner")
 def index():
     """Every driver's hours over a period: totals per kind, working time, approvals."""
-    carrier_id = _carrier_id()
+    carrier_id = current_carrier_id()
     form = PeriodForm(request.args)
     valid = form.validate()
     van, tot, week = _period(form, valid)
@@ -212,7 +199,7 @@ def index():
         "period_args": period_args,
         "sort_args": sort_args,
         "page_args": {**period_args, **sort_args},
-        "today": datetime.now(_zone()).date(),
+        "today": datetime.now(current_zone()).date(),
     }
     return make_response(render_template("hours/index.html", **context), 200 if valid else 422)
 
@@ -222,7 +209,7 @@ def _export(fmt: str) -> Response:
     if not form.validate():
         return redirect(url_for("hours.index", **request.args), code=303)
     van, tot, _week = _period(form, True)
-    found = weeks.overview(carrier_id=_carrier_id(), van=van, tot=tot)
+    found = weeks.overview(carrier_id=current_carrier_id(), van=van, tot=tot)
     body = export.to_csv(found) if fmt == "csv" else export.to_xlsx(found)
     response = Response(body, mimetype=MIMETYPES[fmt])
     name = f"uren-{van.isoformat()}-{tot.isoformat()}.{fmt}"
@@ -250,7 +237,7 @@ def week_route(rule: str, methods: tuple[str, ...] = ("GET",)):
     unknown or another carrier's), then a POST's CSRF token is checked."""
 
     def load(user_token: str, week: str):
-        driver = drivers.find_by_token(carrier_id=_carrier_id(), user_token=user_token)
+        driver = drivers.find_by_token(carrier_id=current_carrier_id(), user_token=user_token)
         if driver is None:
             abort(404)
         try:
@@ -266,9 +253,9 @@ def _week_url(driver, week: IsoWeek) -> str:
 
 
 def _week_context(driver, week: IsoWeek) -> dict:
-    carrier_id = _carrier_id()
+    carrier_id = current_carrier_id()
     now = utcnow()
-    zone = _zone()
+    zone = current_zone()
     detail = weeks.week_detail(carrier_id=carrier_id, chauffeur_id=driver.id, week=week, now=now)
     labels = {soort: str(label) for soort, label in SOORT_LABELS.items()}
     chart = timeline.build(
@@ -321,7 +308,10 @@ def approve(driver, week: IsoWeek):
     naam, user_token = driver.naam, driver.user_token
     try:
         weeks.approve_week(
-            carrier_id=_carrier_id(), chauffeur_id=driver.id, week=week, actor=_actor()
+            carrier_id=current_carrier_id(),
+            chauffeur_id=driver.id,
+            week=week,
+            actor=current_actor(),
         )
     except (HoursConflict, NotFound) as error:
         db.session.rollback()
@@ -342,11 +332,11 @@ def reopen(driver, week: IsoWeek):
         naam, user_token = driver.naam, driver.user_token
         try:
             weeks.reopen_week(
-                carrier_id=_carrier_id(),
+                carrier_id=current_carrier_id(),
                 chauffeur_id=driver.id,
                 week=week,
                 reden=form.reden.data,
-                actor=_actor(),
+                actor=current_actor(),
             )
         except HoursInvalid as error:
             db.session.rollback()
@@ -372,14 +362,11 @@ def reopen(driver, week: IsoWeek):
 @csrf.exempt  # checked below, after the activity has loaded
 def edit_activity(activiteit_id: uuid.UUID):
     """A planner corrects an activity; the same rules hold as in the driver app."""
-    carrier_id = _carrier_id()
-    try:
-        activity = service.get_activity(carrier_id=carrier_id, activity_id=activiteit_id)
-    except NotFound:
-        abort(404)
+    carrier_id = current_carrier_id()
+    activity = service.get_activity(carrier_id=carrier_id, activity_id=activiteit_id)
     if request.method == "POST":
         csrf.protect()
-    zone = _zone()
+    zone = current_zone()
     now = utcnow()
     day = service.get_work_day(carrier_id=carrier_id, work_day_id=activity.werkdag_id)
     driver = drivers.get_driver(carrier_id=carrier_id, driver_id=activity.chauffeur_id)
@@ -422,7 +409,7 @@ def edit_activity(activiteit_id: uuid.UUID):
             }
             try:
                 activities.update_activity(
-                    carrier_id=carrier_id, activity_id=activity.id, data=data, actor=_actor()
+                    carrier_id=carrier_id, activity_id=activity.id, data=data, actor=current_actor()
                 )
             except HoursInvalid as error:
                 db.session.rollback()

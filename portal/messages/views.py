@@ -10,16 +10,13 @@ from flask import (
     make_response,
     redirect,
     render_template,
-    request,
     url_for,
 )
 from flask_babel import gettext as _
 from flask_babel import ngettext
 from flask_login import current_user
-from werkzeug.routing import BuildError
 
 from portal.accounts.permissions import role_required
-from portal.audit.service import Actor
 from portal.drivers import service as drivers_service
 from portal.errors import ValidationFailed
 from portal.extensions import db
@@ -28,6 +25,7 @@ from portal.messages.forms import STATUS_LABELS, ComposeForm
 from portal.messages.models import TEXT_MAX, TITLE_MAX
 from portal.types import utcnow
 from portal.web import is_fragment
+from portal.web.kit import current_actor, current_carrier_id, page_arg
 
 bp = Blueprint("messages", __name__)
 
@@ -35,25 +33,10 @@ PER_PAGE = 20
 REFRESH_SECONDS = 10
 
 
-def _page() -> int:
-    page = request.args.get("pagina", default=1, type=int)
-    return min(max(page, 1), 10_000)
-
-
 def _compose_form() -> ComposeForm:
     form = ComposeForm()
-    form.set_drivers(drivers_service.list_drivers(carrier_id=current_user.transporteur_id))
+    form.set_drivers(drivers_service.list_drivers(carrier_id=current_carrier_id()))
     return form
-
-
-def _drivers_url() -> str:
-    # The drivers section may still be a placeholder page; link to whichever exists.
-    for endpoint in ("drivers.index", "shell.drivers"):
-        try:
-            return url_for(endpoint)
-        except BuildError:
-            continue
-    return "/chauffeurs"
 
 
 def _compose_context(form: ComposeForm, notice: str | None = None) -> dict:
@@ -61,18 +44,18 @@ def _compose_context(form: ComposeForm, notice: str | None = None) -> dict:
         "form": form,
         "notice": notice,
         "with_push_ids": {
-            str(i) for i in service.drivers_with_push(carrier_id=current_user.transporteur_id)
+            str(i) for i in service.drivers_with_push(carrier_id=current_carrier_id())
         },
         "title_max": TITLE_MAX,
         "text_max": TEXT_MAX,
-        "drivers_url": _drivers_url(),
+        "drivers_url": url_for("drivers.index"),
     }
 
 
 def _history_context() -> dict:
-    page = _page()
+    page = page_arg()
     history = service.history(
-        carrier_id=current_user.transporteur_id, limit=PER_PAGE, offset=(page - 1) * PER_PAGE
+        carrier_id=current_carrier_id(), limit=PER_PAGE, offset=(page - 1) * PER_PAGE
     )
     return {
         "history": history,
@@ -112,11 +95,11 @@ def send():
         return _page_response(form, 422)
     try:
         rows = service.send_message(
-            carrier_id=current_user.transporteur_id,
+            carrier_id=current_carrier_id(),
             chauffeur_ids=form.chauffeur_ids,
             titel=form.titel.data,
             tekst=form.tekst.data,
-            actor=Actor("user", current_user.id, current_user.naam or current_user.email),
+            actor=current_actor(),
             user_id=current_user.id,
         )
     except ValidationFailed as error:
@@ -136,7 +119,7 @@ def send():
         flash(text, "info")
         return redirect(url_for("messages.index"), code=303)
     fresh = ComposeForm(formdata=None)
-    fresh.set_drivers(drivers_service.list_drivers(carrier_id=current_user.transporteur_id))
+    fresh.set_drivers(drivers_service.list_drivers(carrier_id=current_carrier_id()))
     body, status = _page_response(fresh, 200, notice=text)
     response = make_response(body, status)
     response.headers["HX-Trigger"] = "messagesChanged"

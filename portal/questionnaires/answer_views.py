@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Blueprint, abort, render_template, request, url_for
+from flask import Blueprint, render_template, request, url_for
 from flask_babel import lazy_gettext as _l
-from flask_login import current_user
 from flask_wtf import FlaskForm
 from wtforms import Field, SelectChoice, SelectField
 from wtforms.validators import ValidationError
@@ -19,10 +18,11 @@ from wtforms.validators import ValidationError
 from portal.accounts.permissions import role_required
 from portal.billing.forms import DayField
 from portal.drivers import service as drivers
-from portal.errors import NotFound
+from portal.labels import activity_label
 from portal.questionnaires import answering, presenting
 from portal.questionnaires import service as questionnaires
-from portal.web import ACTIVITY_LABELS, is_fragment
+from portal.web import is_fragment
+from portal.web.kit import current_carrier_id, page_arg
 
 bp = Blueprint("answers", __name__)
 
@@ -64,14 +64,10 @@ def _optional_days(form: AnswerFilterForm) -> None:
             field.pre_validate = lambda _form: None
 
 
-def _page() -> int:
-    return min(max(request.args.get("pagina", default=1, type=int), 1), 10_000)
-
-
 @bp.get("/antwoorden")
 @role_required(*READERS)
 def index():
-    carrier_id = current_user.transporteur_id
+    carrier_id = current_carrier_id()
     form = AnswerFilterForm(request.args)
     all_drivers = drivers.list_drivers(carrier_id=carrier_id, active_only=False)
     by_token = {d.user_token: d for d in all_drivers}
@@ -81,13 +77,12 @@ def index():
     ]
     types = sorted(set(questionnaires.activity_types(carrier_id=carrier_id)), key=lambda t: str(t))
     form.activity_type.choices = [SelectChoice("", _l("Alle activiteiten"))] + [
-        SelectChoice(t, str(ACTIVITY_LABELS.get(t, t.replace("_", " ").capitalize())))
-        for t in types
+        SelectChoice(t, activity_label(t)) for t in types
     ]
     _optional_days(form)
     valid = form.validate()
     task_id = _uuid(request.args.get("taak"))
-    page = _page()
+    page = page_arg()
     sessions, total = [], 0
     if valid:
         driver = by_token.get(form.chauffeur.data) if form.chauffeur.data else None
@@ -127,11 +122,8 @@ def index():
 @bp.get("/antwoorden/<uuid:answer_session_id>")
 @role_required(*READERS)
 def show(answer_session_id: uuid.UUID):
-    carrier_id = current_user.transporteur_id
-    try:
-        pair = answering.session_with_answers(carrier_id=carrier_id, session_id=answer_session_id)
-    except NotFound:
-        abort(404)
+    carrier_id = current_carrier_id()
+    pair = answering.session_with_answers(carrier_id=carrier_id, session_id=answer_session_id)
     view = presenting.present(carrier_id=carrier_id, sessions=[pair])[0]
     names = drivers.names_by_id(carrier_id=carrier_id, driver_ids={view.chauffeur_id})
     back = request.referrer if _same_site(request.referrer) else url_for("answers.index")

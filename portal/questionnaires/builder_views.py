@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import orjson
 from flask import (
@@ -28,16 +28,15 @@ from flask import (
     request,
     url_for,
 )
-from flask_babel import format_datetime
 from flask_babel import gettext as _
 from flask_login import current_user
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from portal.accounts import service as accounts
 from portal.accounts.permissions import object_route, role_required
-from portal.audit.service import Actor
 from portal.errors import Conflict, NotFound, ValidationFailed
 from portal.extensions import csrf, db
+from portal.labels import ACTIVITY_LABELS, activity_label
 from portal.problems import say as say_problem
 from portal.questionnaires import diff as differ
 from portal.questionnaires import editing, engine, service
@@ -49,7 +48,6 @@ from portal.questionnaires.wording import (
     OPERATOR_LABELS,
     TYPE_GROUPS,
     TYPE_LABELS,
-    activity_label,
     answer_problem_text,
     field_label,
     format_number,
@@ -58,7 +56,8 @@ from portal.questionnaires.wording import (
     show_value,
 )
 from portal.tasks import service as tasks_service
-from portal.web import ACTIVITY_LABELS, is_fragment
+from portal.web import is_fragment
+from portal.web.kit import current_actor, current_carrier_id, format_when
 
 bp = Blueprint("questionnaires", __name__, url_prefix="/vragenlijsten")
 
@@ -71,14 +70,6 @@ _ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
 
 # --- helpers ------------------------------------------------------------------------------
-
-
-def _carrier_id() -> uuid.UUID:
-    return current_user.transporteur_id
-
-
-def _actor() -> Actor:
-    return Actor("user", current_user.id, current_user.naam)
 
 
 def _is_author() -> bool:
@@ -110,7 +101,7 @@ def questionnaire_route(rule: str, methods: tuple[str, ...] = ("GET",), *, edit:
 
     def load(questionnaire_id: str, **values):
         if not _ID_RE.fullmatch(questionnaire_id) or not service.questionnaire_exists(
-            carrier_id=_carrier_id(), questionnaire_id=questionnaire_id
+            carrier_id=current_carrier_id(), questionnaire_id=questionnaire_id
         ):
             abort(404)
         return {"questionnaire_id": questionnaire_id, **values}
@@ -119,12 +110,8 @@ def questionnaire_route(rule: str, methods: tuple[str, ...] = ("GET",), *, edit:
     return object_route(bp, rule, load, methods=methods, roles=roles)
 
 
-def _when(moment) -> str:
-    return format_datetime(moment, "d MMM y HH:mm") if moment else ""
-
-
 def _names(*user_ids) -> dict:
-    return accounts.user_names(carrier_id=_carrier_id(), user_ids=set(user_ids))
+    return accounts.user_names(carrier_id=current_carrier_id(), user_ids=set(user_ids))
 
 
 def _labels() -> dict:
@@ -138,17 +125,17 @@ def _labels() -> dict:
         "format_number": format_number,
         "input_text": input_text,
         "activity_label": activity_label,
-        "when": _when,
+        "when": partial(format_when, kind="date_time"),
         "is_author": _is_author(),
     }
 
 
 def _draft_or_none(questionnaire_id: str):
-    return service.get_draft(carrier_id=_carrier_id(), questionnaire_id=questionnaire_id)
+    return service.get_draft(carrier_id=current_carrier_id(), questionnaire_id=questionnaire_id)
 
 
 def _activity_suggestions() -> list[tuple[str, str]]:
-    known = service.known_activity_types(carrier_id=_carrier_id())
+    known = service.known_activity_types(carrier_id=current_carrier_id())
     names = dict.fromkeys([*ACTIVITY_LABELS, *known])
     return [(name, activity_label(name)) for name in names]
 
@@ -165,7 +152,7 @@ def _revision_doc(revision) -> dict:
 @role_required(*READ_ROLES)
 def index():
     """The carrier's questionnaires by activity type, with their active revision and draft."""
-    items = service.overview(carrier_id=_carrier_id())
+    items = service.overview(carrier_id=current_carrier_id())
     names = _names(*(item.draft.gewijzigd_door for item in items if item.draft))
     return render_template("questionnaires/index.html", items=items, names=names, **_labels())
 
@@ -191,7 +178,10 @@ def new():
         else:
             try:
                 service.create_draft(
-                    carrier_id=_carrier_id(), doc=doc, user_id=current_user.id, actor=_actor()
+                    carrier_id=current_carrier_id(),
+                    doc=doc,
+                    user_id=current_user.id,
+                    actor=current_actor(),
                 )
             except Conflict:
                 db.session.rollback()
@@ -306,7 +296,7 @@ def import_new():
         )
     try:
         service.create_draft(
-            carrier_id=_carrier_id(), doc=doc, user_id=current_user.id, actor=_actor()
+            carrier_id=current_carrier_id(), doc=doc, user_id=current_user.id, actor=current_actor()
         )
     except Conflict:
         db.session.rollback()
@@ -340,11 +330,11 @@ def import_draft(questionnaire_id: str):
             new=questionnaire_id,
         )
     service.replace_draft(
-        carrier_id=_carrier_id(),
+        carrier_id=current_carrier_id(),
         questionnaire_id=questionnaire_id,
         doc=doc,
         user_id=current_user.id,
-        actor=_actor(),
+        actor=current_actor(),
         action="imported",
     )
     db.session.commit()
@@ -460,7 +450,7 @@ def _state(questionnaire_id: str, draft) -> EditorState:
     if draft.basis_revisie_id:
         try:
             basis = service.get_revision(
-                carrier_id=_carrier_id(), revision_id=draft.basis_revisie_id
+                carrier_id=current_carrier_id(), revision_id=draft.basis_revisie_id
             )
             state.basis = basis.revisie
         except NotFound:
@@ -547,7 +537,7 @@ def draft(questionnaire_id: str):
     current = _draft_or_none(questionnaire_id)
     if current is None:
         latest = service.latest_revision(
-            carrier_id=_carrier_id(), questionnaire_id=questionnaire_id
+            carrier_id=current_carrier_id(), questionnaire_id=questionnaire_id
         )
         return render_template(
             "questionnaires/no_draft.html",
@@ -563,7 +553,7 @@ def draft(questionnaire_id: str):
 def start(questionnaire_id: str):
     """Start a draft from the active (else newest) revision."""
     service.start_draft(
-        carrier_id=_carrier_id(), questionnaire_id=questionnaire_id, user_id=current_user.id
+        carrier_id=current_carrier_id(), questionnaire_id=questionnaire_id, user_id=current_user.id
     )
     db.session.commit()
     return redirect(url_for(".draft", questionnaire_id=questionnaire_id), code=303)
@@ -597,7 +587,7 @@ def _stale(questionnaire_id: str, error: service.StaleDraft | None = None):
     if error is not None and error.extra.get("gewijzigd_door"):
         user_id = error.extra["gewijzigd_door"]
         who = _names(user_id).get(user_id)
-        moment = _when(error.extra.get("updated_at"))
+        moment = format_when(error.extra.get("updated_at"), kind="date_time")
     if who:
         text = _(
             "Dit concept is intussen gewijzigd door %(who)s (%(when)s), bijvoorbeeld in een ander "
@@ -643,7 +633,7 @@ def _edit(
         return _edit_error(questionnaire_id, error)
     try:
         saved = service.save_draft(
-            carrier_id=_carrier_id(),
+            carrier_id=current_carrier_id(),
             questionnaire_id=questionnaire_id,
             doc=doc,
             expected_versie=versie,
@@ -996,7 +986,7 @@ def discard(questionnaire_id: str):
     if current is None:
         abort(404)
     revisions = service.revision_numbers(
-        carrier_id=_carrier_id(), questionnaire_id=questionnaire_id
+        carrier_id=current_carrier_id(), questionnaire_id=questionnaire_id
     )
     if request.method == "GET":
         return render_template(
@@ -1009,7 +999,7 @@ def discard(questionnaire_id: str):
             **_labels(),
         )
     service.discard_draft(
-        carrier_id=_carrier_id(), questionnaire_id=questionnaire_id, actor=_actor()
+        carrier_id=current_carrier_id(), questionnaire_id=questionnaire_id, actor=current_actor()
     )
     db.session.commit()
     flash(_("Het concept van “%(id)s” is verwijderd.", id=questionnaire_id))
@@ -1026,20 +1016,26 @@ def _publish_page(questionnaire_id: str, current, *, error: str | None = None, s
     canonical, problems = engine.check_definition({**doc, "questionnaire_id": questionnaire_id})
     activity_type = doc.get("activity_type") if isinstance(doc.get("activity_type"), str) else ""
     replaced = service.revisions_replaced(
-        carrier_id=_carrier_id(), questionnaire_id=questionnaire_id, activity_type=activity_type
+        carrier_id=current_carrier_id(),
+        questionnaire_id=questionnaire_id,
+        activity_type=activity_type,
     )
     impact = [
         (
             revision,
-            tasks_service.count_open_pinned(carrier_id=_carrier_id(), revision_id=revision.id),
+            tasks_service.count_open_pinned(
+                carrier_id=current_carrier_id(), revision_id=revision.id
+            ),
         )
         for revision in replaced
     ]
-    numbers = service.revision_numbers(carrier_id=_carrier_id(), questionnaire_id=questionnaire_id)
+    numbers = service.revision_numbers(
+        carrier_id=current_carrier_id(), questionnaire_id=questionnaire_id
+    )
     own = next((r for r in replaced if r.questionnaire_id == questionnaire_id), None)
     if own is None and numbers:
         own = service.revision_by_number(
-            carrier_id=_carrier_id(), questionnaire_id=questionnaire_id, revisie=numbers[0]
+            carrier_id=current_carrier_id(), questionnaire_id=questionnaire_id, revisie=numbers[0]
         )
     base = _revision_doc(own) if own else {}
     changes = differ.compare(base, canonical or doc)
@@ -1075,10 +1071,10 @@ def publish(questionnaire_id: str):
         return _publish_page(questionnaire_id, current)
     try:
         revision = service.publish_draft(
-            carrier_id=_carrier_id(),
+            carrier_id=current_carrier_id(),
             questionnaire_id=questionnaire_id,
             expected_versie=_int(request.form.get("versie")),
-            actor=_actor(),
+            actor=current_actor(),
         )
     except ValidationFailed as error:
         db.session.rollback()
@@ -1117,7 +1113,7 @@ def revisions(questionnaire_id: str):
     """Every revision: number, date, active, question count; compare and restore from here."""
     offset = max(_int(request.args.get("offset", "0")) or 0, 0)
     rows, total = service.list_revisions(
-        carrier_id=_carrier_id(),
+        carrier_id=current_carrier_id(),
         questionnaire_id=questionnaire_id,
         limit=REVISIONS_PAGE,
         offset=offset,
@@ -1127,7 +1123,9 @@ def revisions(questionnaire_id: str):
     title = service.text_field(_revision_doc(rows[0]), "title") if rows else ""
     if current is not None and not title:
         title = service.text_field(service.draft_document(current), "title")
-    numbers = service.revision_numbers(carrier_id=_carrier_id(), questionnaire_id=questionnaire_id)
+    numbers = service.revision_numbers(
+        carrier_id=current_carrier_id(), questionnaire_id=questionnaire_id
+    )
     return render_template(
         "questionnaires/revisions.html",
         questionnaire_id=questionnaire_id,
@@ -1144,12 +1142,9 @@ def revisions(questionnaire_id: str):
 
 
 def _revision(questionnaire_id: str, revisie: int):
-    try:
-        return service.revision_by_number(
-            carrier_id=_carrier_id(), questionnaire_id=questionnaire_id, revisie=revisie
-        )
-    except NotFound:
-        abort(404)
+    return service.revision_by_number(
+        carrier_id=current_carrier_id(), questionnaire_id=questionnaire_id, revisie=revisie
+    )
 
 
 @questionnaire_route("/<questionnaire_id>/revisies/<int:revisie>", edit=False)
@@ -1164,7 +1159,7 @@ def revision(questionnaire_id: str, revisie: int):
         doc=doc,
         items=editing.tree(doc),
         numbers=service.revision_numbers(
-            carrier_id=_carrier_id(), questionnaire_id=questionnaire_id
+            carrier_id=current_carrier_id(), questionnaire_id=questionnaire_id
         ),
         **_labels(),
     )
@@ -1197,11 +1192,11 @@ def restore(questionnaire_id: str, revisie: int):
             **_labels(),
         )
     service.replace_draft(
-        carrier_id=_carrier_id(),
+        carrier_id=current_carrier_id(),
         questionnaire_id=questionnaire_id,
         doc=editing.tidy(_revision_doc(row)),
         user_id=current_user.id,
-        actor=_actor(),
+        actor=current_actor(),
         action="restored",
         basis=row,
     )
@@ -1218,7 +1213,9 @@ def restore(questionnaire_id: str, revisie: int):
 @questionnaire_route("/<questionnaire_id>/vergelijken", edit=False)
 def compare(questionnaire_id: str):
     """Two revisions (or a revision and the draft) side by side, the changes highlighted."""
-    numbers = service.revision_numbers(carrier_id=_carrier_id(), questionnaire_id=questionnaire_id)
+    numbers = service.revision_numbers(
+        carrier_id=current_carrier_id(), questionnaire_id=questionnaire_id
+    )
     current = _draft_or_none(questionnaire_id) if _is_author() else None
     choices = [*(["concept"] if current is not None else []), *map(str, numbers)]
     if len(choices) < 2:

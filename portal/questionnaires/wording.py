@@ -15,7 +15,6 @@ from jinja2 import Undefined
 
 from portal import problems
 from portal.questionnaires import engine
-from portal.web import ACTIVITY_LABELS
 
 TYPE_LABELS = {
     "text": _l("Tekst"),
@@ -106,12 +105,6 @@ EDIT_ERRORS = {
     "action": _l("Onbekende actie."),
     "too_big": _l("Het concept wordt zo groter dan 1 MB en is niet opgeslagen."),
 }
-
-
-def activity_label(value: str) -> str:
-    if value in ACTIVITY_LABELS:
-        return str(ACTIVITY_LABELS[value])
-    return value.replace("_", " ").replace("-", " ").capitalize() if value else ""
 
 
 def field_label(name: str) -> str:

@@ -29,14 +29,12 @@ from flask import (
 from flask_babel import format_date, format_datetime, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_login import current_user
 from flask_wtf import FlaskForm
 from wtforms import DateField, SelectChoice, SelectField, StringField
 from wtforms.validators import Optional, ValidationError
 
 from portal.accounts.permissions import object_route, role_required
-from portal.accounts.service import carrier_zone, current_carrier_of
-from portal.audit.service import Actor
+from portal.accounts.service import current_carrier_of
 from portal.drivers import service as drivers
 from portal.drivers.models import Driver
 from portal.errors import ValidationFailed
@@ -47,6 +45,7 @@ from portal.tacho.segments import ACTIVITEITEN, DAY_MIN, KAART_HANDMATIG, ONBEKE
 from portal.types import period_bound, utcnow
 from portal.validators import in_calendar
 from portal.web import errors_at_fields
+from portal.web.kit import current_actor, current_carrier_id, current_zone, page_arg
 
 bp = Blueprint("driving", __name__)
 
@@ -83,21 +82,9 @@ SORT_LABELS = {"ernst": _l("Ernstigste eerst"), "datum": _l("Nieuwste eerst")}
 # --- helpers --------------------------------------------------------------------------
 
 
-def _carrier_id() -> uuid.UUID:
-    return current_user.transporteur_id
-
-
-def _actor() -> Actor:
-    return Actor("user", current_user.id, current_user.naam)
-
-
-def _zone():
-    return carrier_zone(_carrier_id())
-
-
 def _today() -> date:
     """Today in the carrier's time zone."""
-    return datetime.now(_zone()).date()
+    return datetime.now(current_zone()).date()
 
 
 def _utc_today() -> date:
@@ -117,11 +104,6 @@ def _uuid(value: str | None) -> uuid.UUID | None:
         return uuid.UUID(value) if value else None
     except ValueError:
         return None
-
-
-def _page() -> int:
-    page = request.args.get("pagina", default=1, type=int) or 1
-    return min(max(page, 1), 100_000)
 
 
 def _hhmm(moment: datetime, day: date) -> str:
@@ -240,7 +222,7 @@ def _sort_key(row: BudgetRow):
 @role_required("planner")
 def index():
     """Every active driver's remaining driving time now, least left today first."""
-    carrier_id = _carrier_id()
+    carrier_id = current_carrier_id()
     people = drivers.list_drivers(carrier_id=carrier_id, active_only=True)
     found = driving.budgets(carrier_id=carrier_id, chauffeur_ids=[d.id for d in people])
     rows = sorted(
@@ -337,7 +319,8 @@ class FindingQuery:
 def _finding_query() -> FindingQuery:
     form = FindingFilterForm(request.args)
     form.chauffeur.choices = driver_choices(
-        drivers.list_drivers(carrier_id=_carrier_id(), active_only=False), _l("Alle chauffeurs")
+        drivers.list_drivers(carrier_id=current_carrier_id(), active_only=False),
+        _l("Alle chauffeurs"),
     )
     valid = form.validate()
     today = _today()
@@ -362,9 +345,9 @@ def _finding_query() -> FindingQuery:
 
 
 def _findings_of(query: FindingQuery) -> list:
-    zone = _zone()
+    zone = current_zone()
     found = driving.findings(
-        carrier_id=_carrier_id(),
+        carrier_id=current_carrier_id(),
         van=period_bound(query.van, zone, end=False),
         tot=period_bound(query.tot, zone, end=True),
         chauffeur_id=query.chauffeur_id,
@@ -391,7 +374,7 @@ def findings():
             return redirect(url_for("driving.findings", **args), code=303)
         return _export(query, fmt)
     items = _findings_of(query)
-    page = _page()
+    page = page_arg()
     pages = max(1, -(-len(items) // PAGE_SIZE))
     page = min(page, pages)
     shown = items[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
@@ -423,7 +406,7 @@ def findings():
 
 def _export(query: FindingQuery, fmt: str) -> Response:
     items = _findings_of(query)
-    carrier = current_carrier_of(_carrier_id())
+    carrier = current_carrier_of(current_carrier_id())
     sheet = driving_export.Report(
         vervoerder=carrier.naam,
         van=query.van,
@@ -444,7 +427,7 @@ def driver_route(rule: str, methods: tuple[str, ...] = ("GET",)):
     """A planner's route of one driver (another carrier's id: 404 whatever the method)."""
 
     def load(driver_id: uuid.UUID):
-        return drivers.get_driver(carrier_id=_carrier_id(), driver_id=driver_id)
+        return drivers.get_driver(carrier_id=current_carrier_id(), driver_id=driver_id)
 
     return object_route(bp, rule, load, methods=methods)
 
@@ -453,7 +436,7 @@ def day_route(rule: str):
     """A planner's route of one driver's day: a date that is no date is a 404."""
 
     def load(driver_id: uuid.UUID, datum: str):
-        driver = drivers.get_driver(carrier_id=_carrier_id(), driver_id=driver_id)
+        driver = drivers.get_driver(carrier_id=current_carrier_id(), driver_id=driver_id)
         day = _date(datum)
         if day is None or day.year < 2000 or day > _utc_today():
             abort(404)
@@ -490,7 +473,7 @@ def _window_end() -> date:
 
 
 def _driver_context(driver: Driver, card_form: CardForm | None = None) -> dict:
-    carrier_id = _carrier_id()
+    carrier_id = current_carrier_id()
     last = _window_end()
     first = last - timedelta(days=WINDOW_DAYS - 1)
     budget = driving.budget_of(carrier_id=carrier_id, chauffeur_id=driver.id)
@@ -561,10 +544,10 @@ def card_number(driver: Driver):
     driver_id = driver.id
     try:
         service.assign_card(
-            carrier_id=_carrier_id(),
+            carrier_id=current_carrier_id(),
             driver_id=driver_id,
             kaartnummer=number or None,
-            actor=_actor(),
+            actor=current_actor(),
         )
     except ValidationFailed as error:
         db.session.rollback()
@@ -577,7 +560,7 @@ def card_number(driver: Driver):
         general = errors_at_fields(form, error.errors, messages)
         for text in general:
             form.kaartnummer.errors = [*form.kaartnummer.errors, text]
-        driver = drivers.get_driver(carrier_id=_carrier_id(), driver_id=driver_id)
+        driver = drivers.get_driver(carrier_id=current_carrier_id(), driver_id=driver_id)
         html = render_template("tacho/driving/driver.html", **_driver_context(driver, form))
         return make_response(html, 422)
     db.session.commit()
@@ -632,7 +615,7 @@ def day(driver: Driver, datum: date):
     """One UTC day of a driver: a large bar of the card and the app, the card's list of
     changes, the totals side by side, the differences, distance and vehicles."""
     found = driving.days(
-        carrier_id=_carrier_id(),
+        carrier_id=current_carrier_id(),
         chauffeur_id=driver.id,
         van=datum,
         tot=datum + timedelta(days=1),
@@ -650,7 +633,7 @@ def day(driver: Driver, datum: date):
         "changes": _change_rows(view.kaart, view.datum),
         "ticks": ticks,
         "day_min": DAY_MIN,
-        "zone_name": _zone().key,
+        "zone_name": current_zone().key,
         "previous_url": url_for(
             "driving.day",
             driver_id=driver.id,
@@ -693,7 +676,7 @@ def days_left(item) -> str:
 @role_required("planner")
 def downloads():
     """When each driver card and each vehicle unit must next be downloaded: overdue first."""
-    items = service.deadlines(carrier_id=_carrier_id(), today=_today())
+    items = service.deadlines(carrier_id=current_carrier_id(), today=_today())
     counts = {status: 0 for status in DEADLINE_LABELS}
     for item in items:
         counts[item.status] += 1

@@ -29,12 +29,9 @@ from flask import (
 from flask_babel import format_date, format_datetime, format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_login import current_user
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from portal.accounts.permissions import object_route, role_required
-from portal.accounts.service import carrier_zone
-from portal.audit.service import Actor
 from portal.drivers import service as drivers
 from portal.errors import Conflict, ValidationFailed
 from portal.extensions import csrf, db
@@ -53,6 +50,7 @@ from portal.tacho.forms import (
 from portal.tacho.models import TachoFile
 from portal.types import period_bound
 from portal.web import is_fragment
+from portal.web.kit import current_actor, current_carrier_id, current_zone, page_arg
 
 bp = Blueprint("tacho", __name__)
 
@@ -73,19 +71,6 @@ ACTION_LABELS = {
 
 
 # --- helpers --------------------------------------------------------------------------
-
-
-def _carrier_id() -> uuid.UUID:
-    return current_user.transporteur_id
-
-
-def _actor() -> Actor:
-    return Actor("user", current_user.id, current_user.naam)
-
-
-def _page() -> int:
-    page = request.args.get("pagina", default=1, type=int) or 1
-    return min(max(page, 1), 100_000)
 
 
 def _uuid(value: str) -> uuid.UUID | None:
@@ -163,10 +148,6 @@ def period(row: TachoFile) -> str:
     return first if first == last else f"{first} {EN_DASH} {last}"
 
 
-def _zone():
-    return carrier_zone(_carrier_id())
-
-
 def _helpers() -> dict:
     return {
         "soort_labels": SOORT_LABELS,
@@ -181,7 +162,7 @@ def tacho_route(rule: str, methods: tuple[str, ...] = ("GET",)):
     """A planner's route of one tachograph file (another carrier's id: 404 first)."""
 
     def load(tacho_file_id: uuid.UUID):
-        return service.get_file(carrier_id=_carrier_id(), tacho_file_id=tacho_file_id)
+        return service.get_file(carrier_id=current_carrier_id(), tacho_file_id=tacho_file_id)
 
     return object_route(bp, rule, load, methods=methods)
 
@@ -201,7 +182,7 @@ class Outcome:
 
 
 def _choices(form, *, active_only: bool, empty_driver, empty_vehicle) -> None:
-    carrier_id = _carrier_id()
+    carrier_id = current_carrier_id()
     form.set_choices(
         drivers.list_drivers(carrier_id=carrier_id, active_only=active_only),
         fleet.list_vehicles(carrier_id=carrier_id, active_only=active_only),
@@ -218,7 +199,7 @@ def _upload_form() -> UploadForm:
 
 def _list_context() -> dict:
     """The filtered, paged list and everything its region needs."""
-    carrier_id = _carrier_id()
+    carrier_id = current_carrier_id()
     form = TachoFilterForm(request.args)
     _choices(
         form,
@@ -231,8 +212,8 @@ def _list_context() -> dict:
     soort = form.chosen("soort")
     van = form.van.data if not form.van.errors else None
     tot = form.tot.data if not (form.tot.errors or form.van.errors) else None
-    page = _page()
-    zone = _zone()
+    page = page_arg()
+    zone = current_zone()
     result = service.list_files(
         carrier_id=carrier_id,
         filters=service.TachoFilters(
@@ -324,10 +305,10 @@ def _upload_one(upload, chauffeur_id, vehicle_id) -> Outcome:
     name = upload.filename or _("(zonder naam)")
     try:
         result = service.upload(
-            carrier_id=_carrier_id(),
+            carrier_id=current_carrier_id(),
             stream=upload.stream,
             filename=upload.filename,
-            actor=_actor(),
+            actor=current_actor(),
             chauffeur_id=chauffeur_id,
             vehicle_id=vehicle_id,
         )
@@ -411,7 +392,7 @@ def _upload_form_blank() -> UploadForm:
 
 def _history(row: TachoFile) -> list[dict]:
     """The file's audit trail as people read it, newest first."""
-    entries = service.history(carrier_id=_carrier_id(), tacho_file_id=row.id)
+    entries = service.history(carrier_id=current_carrier_id(), tacho_file_id=row.id)
     driver_ids, vehicle_ids = set(), set()
     parsed = []
     for entry in entries:
@@ -422,8 +403,8 @@ def _history(row: TachoFile) -> list[dict]:
             for item in value if isinstance(value, list) else [value]:
                 if _uuid(item or ""):
                     target.add(uuid.UUID(item))
-    names = drivers.names_by_id(carrier_id=_carrier_id(), driver_ids=driver_ids)
-    plates = fleet.plates_by_id(carrier_id=_carrier_id(), vehicle_ids=vehicle_ids)
+    names = drivers.names_by_id(carrier_id=current_carrier_id(), driver_ids=driver_ids)
+    plates = fleet.plates_by_id(carrier_id=current_carrier_id(), vehicle_ids=vehicle_ids)
 
     def show(name: str, value) -> str:
         key = _uuid(value or "") if isinstance(value, str) else None
@@ -476,7 +457,7 @@ def _render_show(
     shared: service.SignedLink | None = None,
     status: int = 200,
 ):
-    carrier_id = _carrier_id()
+    carrier_id = current_carrier_id()
     if link_form is None:
         link_form = LinkForm(formdata=None)
         link_form.chauffeur.data = str(row.chauffeur_id) if row.chauffeur_id else ""
@@ -546,7 +527,9 @@ def link(row: TachoFile):
     if form.chauffeur.errors or form.voertuig.errors:
         return _render_show(row, link_form=form, status=422)
     try:
-        service.link(carrier_id=_carrier_id(), tacho_file_id=row.id, actor=_actor(), **changes)
+        service.link(
+            carrier_id=current_carrier_id(), tacho_file_id=row.id, actor=current_actor(), **changes
+        )
     except ValidationFailed:
         db.session.rollback()
         form.chauffeur.errors = [_("Kies uit de lijst.")]
@@ -565,11 +548,11 @@ def set_period(row: TachoFile):
         return _render_show(row, period_form=form, status=422)
     try:
         service.set_period(
-            carrier_id=_carrier_id(),
+            carrier_id=current_carrier_id(),
             tacho_file_id=row.id,
             van=form.van.data,
             tot=form.tot.data,
-            actor=_actor(),
+            actor=current_actor(),
         )
     except Conflict:
         db.session.rollback()
@@ -589,18 +572,20 @@ def share(row: TachoFile):
     if not form.validate():
         return _render_show(row, share_form=form, status=422)
     shared = service.share_link(
-        carrier_id=_carrier_id(),
+        carrier_id=current_carrier_id(),
         tacho_file_id=row.id,
         seconds=int(form.geldigheid.data),
-        actor=_actor(),
+        actor=current_actor(),
     )
     db.session.commit()
-    row = service.get_file(carrier_id=_carrier_id(), tacho_file_id=row.id)
+    row = service.get_file(carrier_id=current_carrier_id(), tacho_file_id=row.id)
     return _render_show(row, share_form=form, shared=shared)
 
 
 @tacho_route("/tachograaf/<uuid:tacho_file_id>/download")
 def download(row: TachoFile):
     """The file's bytes: a redirect to a freshly signed link of a minute."""
-    link = service.signed_link(carrier_id=_carrier_id(), tacho_file=row, seconds=DOWNLOAD_SECONDS)
+    link = service.signed_link(
+        carrier_id=current_carrier_id(), tacho_file=row, seconds=DOWNLOAD_SECONDS
+    )
     return redirect(link.url, code=303)

@@ -24,8 +24,8 @@ from pydantic import ValidationError
 
 from portal.drivers import service as drivers
 from portal.fleet import service as fleet
+from portal.labels import ACTIVITY_LABELS
 from portal.tasks.schemas import TaskCreate
-from portal.web import ACTIVITY_LABELS
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_ROWS = 5000

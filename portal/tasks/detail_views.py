@@ -11,26 +11,25 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from flask import Blueprint, abort, render_template, url_for
+from flask import Blueprint, render_template, url_for
 from flask_babel import format_datetime, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_login import current_user
-from werkzeug.routing import BuildError
 
 from portal import problems
 from portal.accounts.permissions import role_required
 from portal.audit.service import ACTOR_LABELS
 from portal.drivers import service as drivers
-from portal.errors import NotFound
 from portal.files import service as files
 from portal.fleet import service as fleet
+from portal.labels import activity_label
 from portal.questionnaires import presenting
 from portal.questionnaires import service as questionnaires
 from portal.tasks import lifecycle, service
 from portal.tasks.conflicts import expected_duration
 from portal.tasks.forms import STATUS_LABELS
-from portal.web import ACTIVITY_LABELS, is_fragment
+from portal.web import is_fragment
+from portal.web.kit import current_carrier_id
 
 bp = Blueprint("task_detail", __name__)
 
@@ -139,11 +138,8 @@ def _helpers():
 @bp.route("/taken/<uuid:task_id>")
 @role_required("planner")
 def show(task_id: uuid.UUID):
-    carrier_id = current_user.transporteur_id
-    try:
-        task = service.get_task(carrier_id=carrier_id, task_id=task_id, archived=True)
-    except NotFound:
-        abort(404)
+    carrier_id = current_carrier_id()
+    task = service.get_task(carrier_id=carrier_id, task_id=task_id, archived=True)
     entries = service.history(carrier_id=carrier_id, task_id=task.id)
     evidence = lifecycle.evidence_of(carrier_id=carrier_id, task_id=task.id)
     sessions = questionnaires.sessions_for_task(carrier_id=carrier_id, task_id=task.id)
@@ -194,7 +190,9 @@ def show(task_id: uuid.UUID):
         "expected_min": expected_duration(task.type, task.duur_min),
         "sessions": [presenting.session_view(s, answers, loaded, links) for s, answers in sessions],
         "pinned_title": pinned.get("title"),
-        "edit_url": _edit_url(task) if not finished and task.gearchiveerd_op is None else None,
+        "edit_url": url_for("tasks.edit", task_id=task.id)
+        if not finished and task.gearchiveerd_op is None
+        else None,
     }
     if is_fragment():
         return render_template("tasks/_detail_body.html", **context)
@@ -202,14 +200,6 @@ def show(task_id: uuid.UUID):
 
 
 _parse = presenting.parse_json
-
-
-def _edit_url(task) -> str | None:
-    try:
-        return url_for("tasks.edit", task_id=task.id)
-    except BuildError:
-        # The board's edit form is not there (yet): the page simply offers no edit link.
-        return None
 
 
 def _as_uuid(value) -> uuid.UUID | None:
@@ -310,7 +300,7 @@ def _display(name: str, value, names: dict, plates: dict) -> str | None:
     if name == "vehicle_id":
         return plates.get(_as_uuid(value)) or _("onbekend voertuig")
     if name == "type":
-        return str(ACTIVITY_LABELS.get(value, value))
+        return activity_label(value)
     if name in TIME_FIELDS:
         return _moment(value)
     if name == "afgerond_locatie" and isinstance(value, list) and len(value) == 2:

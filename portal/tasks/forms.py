@@ -32,9 +32,9 @@ from wtforms.validators import (
 )
 from wtforms.widgets import TextInput
 
+from portal.labels import ACTIVITY_LABELS
 from portal.tasks.models import MAX_DURATION_MIN, STATUSES
 from portal.validators import in_calendar
-from portal.web import ACTIVITY_LABELS
 
 STATUS_LABELS = {
     "gepland": _l("Gepland"),

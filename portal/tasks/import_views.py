@@ -36,12 +36,12 @@ from flask_login import current_user
 
 from portal.accounts.permissions import role_required
 from portal.accounts.service import carrier_zone
-from portal.audit.service import Actor
 from portal.errors import ValidationFailed
 from portal.extensions import csrf, db
 from portal.tasks import csv_import, service
 from portal.tasks.csv_import import FileRefused, ParsedFile
 from portal.tasks.detail_views import FIELD_LABELS
+from portal.web.kit import current_actor, current_carrier_id
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ def _load(token: str) -> dict:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         abort(404)
-    if record.get("carrier_id") != str(current_user.transporteur_id):
+    if record.get("carrier_id") != str(current_carrier_id()):
         abort(404)
     if record.get("expires_at", 0) < time.time() and not record.get("imported"):
         path.unlink(missing_ok=True)
@@ -114,7 +114,7 @@ def _check(record: dict) -> tuple[ParsedFile, list[csv_import.RowResult]]:
 
 
 def _check_with_directory(record: dict):
-    carrier_id = current_user.transporteur_id
+    carrier_id = current_carrier_id()
     parsed = ParsedFile.from_dict(record["parsed"])
     found = csv_import.directory(carrier_id=carrier_id)
     return parsed, csv_import.check(parsed, found=found, zone=carrier_zone(carrier_id)), found
@@ -125,7 +125,7 @@ def _warnings(results: list[csv_import.RowResult], found: csv_import.Directory) 
     rows identical to a task or to an earlier row), with the names and plates they need."""
     good = [r for r in results if r.valid]
     found_warnings = service.import_warnings(
-        carrier_id=current_user.transporteur_id,
+        carrier_id=current_carrier_id(),
         rows=[(r.number, r.chauffeur_id, r.data) for r in good],
     )
     names = {d.id: d.naam for same in found.drivers_by_name.values() for d in same}
@@ -153,7 +153,7 @@ def _form(error: str | None = None, status: int = 200):
         columns=columns,
         max_rows=format_decimal(csv_import.MAX_ROWS),
         max_mb=csv_import.MAX_BYTES // (1024 * 1024),
-        zone=carrier_zone(current_user.transporteur_id).key,
+        zone=carrier_zone(current_carrier_id()).key,
     ), status
 
 
@@ -194,7 +194,7 @@ def upload():
     _write(
         _path(token),
         {
-            "carrier_id": str(current_user.transporteur_id),
+            "carrier_id": str(current_carrier_id()),
             "user_id": str(current_user.id),
             "created_at": now,
             "expires_at": now + TTL_SECONDS,
@@ -207,7 +207,7 @@ def upload():
         "import %s: %s rows uploaded for carrier %s",
         token[:6],
         len(parsed.rows),
-        current_user.transporteur_id,
+        current_carrier_id(),
     )
     return redirect(url_for("task_import.preview", token=token), 303)
 
@@ -231,7 +231,7 @@ def preview(token: str):
         total=len(results),
         valid=valid,
         invalid=len(results) - valid,
-        zone=carrier_zone(current_user.transporteur_id).key,
+        zone=carrier_zone(current_carrier_id()).key,
         row_key=csv_import.ROW,
         **warned,
     )
@@ -261,8 +261,8 @@ def run(token: str):
             lock.unlink(missing_ok=True)
             flash(_("Er zijn geen geldige rijen om te importeren."), "error")
             return back
-        carrier_id = current_user.transporteur_id
-        actor = Actor("user", current_user.id, current_user.naam or current_user.email)
+        carrier_id = current_carrier_id()
+        actor = current_actor()
         service.create_tasks(
             carrier_id=carrier_id,
             rows=[(row.chauffeur_id, row.data) for row in good],

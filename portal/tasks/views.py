@@ -18,7 +18,6 @@ from urllib.parse import parse_qs, urlsplit
 from babel import dates as babel_dates
 from flask import (
     Blueprint,
-    abort,
     current_app,
     flash,
     get_template_attribute,
@@ -28,19 +27,16 @@ from flask import (
     request,
     url_for,
 )
-from flask_babel import format_datetime, get_locale, get_timezone
+from flask_babel import get_locale, get_timezone
 from flask_babel import gettext as _
 from flask_login import current_user
 from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup
-from werkzeug.routing import BuildError
 
 from portal import problems, reads
 from portal.accounts.permissions import landing_url, object_route, role_required
-from portal.accounts.service import carrier_zone
-from portal.audit.service import Actor
 from portal.drivers import service as drivers_service
-from portal.errors import Conflict, NotFound, ValidationFailed
+from portal.errors import Conflict, ValidationFailed
 from portal.extensions import db
 from portal.fleet import service as fleet
 from portal.questionnaires import service as questionnaires
@@ -61,6 +57,7 @@ from portal.tasks.forms import (
 from portal.tasks.models import STATUSES, Task
 from portal.validators import FIRST_DAY, LAST_DAY
 from portal.web import is_fragment
+from portal.web.kit import current_actor, current_carrier_id, current_zone, format_when
 
 bp = Blueprint("tasks", __name__)
 
@@ -73,24 +70,8 @@ CLOSED = ("afgerond", "geannuleerd")
 # --- helpers --------------------------------------------------------------------------
 
 
-def _carrier_id() -> uuid.UUID:
-    return current_user.transporteur_id
-
-
-def _actor() -> Actor:
-    return Actor("user", current_user.id, current_user.naam)
-
-
-def _url(endpoint: str, fallback: str, **values) -> str:
-    """url_for, or a literal path while the blueprint that owns endpoint is not built yet."""
-    try:
-        return url_for(endpoint, **values)
-    except BuildError:
-        return fallback
-
-
 def task_page_url(task_id: uuid.UUID) -> str:
-    return _url("task_detail.show", f"/taken/{task_id}", task_id=task_id)
+    return url_for("task_detail.show", task_id=task_id)
 
 
 def _safe_back(target: str | None) -> str:
@@ -106,23 +87,15 @@ def _back() -> str:
     return _safe_back(request.values.get("terug"))
 
 
-def _zone():
-    return carrier_zone(_carrier_id())
-
-
 def _local(moment: datetime | None) -> datetime | None:
-    return moment.astimezone(_zone()) if moment else None
+    return moment.astimezone(current_zone()) if moment else None
 
 
 def _instant(day: date, clock: time) -> datetime:
     """A wall-clock time on a day in the carrier's zone, as a UTC instant."""
-    return datetime.combine(day, clock.replace(second=0, microsecond=0), tzinfo=_zone()).astimezone(
-        UTC
-    )
-
-
-def _when(moment: datetime | None) -> str:
-    return format_datetime(moment, "EEE d MMM HH:mm") if moment else _("zonder datum")
+    return datetime.combine(
+        day, clock.replace(second=0, microsecond=0), tzinfo=current_zone()
+    ).astimezone(UTC)
 
 
 def _trigger(response, **events):
@@ -148,10 +121,7 @@ def _message(text: str, category: str = "info", status: int = 200, *, changed: b
 
 
 def _load(task_id: uuid.UUID) -> Task:
-    try:
-        return service.get_task(carrier_id=_carrier_id(), task_id=task_id)
-    except NotFound:
-        abort(404)
+    return service.get_task(carrier_id=current_carrier_id(), task_id=task_id)
 
 
 def task_route(rule: str, methods: tuple[str, ...] = ("GET",)):
@@ -161,10 +131,10 @@ def task_route(rule: str, methods: tuple[str, ...] = ("GET",)):
 
 def _drivers_for(task: Task | None = None) -> list:
     """Active drivers, plus the task's own driver when that one is no longer active."""
-    drivers = drivers_service.list_drivers(carrier_id=_carrier_id())
+    drivers = drivers_service.list_drivers(carrier_id=current_carrier_id())
     if task and task.chauffeur_id and task.chauffeur_id not in {d.id for d in drivers}:
         drivers.append(
-            drivers_service.get_driver(carrier_id=_carrier_id(), driver_id=task.chauffeur_id)
+            drivers_service.get_driver(carrier_id=current_carrier_id(), driver_id=task.chauffeur_id)
         )
     return drivers
 
@@ -200,8 +170,8 @@ def home():
 @role_required("planner")
 def index():
     """The board: `weergave=dag` (lanes per driver on one day) or `weergave=status`."""
-    carrier_id = _carrier_id()
-    today = datetime.now(_zone()).date()
+    carrier_id = current_carrier_id()
+    today = datetime.now(current_zone()).date()
     drivers = drivers_service.list_drivers(carrier_id=carrier_id)
     vehicles = fleet.list_vehicles(carrier_id=carrier_id)
     form = BoardFilterForm(request.args)
@@ -311,7 +281,7 @@ def index():
             chauffeur=chauffeur if chauffeur != UNASSIGNED else None,
             terug=board_url,
         ),
-        "import": _url("task_import.upload", "/taken/import"),
+        "import": url_for("task_import.upload"),
     }
     if view != "dag" and van and tot:
         span = (tot - van).days + 1
@@ -616,12 +586,12 @@ def _card(task: Task, status: int = 200, *, notice: dict | None = None):
     """One card, re-rendered after a status change (htmx)."""
     back = _back()
     show_date = parse_qs(urlsplit(back).query).get("weergave") == ["status"]
-    warnings = service.planning_warnings(carrier_id=_carrier_id(), tasks=[task])
+    warnings = service.planning_warnings(carrier_id=current_carrier_id(), tasks=[task])
     others = {w.params.get("chauffeur_id") for w in warnings.get(task.id, [])}
     names = drivers_service.names_by_id(
-        carrier_id=_carrier_id(), driver_ids={task.chauffeur_id, *others} - {None}
+        carrier_id=current_carrier_id(), driver_ids={task.chauffeur_id, *others} - {None}
     )
-    plates = fleet.plates_by_id(carrier_id=_carrier_id(), vehicle_ids={task.vehicle_id})
+    plates = fleet.plates_by_id(carrier_id=current_carrier_id(), vehicle_ids={task.vehicle_id})
     html = render_template(
         "tasks/_card_fragment.html",
         task=task,
@@ -643,7 +613,11 @@ def change_status(task: Task):
     task_id, naam = task.id, task.naam
     try:
         moved = lifecycle.move_task(
-            carrier_id=_carrier_id(), task_id=task_id, to=to, actor=_actor(), office=True
+            carrier_id=current_carrier_id(),
+            task_id=task_id,
+            to=to,
+            actor=current_actor(),
+            office=True,
         )
     except lifecycle.IllegalMove as error:
         db.session.rollback()
@@ -699,7 +673,7 @@ def move(task: Task):
     if request.method == "GET":
         local = _local(task.gepland_op)
         form.chauffeur_id.data = str(task.chauffeur_id) if task.chauffeur_id else ""
-        form.datum.data = local.date() if local else datetime.now(_zone()).date()
+        form.datum.data = local.date() if local else datetime.now(current_zone()).date()
         form.tijd.data = local.time() if local else None
         form.versie.data = task.versie
         form.terug.data = _back()
@@ -740,10 +714,10 @@ def move(task: Task):
     naam = task.naam
     try:
         moved = service.update_task(
-            carrier_id=_carrier_id(),
+            carrier_id=current_carrier_id(),
             task_id=task.id,
             data=data,
-            actor=_actor(),
+            actor=current_actor(),
             expected_version=form.versie.data,
         )
     except service.PreconditionFailed:
@@ -762,9 +736,9 @@ def move(task: Task):
         db.session.rollback()
         return _message(_("Deze chauffeur bestaat niet (meer)."), "error", 422)
     driver = drivers_service.names_by_id(
-        carrier_id=_carrier_id(), driver_ids={moved.chauffeur_id}
+        carrier_id=current_carrier_id(), driver_ids={moved.chauffeur_id}
     ).get(moved.chauffeur_id) or _("niet toegewezen")
-    when = _when(moved.gepland_op)
+    when = format_when(moved.gepland_op, empty=_("zonder datum"))
     db.session.commit()
     return _message(
         _("“%(naam)s” verplaatst: %(driver)s, %(when)s.", naam=naam, driver=driver, when=when)
@@ -780,11 +754,11 @@ def _move_form(task: Task, form: MoveForm, status: int = 200, *, ask_vehicle: bo
         template = "tasks/_move.html" if is_fragment() else "tasks/move.html"
     plate = None
     if task.vehicle_id:
-        plate = fleet.plates_by_id(carrier_id=_carrier_id(), vehicle_ids={task.vehicle_id}).get(
-            task.vehicle_id
-        )
+        plate = fleet.plates_by_id(
+            carrier_id=current_carrier_id(), vehicle_ids={task.vehicle_id}
+        ).get(task.vehicle_id)
     to = _parse_uuid(form.chauffeur_id.data)
-    driver = drivers_service.names_by_id(carrier_id=_carrier_id(), driver_ids={to}).get(to)
+    driver = drivers_service.names_by_id(carrier_id=current_carrier_id(), driver_ids={to}).get(to)
     html = render_template(template, task=task, form=form, back=_back(), plate=plate, driver=driver)
     return make_response(html, status)
 
@@ -800,7 +774,11 @@ def cancel(task: Task):
     naam = task.naam
     try:
         lifecycle.move_task(
-            carrier_id=_carrier_id(), task_id=task.id, to="geannuleerd", actor=_actor(), office=True
+            carrier_id=current_carrier_id(),
+            task_id=task.id,
+            to="geannuleerd",
+            actor=current_actor(),
+            office=True,
         )
     except lifecycle.IllegalMove:
         db.session.rollback()
@@ -825,7 +803,11 @@ def reopen(task: Task):
             409,
         )
     lifecycle.move_task(
-        carrier_id=_carrier_id(), task_id=task.id, to="gestart", actor=_actor(), office=True
+        carrier_id=current_carrier_id(),
+        task_id=task.id,
+        to="gestart",
+        actor=current_actor(),
+        office=True,
     )
     db.session.commit()
     return _message(_("Taak “%(naam)s” is heropend en staat weer op gestart.", naam=naam))
@@ -837,7 +819,9 @@ def delete(task: Task):
     if request.method == "GET":
         return _confirm(task, "delete")
     naam = task.naam
-    outcome = service.delete_task(carrier_id=_carrier_id(), task_id=task.id, actor=_actor())
+    outcome = service.delete_task(
+        carrier_id=current_carrier_id(), task_id=task.id, actor=current_actor()
+    )
     db.session.commit()
     if outcome == "archived":
         return _message(
@@ -860,14 +844,16 @@ def _confirm(task: Task, action: str):
         can_cancel=can_cancel,
         can_reopen=task.status == "afgerond",
         back=_back(),
-        when=_when(task.gepland_op),
+        when=format_when(task.gepland_op, empty=_("zonder datum")),
     )
 
 
 @task_route("/taken/<uuid:task_id>/dupliceer", methods=("POST",))
 def duplicate(task: Task):
     """Copy a task as a new planned one and open the copy's form."""
-    copy = service.duplicate_task(carrier_id=_carrier_id(), task_id=task.id, actor=_actor())
+    copy = service.duplicate_task(
+        carrier_id=current_carrier_id(), task_id=task.id, actor=current_actor()
+    )
     db.session.commit()
     flash(_("Kopie gemaakt van “%(naam)s”. Pas aan wat anders is en sla op.", naam=task.naam))
     target = url_for("tasks.edit", task_id=copy.id, terug=_back())
@@ -884,11 +870,11 @@ def duplicate(task: Task):
 def _task_form(task: Task | None) -> TaskForm:
     form = TaskForm(request.form if request.method == "POST" else None)
     types = {task.type} if task else set()
-    active, _total = questionnaires.list_active(carrier_id=_carrier_id(), limit=200)
+    active, _total = questionnaires.list_active(carrier_id=current_carrier_id(), limit=200)
     types |= {revision.activity_type for revision in active}
     form.set_choices(
         drivers=_drivers_for(task),
-        vehicles=fleet.list_vehicles(carrier_id=_carrier_id()),
+        vehicles=fleet.list_vehicles(carrier_id=current_carrier_id()),
         types=types,
     )
     return form
@@ -941,7 +927,7 @@ def _form_warnings(form: TaskForm, task: Task | None) -> list:
     if data["gepland_op"] is None and not data["vdm_nummer"]:
         return []  # nothing to check yet (a new, empty form): no query
     return service.draft_warnings(
-        carrier_id=_carrier_id(), chauffeur_id=chauffeur_id, data=data, task=task
+        carrier_id=current_carrier_id(), chauffeur_id=chauffeur_id, data=data, task=task
     )
 
 
@@ -954,9 +940,11 @@ def _warning_context(warnings: list) -> dict:
     return {
         "warnings": warnings,
         "warning_names": drivers_service.names_by_id(
-            carrier_id=_carrier_id(), driver_ids=driver_ids
+            carrier_id=current_carrier_id(), driver_ids=driver_ids
         ),
-        "warning_plates": fleet.plates_by_id(carrier_id=_carrier_id(), vehicle_ids=vehicle_ids),
+        "warning_plates": fleet.plates_by_id(
+            carrier_id=current_carrier_id(), vehicle_ids=vehicle_ids
+        ),
     }
 
 
@@ -1012,7 +1000,7 @@ def _saved(task: Task, text: str):
     flash(text)
     # Saved, and still worth a second look: the warnings come along to the board.
     context = _warning_context(
-        service.planning_warnings(carrier_id=_carrier_id(), tasks=[task]).get(task.id, [])
+        service.planning_warnings(carrier_id=current_carrier_id(), tasks=[task]).get(task.id, [])
     )
     wording = get_template_attribute("tasks/_warnings.html", "warning_text")
     for warning in context["warnings"]:
@@ -1042,7 +1030,7 @@ def new():
         try:
             form.gepland_datum.data = date.fromisoformat(request.args.get("datum", ""))
         except ValueError:
-            form.gepland_datum.data = datetime.now(_zone()).date()
+            form.gepland_datum.data = datetime.now(current_zone()).date()
         chauffeur = request.args.get("chauffeur", "")
         if chauffeur in {value for value, *_rest in form.chauffeur_id.iter_choices()}:
             form.chauffeur_id.data = chauffeur
@@ -1055,10 +1043,10 @@ def new():
     data["gepland_op"] = _gepland_op(form)
     try:
         task = service.create_task(
-            carrier_id=_carrier_id(),
+            carrier_id=current_carrier_id(),
             chauffeur_id=_parse_uuid(form.chauffeur_id.data),
             data=data,
-            actor=_actor(),
+            actor=current_actor(),
         )
     except ValidationFailed as error:
         db.session.rollback()
@@ -1094,10 +1082,10 @@ def edit(task: Task):
         return _render_form(form, task, 422)
     try:
         saved = service.update_task(
-            carrier_id=_carrier_id(),
+            carrier_id=current_carrier_id(),
             task_id=task.id,
             data=data,
-            actor=_actor(),
+            actor=current_actor(),
             expected_version=form.versie.data,
         )
     except service.PreconditionFailed:

@@ -23,11 +23,13 @@ from flask_login import current_user
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm.exc import StaleDataError
-from werkzeug.exceptions import Conflict, HTTPException
+from werkzeug.exceptions import BadRequest, Conflict, HTTPException, default_exceptions
 from werkzeug.routing import BaseConverter
 
 from portal.accounts import service as accounts
+from portal.errors import DomainError, problem, problem_from_domain
 from portal.extensions import db, login_manager
+from portal.labels import activity_label
 from portal.tenancy import activate
 
 logger = logging.getLogger(__name__)
@@ -80,16 +82,6 @@ SECTIONS = [
 ]
 # Blueprints whose pages belong to another section of the navigation.
 SECTION_OF_BLUEPRINT = {"driving": "tacho"}
-
-
-# Activity types the product knows by name; others show their slug made readable.
-ACTIVITY_LABELS = {
-    "mest_laden": _l("Mest laden"),
-    "mest_lossen": _l("Mest lossen"),
-    "voer_leveren": _l("Voer leveren"),
-    "vee_transport": _l("Veetransport"),
-    "koel_transport": _l("Gekoeld transport"),
-}
 
 
 def select_locale() -> str:
@@ -191,8 +183,6 @@ def init_app(app: Flask) -> None:
             values += list(request.form.values())
         if any("\x00" in value for value in values):
             if _wants_problem():
-                from portal.api.core import problem
-
                 return problem(400, "Bad request", "NUL characters are not allowed.")
             abort(400)
         return None
@@ -226,8 +216,6 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http_error(error: HTTPException):
         if _wants_problem():
-            from portal.api.core import problem
-
             headers = {}
             if error.code == 405 and error.valid_methods:
                 headers["Allow"] = ", ".join(error.valid_methods)
@@ -239,6 +227,15 @@ def init_app(app: Flask) -> None:
                 headers=headers,
             )
         return render_template("error.html", error=error), error.code
+
+    @app.errorhandler(DomainError)
+    def _domain_error(error: DomainError):
+        # A service's refusal that no view caught: another carrier's or a gone object (404),
+        # a role that may not (403), a state that does not allow it (409)...
+        db.session.rollback()
+        if _wants_problem():
+            return problem_from_domain(error)
+        return _http_error(default_exceptions.get(error.status, BadRequest)(error.detail))
 
     @app.errorhandler(StaleDataError)
     def _lost_race(error: StaleDataError):
@@ -255,17 +252,10 @@ def init_app(app: Flask) -> None:
         logger.exception("unhandled error on %s %s", request.method, request.path)
         db.session.rollback()
         if _wants_problem():
-            from portal.api.core import problem
-
             return problem(500, "Internal server error", "Something went wrong on our side.")
         return render_template("error.html", error=None), 500
 
-    @app.template_filter("activity_label")
-    def _activity_label(value: str) -> str:
-        """An activity type as people read it, translated where we know it."""
-        if value in ACTIVITY_LABELS:
-            return str(ACTIVITY_LABELS[value])
-        return value.replace("_", " ").replace("-", " ").capitalize() if value else ""
+    app.add_template_filter(activity_label, "activity_label")
 
     @app.context_processor
     def _globals():

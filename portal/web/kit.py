@@ -1,0 +1,106 @@
+"""The portal's request kit: who is asking, for which carrier, in which time zone, which page
+of a list; and moments worded one way. Views use these instead of helpers of their own."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Literal, TypeVar
+from zoneinfo import ZoneInfo
+
+from flask import g, request
+from flask_babel import format_datetime
+from flask_login import current_user
+
+from portal.accounts.service import carrier_zone
+from portal.audit.service import Actor
+
+T = TypeVar("T")
+MAX_PAGE = 100_000  # a page number beyond any list, so offsets stay small integers
+
+
+def current_carrier_id() -> uuid.UUID:
+    """The signed-in user's carrier: the scope of every query the request makes."""
+    return current_user.transporteur_id
+
+
+def current_actor() -> Actor:
+    """The signed-in user as the audit trail names them: their name, else their email."""
+    return Actor("user", current_user.id, current_user.naam or current_user.email)
+
+
+def current_zone() -> ZoneInfo:
+    """The carrier's time zone (read once per request)."""
+    zone = g.get("carrier_zone")
+    if zone is None:
+        zone = g.carrier_zone = carrier_zone(current_carrier_id())
+    return zone
+
+
+def page_arg(name: str = "pagina") -> int:
+    """The page asked for in the query string: 1 when absent or nonsense, at most MAX_PAGE."""
+    page = request.args.get(name, default=1, type=int) or 1
+    return min(max(page, 1), MAX_PAGE)
+
+
+@dataclass(frozen=True)
+class Pager:
+    """One page of a list: which page, how many rows a page holds, how many rows in all."""
+
+    page: int
+    per_page: int
+    total: int = 0
+
+    @classmethod
+    def asked(cls, per_page: int) -> Pager:
+        """The page the request asks for; its total follows from the query (`counted`)."""
+        return cls(page_arg(), per_page)
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.per_page
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+    @property
+    def first(self) -> int:
+        """The 1-based number of the page's first row."""
+        return self.offset + 1
+
+    @property
+    def last(self) -> int:
+        """The number of the page's last row."""
+        return min(self.offset + self.per_page, self.total)
+
+    def counted(self, total: int) -> Pager:
+        return replace(self, total=total)
+
+    def of(self, rows: list[T]) -> tuple[Pager, list[T]]:
+        """A list held in memory: the pager over all of it (a page past the end shows the
+        last), and the rows of its page."""
+        pager = replace(self, total=len(rows))
+        pager = replace(pager, page=min(pager.page, pager.pages))
+        return pager, rows[pager.offset : pager.offset + pager.per_page]
+
+
+WhenKind = Literal["day_time", "recent", "date_time"]
+_WHEN_FORMATS = {"day_time": "EEE d MMM HH:mm", "date_time": "d MMM yyyy HH:mm"}
+
+
+def format_when(moment: datetime | None, kind: WhenKind = "day_time", empty: str = "") -> str:
+    """A moment in the user's time zone, one wording per kind:
+    - day_time: "di 24 nov 08:30" (within the weeks a planner looks at);
+    - date_time: "24 nov 2026 08:30";
+    - recent: the time alone when it is today in the carrier's zone, else date_time.
+    `empty` stands for no moment."""
+    if moment is None:
+        return empty
+    if kind == "recent":
+        zone = current_zone()
+        if moment.astimezone(zone).date() == datetime.now(zone).date():
+            return format_datetime(moment, "HH:mm")
+        kind = "date_time"
+    return format_datetime(moment, _WHEN_FORMATS[kind])
