@@ -93,5 +93,5 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     from portal.cli import register as register_cli
 
-    register_cli(app)
+    register_cli(app, create_app)
     return app

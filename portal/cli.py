@@ -43,8 +43,7 @@ def admin_context():
     if not url:
         yield
         return
-    from portal import create_app
-
+    create_app = current_app.extensions["rijplan_factory"]
     inherited = {key: current_app.config[key] for key in INHERITED if key in current_app.config}
     # The owner's connection bypasses row-level security by design: the start-up check of
     # DATABASE_URL's role (web.warn_if_role_bypasses_rls) is not about this one.
@@ -80,7 +79,11 @@ def _run(carrier_id: uuid.UUID | None, action):
         emit(result)
 
 
-def register(app: Flask) -> None:
+def register(app: Flask, factory) -> None:
+    """The commands, on app; factory makes the owner's app for admin_context (handed in, so
+    this module needs no import of the package that imports it)."""
+    app.extensions["rijplan_factory"] = factory
+
     @app.cli.command("create-carrier")
     @click.option("--naam", required=True)
     @click.option("--tijdzone", default="Europe/Amsterdam", show_default=True)

@@ -14,6 +14,8 @@ from flask_babel import format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
+from portal.questionnaires import labels
+
 TEXTS = {
     # --- completing a task (lifecycle.completion_blockers)
     "photos_too_few": _l("Foto's: %(given)s van minstens %(min)s"),
@@ -201,18 +203,16 @@ def _number(value: float | int) -> str:
 
 def _param(name: str, value: object) -> str:
     """One param as the user reads it."""
-    from portal.questionnaires import wording  # wording words problems through this module
-
     if name == "type":
         return str(JSON_TYPES.get(str(value), value))
     if name == "qtype":
-        return str(wording.TYPE_LABELS.get(str(value), value)).lower()
+        return str(labels.TYPE_LABELS.get(str(value), value)).lower()
     if name == "operator":
-        return str(wording.OPERATOR_LABELS.get(str(value), value))
+        return str(labels.OPERATOR_LABELS.get(str(value), value))
     if name in ("name", "low", "high"):
         for key in (str(value), f"validation.{value}", f"visible_if.{value}"):
-            if key in wording.FIELD_LABELS:
-                return wording.field_label(key)
+            if key in labels.FIELD_LABELS:
+                return labels.field_label(key)
         return str(value)
     if name == "position" and isinstance(value, int):
         return str(value + 1)  # the engine counts from 0, people from 1

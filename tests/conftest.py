@@ -148,7 +148,7 @@ def fresh_process_caches():
 def api_status_guard():
     """Fail the test in which the API answered a status that its OpenAPI document does not
     declare for the operation (the API notes them under API_STATUS_GUARD)."""
-    from portal.api.core import UNDOCUMENTED_STATUSES
+    from portal.api.openapi import UNDOCUMENTED_STATUSES
 
     UNDOCUMENTED_STATUSES.clear()
     yield

@@ -7,6 +7,8 @@ from functools import wraps
 from flask import abort, current_app, g, request, url_for
 from flask_login import current_user, login_required
 
+from portal.navigation import SECTIONS
+
 
 def role_required(*roles: str):
     """Signed in with one of roles (admin has every role); 403 otherwise. The roles stay on
@@ -39,8 +41,6 @@ def may_open(user, endpoint: str) -> bool:
 
 def sections_for(user) -> list[tuple[str, object]]:
     """The navigation's sections (endpoint, label) that user may open, in order."""
-    from portal.web import SECTIONS
-
     if user is None or not getattr(user, "is_authenticated", False):
         return []
     return [(endpoint, label) for endpoint, label in SECTIONS if may_open(user, endpoint)]

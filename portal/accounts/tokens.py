@@ -26,6 +26,9 @@ from portal.accounts.service import (
     sha256,
     verify_password,
 )
+from portal.audit import service as audit
+from portal.audit.service import Actor
+from portal.drivers import service as drivers
 from portal.drivers.models import Driver
 from portal.drivers.service import get_driver, get_driver_by_token
 from portal.errors import DomainError, ValidationFailed
@@ -341,3 +344,42 @@ def sign_out_everywhere(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> None:
         )
         .values(revoked_at=utcnow())
     )
+
+
+# --- a driver's phone, as the office manages it -----------------------------------------
+
+
+@drivers.on_deactivation
+def _refuse_its_tokens(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> None:
+    sign_out_everywhere(carrier_id=carrier_id, driver_id=driver_id)
+
+
+def create_pairing_code(
+    *, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor
+) -> tuple[Driver, str, datetime]:
+    """A one-time activation code for the driver's phone; earlier unused codes lapse."""
+    driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
+    code, expires_at = create_activation_code(carrier_id=carrier_id, user_token=driver.user_token)
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="driver",
+        entity_id=driver.id,
+        action="pairing_code",
+        changes={"geldig_tot": [None, expires_at]},
+    )
+    return driver, code, expires_at
+
+
+def sign_out_phone(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> Driver:
+    """A lost phone: every refresh token revoked, every access token refused."""
+    driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
+    sign_out_everywhere(carrier_id=carrier_id, driver_id=driver.id)
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="driver",
+        entity_id=driver.id,
+        action="signed_out",
+    )
+    return driver

@@ -470,36 +470,6 @@ def _before():
     return None
 
 
-# Registered before _not_modified, so it runs after it (Flask runs them in reverse).
-@bp.after_request
-def _status_guard(response: Response) -> Response:
-    """Under API_STATUS_GUARD (the tests set it), note every answer whose status the document
-    does not declare for its operation; a fixture fails the test that caused it."""
-    if current_app.config.get("API_STATUS_GUARD"):
-        op = OPERATION_BY_ENDPOINT.get(request.endpoint or "")
-        if op is not None and response.status_code not in documented_statuses()[op.endpoint]:
-            UNDOCUMENTED_STATUSES.append(
-                f"{request.method} {request.path} answered {response.status_code}, which the "
-                f"document does not declare for {op.endpoint}"
-            )
-    return response
-
-
-UNDOCUMENTED_STATUSES: list[str] = []
-
-
-@cache
-def documented_statuses() -> dict[str, frozenset[int]]:
-    """The statuses the OpenAPI document declares for each operation, by its endpoint."""
-    from portal.api.openapi import build_document
-
-    return {
-        operation["operationId"]: frozenset(int(status) for status in operation["responses"])
-        for methods in build_document()["paths"].values()
-        for operation in methods.values()
-    }
-
-
 @bp.after_request
 def _not_modified(response: Response) -> Response:
     """A GET whose ETag the request's If-None-Match names answers 304, whether or not the

@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
-from flask import current_app
+from flask import Response, current_app, request
 from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from portal.accounts.models import SCOPES
-from portal.api.core import OPERATIONS, Operation, json_response, operation, scopes_granting
+from portal.api.core import (
+    OPERATION_BY_ENDPOINT,
+    OPERATIONS,
+    Operation,
+    bp,
+    json_response,
+    operation,
+    scopes_granting,
+)
 from portal.schemas import Problem, not_null
 
 REF = "#/components/schemas/{model}"
@@ -443,3 +452,37 @@ def openapi_document():
     if cache is None:  # built once per process: the operations do not change while it runs
         cache = current_app.extensions["rijplan_openapi"] = build_document()
     return json_response(cache)
+
+
+# --- the status guard of the tests -------------------------------------------------------
+
+
+def _status_guard(response: Response) -> Response:
+    """Under API_STATUS_GUARD (the tests set it), note every answer whose status the document
+    does not declare for its operation; a fixture fails the test that caused it."""
+    if current_app.config.get("API_STATUS_GUARD"):
+        op = OPERATION_BY_ENDPOINT.get(request.endpoint or "")
+        if op is not None and response.status_code not in documented_statuses()[op.endpoint]:
+            UNDOCUMENTED_STATUSES.append(
+                f"{request.method} {request.path} answered {response.status_code}, which the "
+                f"document does not declare for {op.endpoint}"
+            )
+    return response
+
+
+UNDOCUMENTED_STATUSES: list[str] = []
+
+
+@cache
+def documented_statuses() -> dict[str, frozenset[int]]:
+    """The statuses the OpenAPI document declares for each operation, by its endpoint."""
+    return {
+        operation["operationId"]: frozenset(int(status) for status in operation["responses"])
+        for methods in build_document()["paths"].values()
+        for operation in methods.values()
+    }
+
+
+# Flask runs a blueprint's after_request functions last registered first: first in the list,
+# the guard runs after every other one (after _not_modified has made a 200 a 304).
+bp.after_request_funcs.setdefault(None, []).insert(0, _status_guard)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 import secrets
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
@@ -359,20 +359,34 @@ def history(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> list:
     return audit.entries_for(carrier_id=carrier_id, entity="driver", entity_id=driver_id)
 
 
-# --- access: deactivation, pairing, user_token, signing out ----------------------------
-# portal.accounts.tokens holds the credentials and imports this module; its functions are
-# imported where used.
+# --- access: deactivation and the user_token -------------------------------------------
+# A phone's credentials (pairing codes, tokens, signing out) are portal.accounts.tokens',
+# which reads drivers through this module; never the other way round.
+
+
+# What other domains do when a driver leaves (tokens: refuse them; fleet: free the vehicle;
+# messages: forget the phones). They register here, so this domain needs none of theirs:
+# they read drivers, never the other way round.
+DeactivationHook = Callable[..., object]
+_on_deactivation: list[DeactivationHook] = []
+
+
+def on_deactivation(hook: DeactivationHook) -> DeactivationHook:
+    """Register hook(carrier_id=, driver_id=, actor=) to run when a driver is deactivated,
+    in the same transaction."""
+    _on_deactivation.append(hook)
+    return hook
 
 
 def deactivate_driver(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> Driver:
-    """A driver who left: no sign-in, every token refused; tasks and positions stay."""
-    from portal.accounts.tokens import sign_out_everywhere
-
+    """A driver who left: no sign-in, every token refused, the vehicle they drove free again,
+    no more pushes to their phones (each by its domain's hook); tasks and positions stay."""
     driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
     if not driver.actief:
         return driver
     driver.actief = False
-    sign_out_everywhere(carrier_id=carrier_id, driver_id=driver.id)
+    for hook in _on_deactivation:
+        hook(carrier_id=carrier_id, driver_id=driver.id, actor=actor)
     audit.record(
         carrier_id=carrier_id,
         actor=actor,
@@ -401,25 +415,6 @@ def reactivate_driver(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Act
     return driver
 
 
-def create_pairing_code(
-    *, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor
-) -> tuple[Driver, str, datetime]:
-    """A one-time activation code for the driver's phone; earlier unused codes lapse."""
-    from portal.accounts.tokens import create_activation_code
-
-    driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
-    code, expires_at = create_activation_code(carrier_id=carrier_id, user_token=driver.user_token)
-    audit.record(
-        carrier_id=carrier_id,
-        actor=actor,
-        entity="driver",
-        entity_id=driver.id,
-        action="pairing_code",
-        changes={"geldig_tot": [None, expires_at]},
-    )
-    return driver, code, expires_at
-
-
 def rotate_user_token(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> Driver:
     """A new user_token: paths with the old one answer 404 from now on."""
     driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
@@ -431,21 +426,5 @@ def rotate_user_token(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Act
         entity="driver",
         entity_id=driver.id,
         action="user_token_rotated",
-    )
-    return driver
-
-
-def sign_out_phone(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> Driver:
-    """A lost phone: every refresh token revoked, every access token refused."""
-    from portal.accounts.tokens import sign_out_everywhere
-
-    driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
-    sign_out_everywhere(carrier_id=carrier_id, driver_id=driver.id)
-    audit.record(
-        carrier_id=carrier_id,
-        actor=actor,
-        entity="driver",
-        entity_id=driver.id,
-        action="signed_out",
     )
     return driver

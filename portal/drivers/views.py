@@ -32,6 +32,7 @@ from flask_babel import format_datetime, format_decimal, format_timedelta
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
+from portal.accounts import tokens
 from portal.accounts.permissions import object_route, role_required
 from portal.audit.service import ACTOR_LABELS
 from portal.drivers import locations, service
@@ -39,12 +40,17 @@ from portal.drivers.forms import LANGUAGE_LABELS, DriverForm, DriverSearchForm, 
 from portal.drivers.models import Driver, DriverLocation
 from portal.errors import ValidationFailed
 from portal.extensions import db
-from portal.fleet import sessions as vehicle_sessions
 from portal.messages import service as messages
 from portal.tacho import driving, wording
 from portal.types import iso, utcnow
 from portal.web import errors_at_fields, is_fragment
-from portal.web.kit import current_actor, current_carrier_id, current_zone, format_when, page_arg
+from portal.web.kit import (
+    Pager,
+    current_actor,
+    current_carrier_id,
+    current_zone,
+    format_when,
+)
 
 bp = Blueprint("drivers", __name__)
 
@@ -115,22 +121,21 @@ def index():
     valid = form.validate()
     status = form.status.data if valid and form.status.data else "actief"
     q = (form.q.data or "").strip() if valid else ""
-    page = page_arg()
+    pager = Pager.asked(PER_PAGE)
     actief = {"actief": True, "inactief": False}.get(status)
     drivers, total = service.search_drivers(
         carrier_id=current_carrier_id(),
         filters=service.DriverFilters(
-            q=q or None, actief=actief, limit=PER_PAGE, offset=(page - 1) * PER_PAGE
+            q=q or None, actief=actief, limit=PER_PAGE, offset=pager.offset
         ),
     )
+    pager = pager.counted(total)
     args = {k: v for k, v in (("q", q), ("status", status)) if v and (k, v) != ("status", "actief")}
-    pages = max(1, math.ceil(total / PER_PAGE))
     context = {
         "form": form,
         "drivers": drivers,
         "total": total,
-        "page": page,
-        "pages": pages,
+        "pager": pager,
         "args": args,
         "q": q,
         "status": status,
@@ -140,7 +145,7 @@ def index():
         "when": partial(format_when, kind="recent"),
         "stale_after": STALE_AFTER,
         "language_labels": LANGUAGE_LABELS,
-        "list_url": url_for("drivers.index", **args, **({"pagina": page} if page > 1 else {})),
+        "list_url": pager.url("drivers.index", **args),
     }
     template = "drivers/_results.html" if is_fragment() else "drivers/index.html"
     response = make_response(render_template(template, **context), 200 if valid else 422)
@@ -376,11 +381,6 @@ def deactivate(driver: Driver):
     service.deactivate_driver(
         carrier_id=current_carrier_id(), driver_id=driver_id, actor=current_actor()
     )
-    # A driver who left frees the vehicle they were driving and gets no more pushes.
-    vehicle_sessions.end_driver_sessions(
-        carrier_id=current_carrier_id(), chauffeur_id=driver_id, actor=current_actor()
-    )
-    messages.unsubscribe(carrier_id=current_carrier_id(), chauffeur_id=driver_id)
     db.session.commit()
     return _done(driver_id, _("Chauffeur “%(naam)s” is gedeactiveerd en afgemeld.", naam=naam))
 
@@ -418,7 +418,7 @@ def sign_out(driver: Driver):
     if request.method == "GET":
         return _confirm(driver, "sign_out", "drivers.sign_out")
     driver_id, naam = driver.id, driver.naam
-    service.sign_out_phone(
+    tokens.sign_out_phone(
         carrier_id=current_carrier_id(), driver_id=driver_id, actor=current_actor()
     )
     messages.unsubscribe(carrier_id=current_carrier_id(), chauffeur_id=driver_id)  # a lost phone
@@ -460,7 +460,7 @@ def pair(driver: Driver):
         return make_response(render_template("drivers/pair.html", driver=driver), status)
     driver_id = driver.id
     try:
-        driver, code, expires_at = service.create_pairing_code(
+        driver, code, expires_at = tokens.create_pairing_code(
             carrier_id=current_carrier_id(), driver_id=driver_id, actor=current_actor()
         )
     except ValidationFailed:
@@ -577,9 +577,7 @@ def track(driver: Driver):
     )
     truncated = len(points) > TRACK_LIMIT
     points = points[:TRACK_LIMIT]
-    pages = max(1, math.ceil(len(points) / TRACK_PER_PAGE))
-    page = min(page_arg(), pages)
-    shown = points[(page - 1) * TRACK_PER_PAGE : page * TRACK_PER_PAGE]
+    pager, shown = Pager.asked(TRACK_PER_PAGE).of(points)
     day_args = {} if day == today else {"datum": day.isoformat()}
     context = {
         "driver": driver,
@@ -588,9 +586,8 @@ def track(driver: Driver):
         "today": today,
         "points": points,
         "shown": shown,
-        "first_index": (page - 1) * TRACK_PER_PAGE,
-        "page": page,
-        "pages": pages,
+        "first_index": pager.offset,
+        "pager": pager,
         "truncated": truncated,
         "limit": TRACK_LIMIT,
         "line": [[round(p.lat, 6), round(p.lng, 6)] for p in points],

@@ -381,6 +381,11 @@ def end_vehicle_sessions(*, carrier_id: uuid.UUID, vehicle_id: uuid.UUID, actor:
     )
 
 
+@drivers.on_deactivation
+def _free_the_vehicle(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> None:
+    end_driver_sessions(carrier_id=carrier_id, chauffeur_id=driver_id, actor=actor)
+
+
 def end_driver_sessions(*, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID, actor: Actor) -> int:
     """End the driver's open sessions (e.g. the driver is deactivated); answers how many."""
     return _end_all(

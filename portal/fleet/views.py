@@ -47,7 +47,7 @@ from portal.fleet.forms import (
 from portal.fleet.models import Vehicle, VehicleSession
 from portal.types import utcnow
 from portal.web import is_fragment
-from portal.web.kit import current_actor, current_carrier_id, format_when, page_arg
+from portal.web.kit import Pager, current_actor, current_carrier_id, format_when
 
 bp = Blueprint("fleet", __name__)
 
@@ -167,7 +167,7 @@ def index():
     form.validate()
     status, soort = form.clean("status"), form.clean("soort")
     search = (form.clean("q") or "").strip()
-    page = page_arg()
+    pager = Pager.asked(PAGE_SIZE)
     result = service.find_vehicles(
         carrier_id=carrier_id,
         filters=service.VehicleFilters(
@@ -175,9 +175,10 @@ def index():
             actief={"actief": True, "inactief": False}.get(status),
             soort=soort or None,
             limit=PAGE_SIZE,
-            offset=(page - 1) * PAGE_SIZE,
+            offset=pager.offset,
         ),
     )
+    pager = pager.counted(result.total)
     active = sessions.active_by_vehicle(
         carrier_id=carrier_id, vehicle_ids={v.id for v in result.vehicles}
     )
@@ -193,10 +194,7 @@ def index():
         )
         if v
     }
-    pages = max(1, -(-result.total // PAGE_SIZE))
     links = {
-        "prev": url_for("fleet.index", **args, pagina=page - 1) if page > 1 else None,
-        "next": url_for("fleet.index", **args, pagina=page + 1) if page < pages else None,
         "stickers": url_for("fleet.stickers", **args),
         "clear": url_for("fleet.index"),
     }
@@ -204,15 +202,13 @@ def index():
         "form": form,
         "vehicles": result.vehicles,
         "total": result.total,
-        "page": page,
-        "pages": pages,
-        "first": (page - 1) * PAGE_SIZE + 1,
-        "last": (page - 1) * PAGE_SIZE + len(result.vehicles),
+        "pager": pager,
+        "page_args": args,
         "active": active,
         "names": names,
         "links": links,
         "filtered": bool(args),
-        "list_url": url_for("fleet.index", **args, **({"pagina": page} if page > 1 else {})),
+        "list_url": pager.url("fleet.index", **args),
         **_helpers(),
     }
     if is_fragment():
@@ -378,7 +374,7 @@ def _value(name: str, value) -> str:
 def show(vehicle: Vehicle):
     """A vehicle: its details, who drives it now, its sessions (paged) and its changes."""
     carrier_id = current_carrier_id()
-    page = page_arg()
+    pager = Pager.asked(SESSION_PAGE_SIZE)
     current = sessions.active_by_vehicle(carrier_id=carrier_id, vehicle_ids={vehicle.id}).get(
         vehicle.id
     )
@@ -387,15 +383,15 @@ def show(vehicle: Vehicle):
         filters=sessions.SessionFilters(
             vehicle_id=vehicle.id,
             limit=SESSION_PAGE_SIZE,
-            offset=(page - 1) * SESSION_PAGE_SIZE,
+            offset=pager.offset,
         ),
     )
+    pager = pager.counted(history.total)
     names = drivers.names_by_id(
         carrier_id=carrier_id,
         driver_ids={s.chauffeur_id for s in history.sessions}
         | ({current.chauffeur_id} if current else set()),
     )
-    pages = max(1, -(-history.total // SESSION_PAGE_SIZE))
     here = url_for("fleet.show", vehicle_id=vehicle.id)
     return render_template(
         "fleet/show.html",
@@ -405,13 +401,7 @@ def show(vehicle: Vehicle):
         total=history.total,
         names=names,
         plates={vehicle.id: vehicle.kenteken},
-        page=page,
-        prev_url=url_for("fleet.show", vehicle_id=vehicle.id, pagina=page - 1)
-        if page > 1
-        else None,
-        next_url=url_for("fleet.show", vehicle_id=vehicle.id, pagina=page + 1)
-        if page < pages
-        else None,
+        pager=pager,
         changes=_audit_rows(vehicle),
         back=here,
         **_helpers(),
@@ -604,7 +594,7 @@ def sessions_page():
         form.clean("status"),
     )
     chauffeur_id, vehicle_id = _parse_uuid(chauffeur), _parse_uuid(voertuig)
-    page = page_arg()
+    pager = Pager.asked(SESSION_PAGE_SIZE)
 
     current = [
         (s, plate)
@@ -619,16 +609,16 @@ def sessions_page():
             vehicle_id=vehicle_id,
             statuses=(status,) if status else (),
             limit=SESSION_PAGE_SIZE,
-            offset=(page - 1) * SESSION_PAGE_SIZE,
+            offset=pager.offset,
         ),
     )
+    pager = pager.counted(history.total)
     names = {d.id: d.naam for d in all_drivers}
     plates = {v.id: v.kenteken for v in vehicles}
     args = {
         k: v for k, v in (("chauffeur", chauffeur), ("voertuig", voertuig), ("status", status)) if v
     }
-    pages = max(1, -(-history.total // SESSION_PAGE_SIZE))
-    here = url_for("fleet.sessions_page", **args, **({"pagina": page} if page > 1 else {}))
+    here = pager.url("fleet.sessions_page", **args)
     return render_template(
         "fleet/sessions.html",
         form=form,
@@ -640,9 +630,8 @@ def sessions_page():
         driver_name=names.get(chauffeur_id) if chauffeur_id else None,
         vehicle_plate=plates.get(vehicle_id) if vehicle_id else None,
         filtered=bool(args),
-        page=page,
-        prev_url=url_for("fleet.sessions_page", **args, pagina=page - 1) if page > 1 else None,
-        next_url=url_for("fleet.sessions_page", **args, pagina=page + 1) if page < pages else None,
+        pager=pager,
+        page_args=args,
         back=here,
         **_helpers(),
     )

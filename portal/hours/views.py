@@ -9,7 +9,6 @@ carrier's id is a 404 whatever the method.
 
 from __future__ import annotations
 
-import math
 import uuid
 from datetime import datetime
 
@@ -39,7 +38,7 @@ from portal.hours.schemas import duration_minutes
 from portal.hours.service import HoursConflict, HoursInvalid
 from portal.hours.totals import IsoWeek
 from portal.types import utcnow
-from portal.web.kit import current_actor, current_carrier_id, current_zone
+from portal.web.kit import Pager, current_actor, current_carrier_id, current_zone
 
 bp = Blueprint("hours", __name__)
 
@@ -169,9 +168,7 @@ def index():
     found = weeks.overview(carrier_id=carrier_id, van=van, tot=tot)
     sort, descending = _sorting()
     rows = _sorted(found.rows, sort, descending)
-    pages = max(1, math.ceil(len(rows) / PER_PAGE))
-    page = min(max(request.args.get("pagina", default=1, type=int) or 1, 1), pages)
-    shown = rows[(page - 1) * PER_PAGE : page * PER_PAGE]
+    pager, shown = Pager.asked(PER_PAGE).of(rows)
     approvers = accounts.user_names(
         carrier_id=carrier_id,
         user_ids={a.goedgekeurd_door for r in shown for a in r.approvals.values()},
@@ -193,8 +190,7 @@ def index():
         "count": len(rows),
         "sort": sort,
         "descending": descending,
-        "page": page,
-        "pages": pages,
+        "pager": pager,
         "approvers": approvers,
         "period_args": period_args,
         "sort_args": sort_args,

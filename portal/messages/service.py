@@ -292,6 +292,11 @@ def subscribe(
     return subscription, True
 
 
+@drivers.on_deactivation
+def _no_more_pushes(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> None:
+    unsubscribe(carrier_id=carrier_id, chauffeur_id=driver_id)
+
+
 def unsubscribe(
     *, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID, endpoint: str | None = None
 ) -> int:

@@ -25,7 +25,7 @@ from portal.messages.forms import STATUS_LABELS, ComposeForm
 from portal.messages.models import TEXT_MAX, TITLE_MAX
 from portal.types import utcnow
 from portal.web import is_fragment
-from portal.web.kit import current_actor, current_carrier_id, page_arg
+from portal.web.kit import Pager, current_actor, current_carrier_id
 
 bp = Blueprint("messages", __name__)
 
@@ -53,14 +53,11 @@ def _compose_context(form: ComposeForm, notice: str | None = None) -> dict:
 
 
 def _history_context() -> dict:
-    page = page_arg()
-    history = service.history(
-        carrier_id=current_carrier_id(), limit=PER_PAGE, offset=(page - 1) * PER_PAGE
-    )
+    pager = Pager.asked(PER_PAGE)
+    history = service.history(carrier_id=current_carrier_id(), limit=PER_PAGE, offset=pager.offset)
     return {
         "history": history,
-        "page": page,
-        "more": history.total > page * PER_PAGE,
+        "pager": pager.counted(history.total),
         "status_labels": STATUS_LABELS,
         "failure_text": failures.worded,
         "refresh_seconds": REFRESH_SECONDS,

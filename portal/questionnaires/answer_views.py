@@ -22,7 +22,7 @@ from portal.labels import activity_label
 from portal.questionnaires import answering, presenting
 from portal.questionnaires import service as questionnaires
 from portal.web import is_fragment
-from portal.web.kit import current_carrier_id, page_arg
+from portal.web.kit import Pager, current_carrier_id, page_arg
 
 bp = Blueprint("answers", __name__)
 
@@ -108,8 +108,7 @@ def index():
         "valid": valid,
         "sessions": sessions,
         "total": total,
-        "page": page,
-        "pages": max(1, -(-total // PER_PAGE)),
+        "pager": Pager(page, PER_PAGE, total),
         "names": names,
         "task_id": task_id,
         "args": args,

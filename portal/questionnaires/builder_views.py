@@ -42,14 +42,16 @@ from portal.questionnaires import diff as differ
 from portal.questionnaires import editing, engine, service
 from portal.questionnaires.editing import EditError
 from portal.questionnaires.forms import NewQuestionnaireForm
-from portal.questionnaires.wording import (
-    EDIT_ERRORS,
+from portal.questionnaires.labels import (
     NEW_LABELS,
     OPERATOR_LABELS,
     TYPE_GROUPS,
     TYPE_LABELS,
-    answer_problem_text,
     field_label,
+)
+from portal.questionnaires.wording import (
+    EDIT_ERRORS,
+    answer_problem_text,
     format_number,
     input_text,
     problem_text,

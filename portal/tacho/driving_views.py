@@ -45,7 +45,7 @@ from portal.tacho.segments import ACTIVITEITEN, DAY_MIN, KAART_HANDMATIG, ONBEKE
 from portal.types import period_bound, utcnow
 from portal.validators import in_calendar
 from portal.web import errors_at_fields
-from portal.web.kit import current_actor, current_carrier_id, current_zone, page_arg
+from portal.web.kit import Pager, current_actor, current_carrier_id, current_zone
 
 bp = Blueprint("driving", __name__)
 
@@ -374,23 +374,16 @@ def findings():
             return redirect(url_for("driving.findings", **args), code=303)
         return _export(query, fmt)
     items = _findings_of(query)
-    page = page_arg()
-    pages = max(1, -(-len(items) // PAGE_SIZE))
-    page = min(page, pages)
-    shown = items[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+    pager, shown = Pager.asked(PAGE_SIZE).of(items)
     args = query.args()
     context = {
         "form": query.form,
         "query": query,
         "items": shown,
         "total": len(items),
-        "page": page,
-        "pages": pages,
-        "first": (page - 1) * PAGE_SIZE + 1,
-        "last": (page - 1) * PAGE_SIZE + len(shown),
+        "pager": pager,
+        "page_args": args,
         "links": {
-            "prev": url_for("driving.findings", **args, pagina=page - 1) if page > 1 else None,
-            "next": url_for("driving.findings", **args, pagina=page + 1) if page < pages else None,
             "csv": url_for("driving.findings", **args, formaat="csv"),
             "xlsx": url_for("driving.findings", **args, formaat="xlsx"),
             "clear": url_for("driving.findings"),

@@ -50,7 +50,7 @@ from portal.tacho.forms import (
 from portal.tacho.models import TachoFile
 from portal.types import period_bound
 from portal.web import is_fragment
-from portal.web.kit import current_actor, current_carrier_id, current_zone, page_arg
+from portal.web.kit import Pager, current_actor, current_carrier_id, current_zone
 
 bp = Blueprint("tacho", __name__)
 
@@ -212,7 +212,7 @@ def _list_context() -> dict:
     soort = form.chosen("soort")
     van = form.van.data if not form.van.errors else None
     tot = form.tot.data if not (form.tot.errors or form.van.errors) else None
-    page = page_arg()
+    pager = Pager.asked(PAGE_SIZE)
     zone = current_zone()
     result = service.list_files(
         carrier_id=carrier_id,
@@ -223,9 +223,10 @@ def _list_context() -> dict:
             van=period_bound(van, zone, end=False) if van else None,
             tot=period_bound(tot, zone, end=True) if tot else None,
             limit=PAGE_SIZE,
-            offset=(page - 1) * PAGE_SIZE,
+            offset=pager.offset,
         ),
     )
+    pager = pager.counted(result.total)
     names = drivers.names_by_id(
         carrier_id=carrier_id, driver_ids={row.chauffeur_id for row in result.files}
     )
@@ -243,24 +244,19 @@ def _list_context() -> dict:
         )
         if value
     }
-    pages = max(1, -(-result.total // PAGE_SIZE))
     return {
         "form": form,
         "files": result.files,
         "total": result.total,
-        "page": page,
-        "pages": pages,
-        "first": (page - 1) * PAGE_SIZE + 1,
-        "last": (page - 1) * PAGE_SIZE + len(result.files),
+        "pager": pager,
+        "page_args": args,
         "names": names,
         "plates": plates,
         "filtered": bool(args),
         "links": {
-            "prev": url_for("tacho.index", **args, pagina=page - 1) if page > 1 else None,
-            "next": url_for("tacho.index", **args, pagina=page + 1) if page < pages else None,
             "clear": url_for("tacho.index"),
         },
-        "list_url": url_for("tacho.index", **args, **({"pagina": page} if page > 1 else {})),
+        "list_url": pager.url("tacho.index", **args),
         **_helpers(),
     }
 

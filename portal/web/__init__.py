@@ -18,7 +18,6 @@ from flask import (
     url_for,
 )
 from flask.sessions import SecureCookieSessionInterface
-from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
@@ -30,6 +29,7 @@ from portal.accounts import service as accounts
 from portal.errors import DomainError, problem, problem_from_domain
 from portal.extensions import db, login_manager
 from portal.labels import activity_label
+from portal.navigation import SECTION_OF_BLUEPRINT
 from portal.tenancy import activate
 
 logger = logging.getLogger(__name__)
@@ -65,23 +65,6 @@ def tile_origin(url: str) -> str | None:
     if not all(label == "*" or re.fullmatch(r"[A-Za-z0-9-]+(:\d+)?", label) for label in labels):
         return None
     return f"{scheme}://{'.'.join(labels)}"
-
-
-# The portal's sections, in navigation order: (endpoint, label key).
-SECTIONS = [
-    ("tasks.index", _l("Taken")),
-    ("billing.index", _l("Facturatie")),
-    ("questionnaires.index", _l("Vragenlijsten")),
-    ("answers.index", _l("Antwoorden")),
-    ("drivers.index", _l("Chauffeurs")),
-    ("fleet.index", _l("Voertuigen")),
-    ("hours.index", _l("Uren")),
-    ("tacho.index", _l("Tachograaf")),
-    ("messages.index", _l("Berichten")),
-    ("admin.users", _l("Beheer")),
-]
-# Blueprints whose pages belong to another section of the navigation.
-SECTION_OF_BLUEPRINT = {"driving": "tacho"}
 
 
 def select_locale() -> str:

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Literal, TypeVar
 from zoneinfo import ZoneInfo
 
-from flask import g, request
+from flask import g, request, url_for
 from flask_babel import format_datetime
 from flask_login import current_user
 
@@ -66,6 +66,14 @@ class Pager:
         return max(1, -(-self.total // self.per_page))
 
     @property
+    def has_prev(self) -> bool:
+        return self.page > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.page < self.pages
+
+    @property
     def first(self) -> int:
         """The 1-based number of the page's first row."""
         return self.offset + 1
@@ -74,6 +82,10 @@ class Pager:
     def last(self) -> int:
         """The number of the page's last row."""
         return min(self.offset + self.per_page, self.total)
+
+    def url(self, endpoint: str, **args) -> str:
+        """This page's address: the list's, with the page number from the second page on."""
+        return url_for(endpoint, **args, **({"pagina": self.page} if self.page > 1 else {}))
 
     def counted(self, total: int) -> Pager:
         return replace(self, total=total)

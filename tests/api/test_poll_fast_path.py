@@ -297,8 +297,8 @@ def test_an_unchanged_poll_is_answered_before_flask_with_flasks_headers(
 def test_what_the_early_answer_does_not_confirm_goes_to_flask(app, client, carrier, driver):
     from conftest import create_driver, in_carrier
 
+    from portal.accounts import tokens
     from portal.audit.service import SYSTEM
-    from portal.drivers import service as drivers
 
     token = driver_token(client, driver)
     url = f"/api/v1/users/{driver.user_token}/taken"
@@ -321,7 +321,7 @@ def test_what_the_early_answer_does_not_confirm_goes_to_flask(app, client, carri
     in_carrier(
         app,
         carrier.id,
-        lambda: drivers.sign_out_phone(carrier_id=carrier.id, driver_id=driver.id, actor=SYSTEM),
+        lambda: tokens.sign_out_phone(carrier_id=carrier.id, driver_id=driver.id, actor=SYSTEM),
     )
     signed_out = client.get(url, headers={**bearer(token), "If-None-Match": etag})
     assert signed_out.status_code == 401

@@ -12,9 +12,9 @@ import pytest
 from conftest import bearer, create_task, driver_token, in_carrier
 
 from portal import change_feed
+from portal.accounts import tokens
 from portal.api.unchanged import CONFIRMED, Confirmed, _feed_conninfo
 from portal.audit.service import SYSTEM
-from portal.drivers import service as drivers
 from portal.extensions import db
 
 
@@ -107,7 +107,7 @@ def test_signing_out_ends_the_kept_answer(app, client, carrier, driver):
     in_carrier(
         app,
         carrier.id,
-        lambda: drivers.sign_out_phone(carrier_id=carrier.id, driver_id=driver.id, actor=SYSTEM),
+        lambda: tokens.sign_out_phone(carrier_id=carrier.id, driver_id=driver.id, actor=SYSTEM),
     )
     refused = client.get(url, headers=headers)
     assert refused.status_code == 401

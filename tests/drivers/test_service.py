@@ -194,3 +194,48 @@ def test_deactivating_twice_changes_nothing_the_second_time(app, carrier, driver
         lambda d: (d.actief, d.token_version),
     )
     assert version == (False, 2)
+
+
+def test_a_deactivated_driver_frees_the_vehicle_and_gets_no_more_pushes(app, carrier, driver):
+    """What leaving means lives in the service, so the portal, the API and a command all
+    do the same: the session on the vehicle ends and the phones are forgotten."""
+    from portal.fleet import service as fleet
+    from portal.fleet import sessions
+    from portal.messages import service as messages
+    from portal.messages.models import PushSubscription
+
+    def arrange():
+        vehicle = fleet.create_vehicle(carrier_id=carrier.id, kenteken="BX-12-LP")
+        session = sessions.start_session(
+            carrier_id=carrier.id, chauffeur_id=driver.id, vehicle_id=vehicle.id, actor=SYSTEM
+        )
+        messages.subscribe(
+            carrier_id=carrier.id,
+            chauffeur_id=driver.id,
+            endpoint="https://push.example.net/telefoon",
+            p256dh="sleutel",
+            auth="geheim",
+        )
+        return session.id
+
+    session_id = run(app, carrier, arrange)
+    run(
+        app,
+        carrier,
+        lambda: service.deactivate_driver(carrier_id=carrier.id, driver_id=driver.id, actor=SYSTEM),
+    )
+
+    def outcome():
+        from sqlalchemy import func, select
+
+        from portal.extensions import db
+
+        session = sessions.get_session(carrier_id=carrier.id, session_id=session_id)
+        phones = db.session.scalar(
+            select(func.count())
+            .select_from(PushSubscription)
+            .where(PushSubscription.transporteur_id == carrier.id)
+        )
+        return session.status, phones
+
+    assert run(app, carrier, outcome) == ("ended", 0)

@@ -1,0 +1,75 @@
+"""The portal's request kit: pages of a list, the page asked for, moments worded one way."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from flask import g, render_template_string
+
+from portal import create_app
+from portal.web.kit import MAX_PAGE, Pager, format_when, page_arg
+
+
+@pytest.fixture
+def app(tmp_path):
+    return create_app(
+        {"TESTING": True, "SECRET_KEY": "kit", "SQLALCHEMY_DATABASE_URI": "sqlite://"}
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "page"),
+    [("", 1), ("pagina=3", 3), ("pagina=0", 1), ("pagina=-4", 1), ("pagina=abc", 1),
+     (f"pagina={10**30}", MAX_PAGE), (f"pagina={MAX_PAGE + 1}", MAX_PAGE)],
+)  # fmt: skip
+def test_the_page_asked_for_is_a_bounded_whole_number(app, query, page):
+    with app.test_request_context(f"/?{query}"):
+        assert page_arg() == page
+
+
+def test_a_counted_list_knows_its_pages_rows_and_neighbours():
+    pager = Pager(page=2, per_page=50).counted(120)
+    assert (pager.pages, pager.offset, pager.first, pager.last) == (3, 50, 51, 100)
+    assert pager.has_prev and pager.has_next
+    last = Pager(page=3, per_page=50, total=120)
+    assert (last.first, last.last, last.has_next) == (101, 120, False)
+    assert Pager(page=1, per_page=50, total=0).pages == 1  # an empty list is one page
+
+
+def test_a_list_in_memory_past_its_end_shows_its_last_page():
+    pager, rows = Pager(page=9, per_page=2).of(list(range(5)))
+    assert (pager.page, pager.pages, rows) == (3, 3, [4])
+
+
+def test_the_pager_links_keep_the_filters_and_leave_page_one_out(app):
+    template = (
+        '{% from "_macros/pager.html" import pager_nav with context %}'
+        "{{ pager_nav(pager, 'drivers.index', {'q': 'jan'}, target='#driver-results') }}"
+    )
+    with app.test_request_context("/"):
+        html = render_template_string(template, pager=Pager(2, 50, 120))
+        only = render_template_string(template, pager=Pager(1, 50, 20))
+        assert Pager(2, 50, 120).url("drivers.index", q="jan") == "/chauffeurs?q=jan&pagina=2"
+        assert Pager(1, 50, 120).url("drivers.index") == "/chauffeurs"
+    assert 'href="/chauffeurs?pagina=1&amp;q=jan" rel="prev" hx-get=' in html
+    assert 'href="/chauffeurs?pagina=3&amp;q=jan" rel="next"' in html
+    assert 'hx-target="#driver-results"' in html
+    assert "Pagina 2 van 3" in html
+    assert only.strip() == ""  # one page: no pager at all
+
+
+def test_moments_are_worded_per_kind(app):
+    moment = datetime(2026, 11, 24, 7, 30, tzinfo=UTC)  # 08:30 in Amsterdam
+    with app.test_request_context("/"):
+        assert format_when(moment) == "di 24 nov 08:30"
+        assert format_when(moment, "date_time") == "24 nov 2026 08:30"
+        assert format_when(None, empty="—") == "—"
+        # "recent" needs the carrier's zone; a moment long ago reads as a date and time.
+        g.carrier_zone = ZoneInfo("Europe/Amsterdam")
+        assert (
+            format_when(moment - timedelta(days=400), "recent") == "20 okt 2025 09:30"
+        )  # summer time
+        now = datetime.now(UTC).replace(second=0, microsecond=0)
+        assert len(format_when(now, "recent")) == 5  # today: the time alone (HH:mm)
