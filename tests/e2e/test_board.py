@@ -424,6 +424,10 @@ def test_dropping_a_card_with_a_vehicle_asks_whether_it_goes_along(
     create_task(board.app, board.carrier, board.anna, naam="Tank Lochem", stad="Lochem",
                 gepland_op=at("20:00"), vehicle_id=trailer.id)  # fmt: skip
     sign_in(page, board)
+    # Both lanes on the screen: the board of this module gathers the cards of every test
+    # before it, and a drag that has to scroll the page on its way is no drop (Chromium).
+    page.set_viewport_size({"width": 1366, "height": 2000})
+    lane(page, "Anna Jansen").scroll_into_view_if_needed()
 
     card(page, "Tank Lochem").drag_to(lane(page, "Bram de Boer"))
 
