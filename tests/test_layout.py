@@ -104,3 +104,53 @@ def test_the_check_sees_a_cycle_hidden_in_a_function(tmp_path):
     (package / "billing.py").write_text("def bill():\n    from shop.orders import service\n")
     (package / "stock.py").write_text("from .orders import service\n")  # one way: fine
     assert cycles(package) == [["shop.billing", "shop.orders.service"]]
+
+
+# Handler modules that may reach the database themselves, and why.
+HANDLERS_WITH_DATABASE = {
+    "portal/api/core.py": "the API's machinery: `@write` commits once and keeps idempotency",
+    "portal/api/unchanged.py": "the driver's poll, answered by one SQL statement",
+}
+
+
+def handler_modules() -> list[Path]:
+    """The portal's views and the API's handlers."""
+    root = PORTAL.parent
+    found = [*PORTAL.rglob("views.py"), *PORTAL.rglob("*_views.py"), *PORTAL.glob("api/*.py")]
+    found += [p for p in PORTAL.rglob("*.py") if p.parent.name == "views"]
+    return sorted(p for p in set(found) if str(p.relative_to(root)) not in HANDLERS_WITH_DATABASE)
+
+
+def database_reaches(path: Path) -> list[str]:
+    """Where a module queries, commits or rolls back itself instead of asking a service."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sqlalchemy"):
+            found.append(f"{node.lineno}: imports {node.module}")
+        elif isinstance(node, ast.Import) and any(
+            a.name.startswith("sqlalchemy") for a in node.names
+        ):
+            found.append(f"{node.lineno}: imports sqlalchemy")
+        elif isinstance(node, ast.ImportFrom) and node.module == "portal.extensions":
+            if any(alias.name == "db" for alias in node.names):
+                found.append(f"{node.lineno}: imports db")
+        elif isinstance(node, ast.Attribute) and node.attr in ("commit", "rollback"):
+            found.append(f"{node.lineno}: .{node.attr}()")
+    return found
+
+
+def test_views_and_api_handlers_reach_tables_only_through_services():
+    """A view changes through services and `portal_write` (or the API's `@write`) commits:
+    no query, commit or rollback of its own."""
+    offenders = {
+        str(path.relative_to(PORTAL.parent)): reaches
+        for path in handler_modules()
+        if (reaches := database_reaches(path))
+    }
+    assert offenders == {}
+
+
+def test_the_database_check_sees_a_commit_in_a_view(tmp_path):
+    view = tmp_path / "views.py"
+    view.write_text("from portal.extensions import db\n\ndef save():\n    db.session.commit()\n")
+    assert database_reaches(view) == ["1: imports db", "4: .commit()"]

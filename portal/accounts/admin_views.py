@@ -41,7 +41,7 @@ from portal.accounts.permissions import landing_url, object_route, role_required
 from portal.accounts.service import current_carrier_of
 from portal.audit.service import ACTOR_LABELS
 from portal.errors import ValidationFailed
-from portal.extensions import db
+from portal.unit_of_work import portal_write
 from portal.web import errors_at_fields
 from portal.web.kit import current_actor, current_carrier_id
 
@@ -200,6 +200,7 @@ def _render_invite(form: InviteForm, status: int = 200, general=()):
 
 @bp.route("/gebruikers/nieuw", methods=["GET", "POST"])
 @role_required(*ROLES)
+@portal_write
 def invite():
     """Invite a user: they get a one-time link (shown here once) to choose a password."""
     form = InviteForm()
@@ -216,9 +217,7 @@ def invite():
             actor=current_actor(),
         )
     except ValidationFailed as error:
-        db.session.rollback()
         return _render_invite(form, 422, _apply_errors(form, error))
-    db.session.commit()
     return _show_link(user, token, invitation=True)
 
 
@@ -281,16 +280,13 @@ def user(user: User):
             actor=current_actor(),
         )
     except management.LastAdmin:
-        db.session.rollback()
         user = management.get_user(carrier_id=current_carrier_id(), user_id=user_id)
         form.rol.errors = [str(LAST_ADMIN)]
         return _render_user(user, form, 409)
     except ValidationFailed as error:
-        db.session.rollback()
         user = management.get_user(carrier_id=current_carrier_id(), user_id=user_id)
         _apply_errors(form, error)
         return _render_user(user, form, 422)
-    db.session.commit()
     flash(_("De gegevens zijn opgeslagen."))
     if was_self and not current_user.has_role("admin"):
         # An admin who gave up the role can no longer open /beheer.
@@ -372,12 +368,10 @@ def deactivate(user: User):
             carrier_id=current_carrier_id(), user_id=user_id, actor=current_actor()
         )
     except (management.LastAdmin, management.SelfChange):
-        db.session.rollback()
         user = management.get_user(carrier_id=current_carrier_id(), user_id=user_id)
         return _confirm(
             user, "deactivate", "admin.deactivate", 409, problem=_deactivation_problem(user)
         )
-    db.session.commit()
     flash(_("“%(naam)s” is gedeactiveerd en overal afgemeld.", naam=naam))
     return redirect(url_for("admin.user", user_id=user_id), code=303)
 
@@ -389,7 +383,6 @@ def reactivate(user: User):
     management.reactivate_user(
         carrier_id=current_carrier_id(), user_id=user_id, actor=current_actor()
     )
-    db.session.commit()
     flash(_("“%(naam)s” is weer actief.", naam=naam))
     return redirect(url_for("admin.user", user_id=user_id), code=303)
 
@@ -408,7 +401,6 @@ def password_link(user: User):
     token = management.new_password_link(
         carrier_id=current_carrier_id(), user_id=user.id, actor=current_actor()
     )
-    db.session.commit()
     return _show_link(user, token, invitation=invitation)
 
 
@@ -421,7 +413,6 @@ def sign_out(user: User):
     management.end_user_sessions(
         carrier_id=current_carrier_id(), user_id=user_id, actor=current_actor()
     )
-    db.session.commit()
     if is_self:
         logout_user()
         return redirect(url_for("accounts.login"), code=303)
@@ -446,6 +437,7 @@ def _scope_choices() -> list[SelectChoice]:
 
 @bp.route("/api-sleutels/nieuw", methods=["GET", "POST"])
 @role_required(*ROLES)
+@portal_write
 def new_api_key():
     """Create a key with the scopes chosen; the key is shown once, on the response."""
     form = ApiKeyForm()
@@ -462,11 +454,9 @@ def new_api_key():
                     actor=current_actor(),
                 )
             except ValidationFailed as error:
-                db.session.rollback()
                 general = _apply_errors(form, error)
                 status = 422
             else:
-                db.session.commit()
                 html = render_template(
                     "admin/api_key_created.html", **_context(key=key, plain=plain)
                 )
@@ -511,7 +501,6 @@ def revoke_api_key(key: ApiKey):
         return html
     naam = key.naam
     management.revoke_api_key(carrier_id=current_carrier_id(), key_id=key.id, actor=current_actor())
-    db.session.commit()
     flash(_("API-sleutel “%(naam)s” is ingetrokken.", naam=naam))
     return redirect(url_for("admin.api_keys"), code=303)
 
@@ -548,6 +537,7 @@ def _render_settings(form: SettingsForm, status: int = 200, general=()):
 
 @bp.route("/instellingen", methods=["GET", "POST"])
 @role_required(*ROLES)
+@portal_write
 def settings():
     """The carrier's name, time zone and home base address."""
     carrier = current_carrier_of(current_carrier_id())
@@ -575,9 +565,7 @@ def settings():
             actor=current_actor(),
         )
     except ValidationFailed as error:
-        db.session.rollback()
         general = _apply_errors(form, error)
         return _render_settings(form, 422, general)
-    db.session.commit()
     flash(_("De instellingen zijn opgeslagen."))
     return redirect(url_for("admin.settings"), code=303)

@@ -8,6 +8,7 @@ from flask import abort, current_app, g, request, url_for
 from flask_login import current_user, login_required
 
 from portal.navigation import SECTIONS
+from portal.unit_of_work import portal_write
 
 
 def role_required(*roles: str):
@@ -64,20 +65,25 @@ def object_route(bp, rule: str, load, *, methods=("GET",), roles=("planner",)):
     `load(**path values)` runs first and answers what the view gets: a tuple (positional
     arguments), a dict (keyword arguments) or one object. NotFound (or abort(404)) there makes
     another carrier's id a 404 whatever the method, before a POST's CSRF token is checked
-    (400 when missing or wrong) and before anything changes."""
+    (400 when missing or wrong) and before anything changes. A POST is one unit of work
+    (`portal_write`): committed once on a 2xx/3xx answer, rolled back otherwise."""
     from portal.extensions import csrf
 
     def decorate(view):
+        written = portal_write(view)
+
         @wraps(view)
         def wrapper(**values):
             loaded = load(**values)
+            call = view
             if request.method == "POST":
                 csrf.protect()
+                call = written
             if isinstance(loaded, tuple):
-                return view(*loaded)
+                return call(*loaded)
             if isinstance(loaded, dict):
-                return view(**loaded)
-            return view(loaded)
+                return call(**loaded)
+            return call(loaded)
 
         guarded = role_required(*roles)(wrapper)
         csrf.exempt(guarded)  # checked inside, after the 404

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from urllib.parse import urlsplit
 
 from flask import (
     Blueprint,
     current_app,
     flash,
+    make_response,
     redirect,
     render_template,
     request,
@@ -21,7 +23,8 @@ from portal.accounts import management, service
 from portal.accounts.forms import LanguageForm, LoginForm, LogoutForm, SetPasswordForm
 from portal.accounts.permissions import landing_url
 from portal.errors import DomainError, ValidationFailed
-from portal.extensions import csrf, db
+from portal.extensions import csrf
+from portal.unit_of_work import kept, portal_write
 from portal.web.kit import current_carrier_id
 
 bp = Blueprint("accounts", __name__)
@@ -53,6 +56,7 @@ KNOWN_DEVICE_AGE = 365 * 24 * 3600
 
 
 @bp.route("/login", methods=["GET", "POST"])
+@portal_write
 def login():
     if current_user.is_authenticated:
         return redirect(landing_url(current_user))
@@ -68,7 +72,6 @@ def login():
                 device=device,
             )
         except service.TooManyAttempts as error:
-            db.session.commit()
             form.password.errors = [
                 _(
                     "Te veel mislukte pogingen. Probeer het over %(minutes)s minuten opnieuw.",
@@ -77,11 +80,9 @@ def login():
             ]
             status = 429
         except service.InvalidCredentials:
-            db.session.commit()  # the failed attempt counts
             form.password.errors = [_("E-mailadres of wachtwoord klopt niet.")]
             status = 401
         else:
-            db.session.commit()
             session.clear()  # no fixation: a fresh session for the signed-in user
             if user.taal:
                 session["taal"] = user.taal
@@ -100,15 +101,17 @@ def login():
             return response
     elif request.method == "POST":
         status = 422
-    return render_template("accounts/login.html", form=form), status
+    page = make_response(render_template("accounts/login.html", form=form), status)
+    # A refused sign-in still counts towards the lock-out: it is kept, not rolled back.
+    return kept(page) if status in (401, 429) else page
 
 
 @bp.route("/logout", methods=["POST"])
+@portal_write
 def logout():
     form = LogoutForm()
     if form.validate_on_submit() and current_user.is_authenticated:
         service.end_sessions(carrier_id=current_carrier_id(), user_id=current_user.id)
-        db.session.commit()
         logout_user()
     session.clear()
     flash(_("Je bent afgemeld."), "info")
@@ -116,20 +119,18 @@ def logout():
 
 
 @bp.route("/taal", methods=["POST"])
+@portal_write
 def language():
     form = LanguageForm()
     if form.validate_on_submit():
         session["taal"] = form.taal.data
         if current_user.is_authenticated:
-            try:
+            with suppress(DomainError):  # the session's choice holds; the profile may follow
                 service.set_language(
                     carrier_id=current_carrier_id(),
                     user_id=current_user.id,
                     taal=form.taal.data,
                 )
-                db.session.commit()
-            except DomainError:
-                db.session.rollback()
     return redirect(_safe_next(form.next.data, current_user), code=303)
 
 
@@ -138,12 +139,12 @@ def language():
 
 @bp.route("/wachtwoord/<token>", methods=["GET", "POST"])
 @csrf.exempt  # checked below, once the link is known: an unknown link is 404 either way
+@portal_write
 def password_link(token: str):
     """Choose a password through a one-time link an admin handed out. An unknown or used
     link is 404, an expired one 410, both with a page that says what to do."""
     state = management.find_link(token)
     if state.user is None:
-        db.session.rollback()
         status = 410 if state.expired else 404
         return render_template("accounts/link_invalid.html", expired=state.expired), status
     if request.method == "POST":
@@ -156,11 +157,9 @@ def password_link(token: str):
         try:
             management.use_link(token=token, password=form.password.data)
         except ValidationFailed:
-            db.session.rollback()
             form.password.errors = [_("Minstens 10 tekens.")]
             status = 422
         else:
-            db.session.commit()
             if current_user.is_authenticated:
                 logout_user()
             session.clear()

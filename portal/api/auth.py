@@ -15,7 +15,7 @@ from portal.accounts.schemas import (
 )
 from portal.accounts.service import TooManyAttempts
 from portal.api.core import json_body, json_response, operation, parse_body, problem_from_domain
-from portal.extensions import db
+from portal.unit_of_work import kept, portal_write
 
 
 def _body() -> object:
@@ -45,6 +45,7 @@ def _body() -> object:
     errors=(400, 415, 422, 429),
     public=True,
 )
+@portal_write
 def token():
     grant = parse_body(TokenRequest, _body(), tagged_union=True)
     ip = request.remote_addr
@@ -57,9 +58,7 @@ def token():
             pair = tokens.refresh_grant(refresh_token=grant.refresh_token)
     except (tokens.InvalidGrant, TooManyAttempts) as error:
         # The failure count (and a revoked token family) must outlive the refusal.
-        db.session.commit()
-        return problem_from_domain(error)
-    db.session.commit()
+        return kept(problem_from_domain(error))
     body = TokenResponse(
         access_token=pair.access_token,
         expires_in=pair.expires_in,
@@ -82,8 +81,8 @@ def token():
     errors=(415, 422),
     public=True,
 )
+@portal_write
 def revoke():
     body = parse_body(RevokeRequest, _body())
     tokens.revoke(token=body.token)
-    db.session.commit()
     return json_response(RevokeResponse(revoked=True).model_dump())

@@ -16,8 +16,8 @@ from portal.billing import service
 from portal.billing.forms import ExportForm, ExportQueryForm, FilterForm, PeriodForm
 from portal.drivers import service as drivers
 from portal.errors import NotFound, ValidationFailed
-from portal.extensions import db
 from portal.tasks.forms import STATUS_LABELS
+from portal.unit_of_work import portal_write
 from portal.web import is_fragment
 from portal.web.kit import current_carrier_id
 
@@ -191,6 +191,7 @@ def confirm_export():
 
 @bp.post("/facturatie/export")
 @role_required("planner")
+@portal_write
 def export():
     """Export the confirmed lines, mark them billed, and return to the page, which starts the
     file's download (post/redirect/get: a reload neither exports nor downloads again)."""
@@ -207,9 +208,7 @@ def export():
             actor_label=current_user.email,
         )
     except ValidationFailed:
-        db.session.rollback()
         return _refused(request.form, str(NOTHING_TO_EXPORT))
-    db.session.commit()
     session[DOWNLOAD_KEY] = {"id": str(batch.id), "formaat": form.formaat.data}
     return redirect(url_for("billing.index", **_filter_args(form)), code=303)
 

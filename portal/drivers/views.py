@@ -39,10 +39,10 @@ from portal.drivers import locations, service
 from portal.drivers.forms import LANGUAGE_LABELS, DriverForm, DriverSearchForm, TrackForm
 from portal.drivers.models import Driver, DriverLocation
 from portal.errors import ValidationFailed
-from portal.extensions import db
 from portal.messages import service as messages
 from portal.tacho import driving, wording
 from portal.types import iso, utcnow
+from portal.unit_of_work import portal_write
 from portal.web import errors_at_fields, is_fragment
 from portal.web.kit import (
     Pager,
@@ -188,6 +188,7 @@ def _render_form(form: DriverForm, driver: Driver | None, status: int = 200, gen
 
 @bp.route("/chauffeurs/nieuw", methods=["GET", "POST"])
 @role_required("planner")
+@portal_write
 def new():
     """Add a driver; then the driver's page offers to pair the phone."""
     form = DriverForm()
@@ -205,11 +206,9 @@ def new():
             actor=current_actor(),
         )
     except ValidationFailed as error:
-        db.session.rollback()
         general = _apply_errors(form, error)
         return _render_form(form, None, 422, general)
     driver_id, naam = driver.id, driver.naam
-    db.session.commit()
     flash(_("Chauffeur “%(naam)s” is toegevoegd. Koppel nu de telefoon.", naam=naam))
     return redirect(url_for("drivers.show", driver_id=driver_id), code=303)
 
@@ -235,12 +234,10 @@ def edit(driver: Driver):
             actor=current_actor(),
         )
     except ValidationFailed as error:
-        db.session.rollback()
         general = _apply_errors(form, error)
         driver = service.get_driver(carrier_id=current_carrier_id(), driver_id=driver_id)
         return _render_form(form, driver, 422, general)
     naam = saved.naam
-    db.session.commit()
     flash(_("Chauffeur “%(naam)s” is opgeslagen.", naam=naam))
     return redirect(url_for("drivers.show", driver_id=driver_id), code=303)
 
@@ -381,7 +378,6 @@ def deactivate(driver: Driver):
     service.deactivate_driver(
         carrier_id=current_carrier_id(), driver_id=driver_id, actor=current_actor()
     )
-    db.session.commit()
     return _done(driver_id, _("Chauffeur “%(naam)s” is gedeactiveerd en afgemeld.", naam=naam))
 
 
@@ -392,7 +388,6 @@ def reactivate(driver: Driver):
     service.reactivate_driver(
         carrier_id=current_carrier_id(), driver_id=driver_id, actor=current_actor()
     )
-    db.session.commit()
     return _done(
         driver_id,
         _("Chauffeur “%(naam)s” is weer actief. Koppel de telefoon opnieuw.", naam=naam),
@@ -408,7 +403,6 @@ def rotate_token(driver: Driver):
     service.rotate_user_token(
         carrier_id=current_carrier_id(), driver_id=driver_id, actor=current_actor()
     )
-    db.session.commit()
     return _done(driver_id, _("“%(naam)s” heeft een nieuwe user_token.", naam=naam))
 
 
@@ -422,7 +416,6 @@ def sign_out(driver: Driver):
         carrier_id=current_carrier_id(), driver_id=driver_id, actor=current_actor()
     )
     messages.unsubscribe(carrier_id=current_carrier_id(), chauffeur_id=driver_id)  # a lost phone
-    db.session.commit()
     return _done(driver_id, _("De telefoon van “%(naam)s” is afgemeld.", naam=naam))
 
 
@@ -464,7 +457,6 @@ def pair(driver: Driver):
             carrier_id=current_carrier_id(), driver_id=driver_id, actor=current_actor()
         )
     except ValidationFailed:
-        db.session.rollback()
         driver = service.get_driver(carrier_id=current_carrier_id(), driver_id=driver_id)
         return make_response(render_template("drivers/pair.html", driver=driver), 409)
     naam = driver.naam
@@ -482,7 +474,6 @@ def pair(driver: Driver):
         "payload": payload,
         "qr": qr_svg(payload, _("Koppelcode voor %(naam)s", naam=naam)),
     }
-    db.session.commit()
     return render_template("drivers/pair.html", **context)
 
 

@@ -31,7 +31,6 @@ from portal.accounts.permissions import object_route, role_required
 from portal.accounts.service import carrier_zone, current_carrier_of
 from portal.drivers import service as drivers
 from portal.errors import ValidationFailed
-from portal.extensions import db
 from portal.fleet import qr, service, sessions
 from portal.fleet.forms import (
     EENHEID_LABELS,
@@ -46,6 +45,7 @@ from portal.fleet.forms import (
 )
 from portal.fleet.models import Vehicle, VehicleSession
 from portal.types import utcnow
+from portal.unit_of_work import portal_write, refused
 from portal.web import is_fragment
 from portal.web.kit import Pager, current_actor, current_carrier_id, format_when
 
@@ -146,11 +146,12 @@ def _done(vehicle_id: uuid.UUID, text: str, category: str = "info"):
 
 def _changed(vehicle_id: uuid.UUID):
     """Someone saved the vehicle at the same moment: nothing happened, try again."""
-    db.session.rollback()
-    return _done(
-        vehicle_id,
-        _("Dit voertuig is intussen gewijzigd. Bekijk het en probeer het opnieuw."),
-        "error",
+    return refused(
+        _done(
+            vehicle_id,
+            _("Dit voertuig is intussen gewijzigd. Bekijk het en probeer het opnieuw."),
+            "error",
+        )
     )
 
 
@@ -260,6 +261,7 @@ def _render_form(form: VehicleForm, vehicle: Vehicle | None, status: int = 200, 
 
 @bp.route("/voertuigen/nieuw", methods=["GET", "POST"])
 @role_required("planner")
+@portal_write
 def new():
     """A new vehicle."""
     form = VehicleForm(request.form if request.method == "POST" else None)
@@ -272,11 +274,9 @@ def new():
             carrier_id=current_carrier_id(), actor=current_actor(), **form.vehicle_data()
         )
     except ValidationFailed as error:
-        db.session.rollback()
         general = _apply_errors(form, error)
         return _render_form(form, None, 422, errors=general)
     vehicle_id, plate = vehicle.id, vehicle.kenteken
-    db.session.commit()
     return _done(
         vehicle_id,
         _(
@@ -311,18 +311,15 @@ def edit(vehicle: Vehicle):
             expected_version=expected,
         )
     except service.PreconditionFailed:
-        db.session.rollback()
         current = service.get_vehicle(carrier_id=current_carrier_id(), vehicle_id=vehicle.id)
         form.versie.data = str(current.versie)
         form.versie.raw_data = [str(current.versie)]
         return _render_form(form, current, 412, conflict=True)
     except ValidationFailed as error:
-        db.session.rollback()
         general = _apply_errors(form, error)
         current = service.get_vehicle(carrier_id=current_carrier_id(), vehicle_id=vehicle.id)
         return _render_form(form, current, 422, errors=general)
     vehicle_id, plate = saved.id, saved.kenteken
-    db.session.commit()
     return _done(vehicle_id, _("Voertuig %(plate)s is opgeslagen.", plate=plate))
 
 
@@ -454,7 +451,6 @@ def deactivate(vehicle: Vehicle):
         )
     except service.PreconditionFailed:
         return _changed(vehicle_id)
-    db.session.commit()
     return _done(
         vehicle_id,
         _(
@@ -478,7 +474,6 @@ def activate(vehicle: Vehicle):
         )
     except service.PreconditionFailed:
         return _changed(vehicle_id)
-    db.session.commit()
     return _done(vehicle_id, _("Voertuig %(plate)s is weer actief.", plate=plate))
 
 
@@ -495,7 +490,6 @@ def rotate_qr(vehicle: Vehicle):
     except service.PreconditionFailed:
         return _changed(vehicle_id)
     versie = rotated.qr_versie
-    db.session.commit()
     flash(
         _(
             "Nieuwe QR-sticker (versie %(n)s) voor %(plate)s. Druk hem af en vervang de oude "
@@ -672,10 +666,8 @@ def end_session(session: VehicleSession):
             carrier_id=current_carrier_id(), session_id=session.id, actor=current_actor()
         )
     except sessions.SessionConflict:
-        db.session.rollback()
         flash(_("Deze sessie is al beëindigd."))
-        return redirect(back, code=303)
-    db.session.commit()
+        return refused(redirect(back, code=303))
     if plate:
         flash(_("De sessie van %(naam)s op %(plate)s is beëindigd.", naam=name, plate=plate))
     else:

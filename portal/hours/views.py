@@ -29,8 +29,6 @@ from flask_babel import gettext as _
 from portal.accounts import service as accounts
 from portal.accounts.permissions import object_route, role_required
 from portal.drivers import service as drivers
-from portal.errors import NotFound
-from portal.extensions import csrf, db
 from portal.hours import activities, export, service, timeline, weeks
 from portal.hours.forms import SOORT_LABELS, ActivityForm, ApproveForm, PeriodForm, ReopenForm
 from portal.hours.models import SOORTEN
@@ -38,6 +36,7 @@ from portal.hours.schemas import duration_minutes
 from portal.hours.service import HoursConflict, HoursInvalid
 from portal.hours.totals import IsoWeek
 from portal.types import utcnow
+from portal.unit_of_work import refused
 from portal.web.kit import Pager, current_actor, current_carrier_id, current_zone
 
 bp = Blueprint("hours", __name__)
@@ -309,13 +308,11 @@ def approve(driver, week: IsoWeek):
             week=week,
             actor=current_actor(),
         )
-    except (HoursConflict, NotFound) as error:
-        db.session.rollback()
-        if isinstance(error, NotFound):
-            abort(404)
+    except HoursConflict as error:
         flash(explain(error), "error")
-        return redirect(url_for("hours.week", user_token=user_token, week=week.label), code=303)
-    db.session.commit()
+        return refused(
+            redirect(url_for("hours.week", user_token=user_token, week=week.label), code=303)
+        )
     flash(_("Week %(week)s van %(naam)s is goedgekeurd.", week=week.week, naam=naam))
     return redirect(url_for("hours.week", user_token=user_token, week=week.label), code=303)
 
@@ -335,14 +332,13 @@ def reopen(driver, week: IsoWeek):
                 actor=current_actor(),
             )
         except HoursInvalid as error:
-            db.session.rollback()
             form.reden.errors = [explain(error)]
         except HoursConflict as error:
-            db.session.rollback()
             flash(explain(error), "error")
-            return redirect(url_for("hours.week", user_token=user_token, week=week.label), code=303)
+            return refused(
+                redirect(url_for("hours.week", user_token=user_token, week=week.label), code=303)
+            )
         else:
-            db.session.commit()
             flash(_("Week %(week)s van %(naam)s is heropend.", week=week.week, naam=naam))
             return redirect(url_for("hours.week", user_token=user_token, week=week.label), code=303)
     status = 422 if request.method == "POST" else 200
@@ -353,15 +349,19 @@ def reopen(driver, week: IsoWeek):
 # --- correcting an activity ------------------------------------------------------------
 
 
-@bp.route("/uren/activiteiten/<uuid:activiteit_id>/wijzigen", methods=["GET", "POST"])
-@role_required("planner")
-@csrf.exempt  # checked below, after the activity has loaded
-def edit_activity(activiteit_id: uuid.UUID):
+def activity_route(rule: str, methods: tuple[str, ...] = ("GET",)):
+    """A planner's route of one recorded activity (another carrier's id: 404 first)."""
+
+    def load(activiteit_id: uuid.UUID):
+        return service.get_activity(carrier_id=current_carrier_id(), activity_id=activiteit_id)
+
+    return object_route(bp, rule, load, methods=methods)
+
+
+@activity_route("/uren/activiteiten/<uuid:activiteit_id>/wijzigen", methods=("GET", "POST"))
+def edit_activity(activity):
     """A planner corrects an activity; the same rules hold as in the driver app."""
     carrier_id = current_carrier_id()
-    activity = service.get_activity(carrier_id=carrier_id, activity_id=activiteit_id)
-    if request.method == "POST":
-        csrf.protect()
     zone = current_zone()
     now = utcnow()
     day = service.get_work_day(carrier_id=carrier_id, work_day_id=activity.werkdag_id)
@@ -408,7 +408,6 @@ def edit_activity(activiteit_id: uuid.UUID):
                     carrier_id=carrier_id, activity_id=activity.id, data=data, actor=current_actor()
                 )
             except HoursInvalid as error:
-                db.session.rollback()
                 field = form._fields.get(error.field)
                 if field is not None and field.name != "csrf_token":
                     field.errors = [*field.errors, explain(error)]
@@ -416,16 +415,14 @@ def edit_activity(activiteit_id: uuid.UUID):
                     problem = explain(error)
                 status = 422
             except HoursConflict as error:
-                db.session.rollback()
                 problem = explain(error)
                 status = 409
             else:
-                db.session.commit()
                 flash(_("De activiteit is gewijzigd."))
                 return redirect(back, code=303)
         else:
             status = 422
-        activity = service.get_activity(carrier_id=carrier_id, activity_id=activiteit_id)
+        activity = service.get_activity(carrier_id=carrier_id, activity_id=activity.id)
         day = service.get_work_day(carrier_id=carrier_id, work_day_id=activity.werkdag_id)
     context = {
         "form": form,

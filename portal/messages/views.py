@@ -19,11 +19,11 @@ from flask_login import current_user
 from portal.accounts.permissions import role_required
 from portal.drivers import service as drivers_service
 from portal.errors import ValidationFailed
-from portal.extensions import db
 from portal.messages import failures, service, worker
 from portal.messages.forms import STATUS_LABELS, ComposeForm
 from portal.messages.models import TEXT_MAX, TITLE_MAX
 from portal.types import utcnow
+from portal.unit_of_work import portal_write
 from portal.web import is_fragment
 from portal.web.kit import Pager, current_actor, current_carrier_id
 
@@ -86,6 +86,7 @@ def index():
 
 @bp.post("/berichten")
 @role_required("planner")
+@portal_write
 def send():
     form = _compose_form()
     if not form.validate():
@@ -101,12 +102,10 @@ def send():
         )
     except ValidationFailed as error:
         # The form checks the same rules; this is a driver deactivated in between.
-        db.session.rollback()
         for problem in error.errors:
             field = getattr(form, problem["field"], form.ontvangers)
             field.errors = [*field.errors, _("Kies opnieuw: een chauffeur is niet meer actief.")]
         return _page_response(form, 422)
-    db.session.commit()
     text = ngettext(
         "Bericht verstuurd naar %(num)s chauffeur.",
         "Bericht verstuurd naar %(num)s chauffeurs.",

@@ -35,7 +35,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from portal.accounts import service as accounts
 from portal.accounts.permissions import object_route, role_required
 from portal.errors import Conflict, NotFound, ValidationFailed
-from portal.extensions import csrf, db
+from portal.extensions import csrf
 from portal.labels import ACTIVITY_LABELS, activity_label
 from portal.problems import say as say_problem
 from portal.questionnaires import diff as differ
@@ -58,6 +58,7 @@ from portal.questionnaires.wording import (
     show_value,
 )
 from portal.tasks import service as tasks_service
+from portal.unit_of_work import portal_write, refused
 from portal.web import is_fragment
 from portal.web.kit import current_actor, current_carrier_id, format_when
 
@@ -161,6 +162,7 @@ def index():
 
 @bp.route("/nieuw", methods=["GET", "POST"])
 @role_required(*EDIT_ROLES)
+@portal_write
 def new():
     """Start a questionnaire: a title, its id (suggested from the title) and activity type."""
     form = NewQuestionnaireForm(request.form if request.method == "POST" else None)
@@ -186,12 +188,10 @@ def new():
                     actor=current_actor(),
                 )
             except Conflict:
-                db.session.rollback()
                 form.questionnaire_id.errors.append(
                     _("Er is al een vragenlijst met id “%(id)s”.", id=questionnaire_id)
                 )
             else:
-                db.session.commit()
                 flash(
                     _("Vragenlijst “%(title)s” aangemaakt. Voeg nu vragen toe.", title=doc["title"])
                 )
@@ -277,6 +277,7 @@ def _problem_count_note(doc: dict) -> str:
 @bp.route("/importeren", methods=["GET", "POST"])
 @csrf.exempt
 @role_required(*EDIT_ROLES)
+@portal_write
 def import_new():
     """A new questionnaire from a JSON file (its questionnaire_id names it)."""
     if request.method == "GET":
@@ -301,7 +302,6 @@ def import_new():
             carrier_id=current_carrier_id(), doc=doc, user_id=current_user.id, actor=current_actor()
         )
     except Conflict:
-        db.session.rollback()
         return _import_page(
             None,
             _(
@@ -310,7 +310,6 @@ def import_new():
             ),
             409,
         )
-    db.session.commit()
     flash(_("Geïmporteerd als concept. %(note)s", note=_problem_count_note(doc)))
     return redirect(url_for(".draft", questionnaire_id=questionnaire_id), code=303)
 
@@ -339,7 +338,6 @@ def import_draft(questionnaire_id: str):
         actor=current_actor(),
         action="imported",
     )
-    db.session.commit()
     flash(_("Geïmporteerd in het concept. %(note)s", note=note))
     return redirect(url_for(".draft", questionnaire_id=questionnaire_id), code=303)
 
@@ -557,7 +555,6 @@ def start(questionnaire_id: str):
     service.start_draft(
         carrier_id=current_carrier_id(), questionnaire_id=questionnaire_id, user_id=current_user.id
     )
-    db.session.commit()
     return redirect(url_for(".draft", questionnaire_id=questionnaire_id), code=303)
 
 
@@ -576,12 +573,11 @@ def _alert(text: str, status: int, *, stale: bool = False, reload_url: str | Non
 
 
 def _refuse(questionnaire_id: str, text: str, status: int, *, stale: bool = False):
-    db.session.rollback()
     target = url_for(".draft", questionnaire_id=questionnaire_id)
     if is_fragment():
         return _alert(text, status, stale=stale, reload_url=target)
     flash(text, "error")
-    return redirect(target, code=303)
+    return refused(redirect(target, code=303))
 
 
 def _stale(questionnaire_id: str, error: service.StaleDraft | None = None):
@@ -642,11 +638,9 @@ def _edit(
             user_id=current_user.id,
         )
     except service.StaleDraft as error:
-        db.session.rollback()
         return _stale(questionnaire_id, error)
     except ValidationFailed:
         return _edit_error(questionnaire_id, EditError("too_big"))
-    db.session.commit()
     state = _state(questionnaire_id, saved)
     if not is_fragment():
         anchor = outcome if isinstance(outcome, str) else ""
@@ -1003,7 +997,6 @@ def discard(questionnaire_id: str):
     service.discard_draft(
         carrier_id=current_carrier_id(), questionnaire_id=questionnaire_id, actor=current_actor()
     )
-    db.session.commit()
     flash(_("Het concept van “%(id)s” is verwijderd.", id=questionnaire_id))
     if revisions:
         return redirect(url_for(".revisions", questionnaire_id=questionnaire_id), code=303)
@@ -1079,7 +1072,6 @@ def publish(questionnaire_id: str):
             actor=current_actor(),
         )
     except ValidationFailed as error:
-        db.session.rollback()
         text = _(
             "Niet gepubliceerd: het concept heeft %(n)s probleem/problemen. Los ze op in de "
             "editor en probeer het opnieuw.",
@@ -1088,14 +1080,12 @@ def publish(questionnaire_id: str):
         return _publish_page(questionnaire_id, _draft_or_none(questionnaire_id), error=text,
                              status=422)  # fmt: skip
     except service.StaleDraft:
-        db.session.rollback()
         text = _(
             "Het concept is gewijzigd sinds je deze pagina opende. Bekijk de wijzigingen "
             "hieronder opnieuw en publiceer dan."
         )
         return _publish_page(questionnaire_id, _draft_or_none(questionnaire_id), error=text,
                              status=409)  # fmt: skip
-    db.session.commit()
     flash(
         _(
             "Revisie %(n)s van “%(id)s” is gepubliceerd en actief. Nieuwe taken van deze "
@@ -1202,7 +1192,6 @@ def restore(questionnaire_id: str, revisie: int):
         action="restored",
         basis=row,
     )
-    db.session.commit()
     flash(
         _(
             "Revisie %(n)s is nu het concept. Pas het aan of publiceer het als nieuwe revisie.",

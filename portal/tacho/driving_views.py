@@ -38,7 +38,6 @@ from portal.accounts.service import current_carrier_of
 from portal.drivers import service as drivers
 from portal.drivers.models import Driver
 from portal.errors import ValidationFailed
-from portal.extensions import db
 from portal.tacho import driving, driving_export, service, wording
 from portal.tacho.forms import driver_choices
 from portal.tacho.segments import ACTIVITEITEN, DAY_MIN, KAART_HANDMATIG, ONBEKEND, midnight
@@ -543,7 +542,6 @@ def card_number(driver: Driver):
             actor=current_actor(),
         )
     except ValidationFailed as error:
-        db.session.rollback()
         messages = dict(CARD_MESSAGES)
         for item in error.errors:
             if item.get("code") == "card_number_taken":
@@ -556,7 +554,6 @@ def card_number(driver: Driver):
         driver = drivers.get_driver(carrier_id=current_carrier_id(), driver_id=driver_id)
         html = render_template("tacho/driving/driver.html", **_driver_context(driver, form))
         return make_response(html, 422)
-    db.session.commit()
     flash(_("Het kaartnummer is opgeslagen.") if number else _("Het kaartnummer is gewist."))
     return redirect(url_for("driving.driver", driver_id=driver_id) + "#kaart", code=303)
 

@@ -34,7 +34,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from portal.accounts.permissions import object_route, role_required
 from portal.drivers import service as drivers
 from portal.errors import Conflict, ValidationFailed
-from portal.extensions import csrf, db
+from portal.extensions import csrf
 from portal.fleet import service as fleet
 from portal.tacho import service, wording
 from portal.tacho.forms import (
@@ -49,6 +49,7 @@ from portal.tacho.forms import (
 )
 from portal.tacho.models import TachoFile
 from portal.types import period_bound
+from portal.unit_of_work import kept, portal_write
 from portal.web import is_fragment
 from portal.web.kit import Pager, current_actor, current_carrier_id, current_zone
 
@@ -334,6 +335,7 @@ def _upload_one(upload, chauffeur_id, vehicle_id) -> Outcome:
 @bp.route("/tachograaf/upload", methods=["POST"])
 @role_required("planner")
 @csrf.exempt  # checked inside, so a body over the request limit gets a plain answer
+@portal_write
 def upload():
     """Upload one or more tachograph files (the `bestanden` parts), optionally linked to a
     driver and a vehicle. A page shows each file's outcome; with `Accept: application/json`
@@ -360,7 +362,6 @@ def upload():
             return jsonify(resultaat="fout", bericht=text), 422
         return _render_index(form, upload_error=text, status=422)
     outcomes = [_upload_one(f, chauffeur_id, vehicle_id) for f in uploads]
-    db.session.commit()
     if wants_json:
         outcome = outcomes[0]
         status = {"nieuw": 201, "dubbel": 200}.get(outcome.resultaat, 422)
@@ -371,9 +372,10 @@ def upload():
             "url": outcome.url,
             "soort": outcome.soort,
         }
-        return make_response(orjson.dumps(body), status, {"Content-Type": "application/json"})
+        return kept(make_response(orjson.dumps(body), status, {"Content-Type": "application/json"}))
     failed = any(o.resultaat == "fout" for o in outcomes)
-    return _render_index(_upload_form(), outcomes=outcomes, status=422 if failed else 200)
+    # Each file stands alone: the ones that were stored are kept when another was refused.
+    return kept(_render_index(_upload_form(), outcomes=outcomes, status=422 if failed else 200))
 
 
 def _upload_form_blank() -> UploadForm:
@@ -527,11 +529,9 @@ def link(row: TachoFile):
             carrier_id=current_carrier_id(), tacho_file_id=row.id, actor=current_actor(), **changes
         )
     except ValidationFailed:
-        db.session.rollback()
         form.chauffeur.errors = [_("Kies uit de lijst.")]
         return _render_show(row, link_form=form, status=422)
     file_id = row.id
-    db.session.commit()
     flash(_("De koppeling is opgeslagen."))
     return redirect(url_for("tacho.show", tacho_file_id=file_id), code=303)
 
@@ -551,11 +551,9 @@ def set_period(row: TachoFile):
             actor=current_actor(),
         )
     except Conflict:
-        db.session.rollback()
         form.van.errors = [_("Dit bestand geeft zijn eigen periode; die is niet te wijzigen.")]
         return _render_show(row, period_form=form, status=409)
     file_id = row.id
-    db.session.commit()
     flash(_("De periode is opgeslagen."))
     return redirect(url_for("tacho.show", tacho_file_id=file_id), code=303)
 
@@ -573,7 +571,6 @@ def share(row: TachoFile):
         seconds=int(form.geldigheid.data),
         actor=current_actor(),
     )
-    db.session.commit()
     row = service.get_file(carrier_id=current_carrier_id(), tacho_file_id=row.id)
     return _render_show(row, share_form=form, shared=shared)
 

@@ -37,10 +37,11 @@ from flask_login import current_user
 from portal.accounts.permissions import role_required
 from portal.accounts.service import carrier_zone
 from portal.errors import ValidationFailed
-from portal.extensions import csrf, db
+from portal.extensions import csrf
 from portal.tasks import csv_import, service
 from portal.tasks.csv_import import FileRefused, ParsedFile
 from portal.tasks.detail_views import FIELD_LABELS
+from portal.unit_of_work import portal_write, refused
 from portal.web.kit import current_actor, current_carrier_id
 
 logger = logging.getLogger(__name__)
@@ -175,6 +176,7 @@ def example():
 
 @bp.post("/taken/import")
 @role_required("planner")
+@portal_write
 def upload():
     upload = request.files.get("bestand")
     if upload is None or not upload.filename:
@@ -240,6 +242,7 @@ def preview(token: str):
 @bp.post("/taken/import/<string(length=32):token>")
 @csrf.exempt  # checked below, after the 404: another carrier's token answers 404 either way
 @role_required("planner")
+@portal_write
 def run(token: str):
     record = _load(token)
     csrf.protect()
@@ -268,11 +271,9 @@ def run(token: str):
             rows=[(row.chauffeur_id, row.data) for row in good],
             actor=actor,
         )
-        db.session.commit()
     except ValidationFailed as failed:
         # The rows were checked a moment ago; a driver or vehicle removed since then lands
         # here. Nothing is imported: the planner looks at the fresh preview and tries again.
-        db.session.rollback()
         lock.unlink(missing_ok=True)
         logger.warning("import %s refused by the service: %s", token[:6], failed)
         flash(
@@ -282,9 +283,8 @@ def run(token: str):
             ),
             "error",
         )
-        return back
+        return refused(back)
     except BaseException:
-        db.session.rollback()
         lock.unlink(missing_ok=True)
         raise
     record["imported"] = {

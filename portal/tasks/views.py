@@ -37,7 +37,6 @@ from portal import problems, reads
 from portal.accounts.permissions import landing_url, object_route, role_required
 from portal.drivers import service as drivers_service
 from portal.errors import Conflict, ValidationFailed
-from portal.extensions import db
 from portal.fleet import service as fleet
 from portal.questionnaires import service as questionnaires
 from portal.tacho import driving
@@ -55,6 +54,7 @@ from portal.tasks.forms import (
     TaskForm,
 )
 from portal.tasks.models import STATUSES, Task
+from portal.unit_of_work import portal_write, refused
 from portal.validators import FIRST_DAY, LAST_DAY
 from portal.web import is_fragment
 from portal.web.kit import current_actor, current_carrier_id, current_zone, format_when
@@ -110,7 +110,8 @@ def _message(text: str, category: str = "info", status: int = 200, *, changed: b
     redirect back to the board with its filters."""
     if not is_fragment():
         flash(text, category)
-        return redirect(_back(), code=303)
+        back = redirect(_back(), code=303)
+        return refused(back) if status >= 400 else back
     response = make_response(
         render_template("tasks/_message.html", text=text, category=category), status
     )
@@ -620,7 +621,6 @@ def change_status(task: Task):
             office=True,
         )
     except lifecycle.IllegalMove as error:
-        db.session.rollback()
         allowed = [str(STATUS_LABELS[s]) for s in error.extra.get("allowed", [])]
         text = (
             _("Deze statuswijziging kan niet. Mogelijk: %(allowed)s.", allowed=", ".join(allowed))
@@ -629,7 +629,6 @@ def change_status(task: Task):
         )
         return _status_refused(task_id, naam, text, [], 409)
     except ValidationFailed as error:
-        db.session.rollback()
         # A blocker with a code says itself in the planner's language; the rest by its field.
         blockers = [
             {"label": None, "message": problems.say(e["code"], e.get("params"), e["message"])}
@@ -643,7 +642,6 @@ def change_status(task: Task):
             else _("Deze status bestaat niet.")
         )
         return _status_refused(task_id, naam, text, blockers, 422)
-    db.session.commit()
     label = STATUS_LABELS[moved.status]
     if not is_fragment():
         flash(_("Taak “%(naam)s” is nu %(status)s.", naam=naam, status=str(label).lower()))
@@ -657,7 +655,7 @@ def _status_refused(task_id, naam, text: str, blockers: list[dict], status: int)
         for blocker in blockers:
             label = f"{blocker['label']}: " if blocker["label"] else ""
             flash(f"{label}{blocker['message']}", "error")
-        return redirect(_back(), code=303)
+        return refused(redirect(_back(), code=303))
     task = _load(task_id)
     return _card(task, status, notice={"text": text, "blockers": blockers})
 
@@ -721,25 +719,21 @@ def move(task: Task):
             expected_version=form.versie.data,
         )
     except service.PreconditionFailed:
-        db.session.rollback()
         return _message(
             _("Deze taak is intussen gewijzigd. Het bord is ververst; probeer het opnieuw."),
             "error",
             412,
         )
     except Conflict:
-        db.session.rollback()
         return _message(
             _("Een afgeronde of geannuleerde taak kan niet meer worden verplaatst."), "error", 409
         )
     except ValidationFailed:
-        db.session.rollback()
         return _message(_("Deze chauffeur bestaat niet (meer)."), "error", 422)
     driver = drivers_service.names_by_id(
         carrier_id=current_carrier_id(), driver_ids={moved.chauffeur_id}
     ).get(moved.chauffeur_id) or _("niet toegewezen")
     when = format_when(moved.gepland_op, empty=_("zonder datum"))
-    db.session.commit()
     return _message(
         _("“%(naam)s” verplaatst: %(driver)s, %(when)s.", naam=naam, driver=driver, when=when)
     )
@@ -781,11 +775,9 @@ def cancel(task: Task):
             office=True,
         )
     except lifecycle.IllegalMove:
-        db.session.rollback()
         return _message(
             _("Taak “%(naam)s” kan niet meer worden geannuleerd.", naam=naam), "error", 409
         )
-    db.session.commit()
     return _message(_("Taak “%(naam)s” is geannuleerd.", naam=naam))
 
 
@@ -809,7 +801,6 @@ def reopen(task: Task):
         actor=current_actor(),
         office=True,
     )
-    db.session.commit()
     return _message(_("Taak “%(naam)s” is heropend en staat weer op gestart.", naam=naam))
 
 
@@ -822,7 +813,6 @@ def delete(task: Task):
     outcome = service.delete_task(
         carrier_id=current_carrier_id(), task_id=task.id, actor=current_actor()
     )
-    db.session.commit()
     if outcome == "archived":
         return _message(
             _(
@@ -854,7 +844,6 @@ def duplicate(task: Task):
     copy = service.duplicate_task(
         carrier_id=current_carrier_id(), task_id=task.id, actor=current_actor()
     )
-    db.session.commit()
     flash(_("Kopie gemaakt van “%(naam)s”. Pas aan wat anders is en sla op.", naam=task.naam))
     target = url_for("tasks.edit", task_id=copy.id, terug=_back())
     if is_fragment():
@@ -959,6 +948,7 @@ def _warnings_fragment(form: TaskForm, task: Task | None):
 
 @bp.route("/taken/nieuw/controle", methods=["POST"])
 @role_required("planner")
+@portal_write
 def check_new():
     """The planning warnings of a new task's form as filled in so far; saves nothing."""
     return _warnings_fragment(_task_form(None), None)
@@ -1023,6 +1013,7 @@ def _gepland_op(form: TaskForm) -> datetime | None:
 
 @bp.route("/taken/nieuw", methods=["GET", "POST"])
 @role_required("planner")
+@portal_write
 def new():
     """A new task: the form, prefilled with the board's day and driver."""
     form = _task_form(None)
@@ -1049,10 +1040,8 @@ def new():
             actor=current_actor(),
         )
     except ValidationFailed as error:
-        db.session.rollback()
         general = _apply_service_errors(form, error)
         return _render_form(form, None, 422, notice={"errors": general})
-    db.session.commit()
     return _saved(task, _("Taak “%(naam)s” is aangemaakt.", naam=task.naam))
 
 
@@ -1089,18 +1078,14 @@ def edit(task: Task):
             expected_version=form.versie.data,
         )
     except service.PreconditionFailed:
-        db.session.rollback()
         # Keep the planner's input; saving again knowingly overwrites the other change.
         current = _load(task.id)
         form.versie.data = current.versie
         form.versie.raw_data = [str(current.versie)]
         return _render_form(form, current, 412, notice={"conflict": True})
     except Conflict:
-        db.session.rollback()
         return _render_form(form, _load(task.id), 409, notice={"closed": True})
     except ValidationFailed as error:
-        db.session.rollback()
         general = _apply_service_errors(form, error)
         return _render_form(form, _load(task.id), 422, notice={"errors": general})
-    db.session.commit()
     return _saved(saved, _("Taak “%(naam)s” is opgeslagen.", naam=saved.naam))
