@@ -3,6 +3,7 @@ needs no request, no blueprint and no database)."""
 
 from __future__ import annotations
 
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 # Activity types the product knows by name; others show their slug made readable.
@@ -23,3 +24,18 @@ def activity_label(value: str | None) -> str:
     if value in ACTIVITY_LABELS:
         return str(ACTIVITY_LABELS[value])
     return value.replace("_", " ").replace("-", " ").capitalize()
+
+
+def duur(minutes: int | None) -> str:
+    """Minutes as hours and minutes: 270 -> '4 u 30', 600 -> '10 u', 42 -> '42 min'."""
+    if minutes is None:
+        return _("onbekend")
+    minutes = int(minutes)
+    sign = "-" if minutes < 0 else ""
+    minutes = abs(minutes)
+    hours, rest = divmod(minutes, 60)
+    if hours == 0:
+        return sign + _("%(m)s min", m=rest)
+    if rest == 0:
+        return sign + _("%(h)s u", h=hours)
+    return sign + _("%(h)s u %(m)s", h=hours, m=f"{rest:02d}")

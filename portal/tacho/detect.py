@@ -153,8 +153,8 @@ def _day(seconds: int) -> datetime | None:
 
 
 def _card_records(data: bytes) -> list[tuple[int, int, bytes]]:
-    """Every (file id, type, data) of a card download; NotTachograph when a record is not a
-    card EF or runs past the end."""
+    """Every (file id, type, data) of a card download's known EFs; NotTachograph when a
+    record runs past the end."""
     records = []
     pos = 0
     while pos < len(data):
@@ -165,17 +165,16 @@ def _card_records(data: bytes) -> list[tuple[int, int, bytes]]:
         fid = int.from_bytes(data[pos : pos + 2], "big")
         kind = data[pos + 2]
         length = int.from_bytes(data[pos + 3 : pos + 5], "big")
-        if fid not in CARD_FILES or kind > 3:
-            raise NotTachograph(
-                "card_structure", f"byte {pos} starts no card record ({fid:04X}, type {kind})"
-            )
         if pos + 5 + length > len(data):
             raise NotTachograph(
                 "card_structure",
                 f"the card record {fid:04X} at byte {pos} claims {length} bytes; the file ends "
                 "before that",
             )
-        records.append((fid, kind, data[pos + 5 : pos + 5 + length]))
+        if fid in CARD_FILES and kind <= 3:
+            records.append((fid, kind, data[pos + 5 : pos + 5 + length]))
+        # else a record of a tag not known here (a newer generation's): skipped, as the
+        # reader skips it; the file still needs a card's identification to be one
         pos += 5 + length
     return records
 

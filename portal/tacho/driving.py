@@ -266,6 +266,7 @@ class DayView:
     voertuigen: list[str]
     verschillen: list[tuple[str, dict]]  # (code, params)
     app_in_gebruik: bool = True  # False before the driver's first work day in the app
+    kaart_gelezen: bool = True  # False after the newest day of any download of the card
 
 
 DIFF_MIN = 30  # a difference of this many minutes or more is named
@@ -280,8 +281,9 @@ def days(
     now: datetime | None = None,
 ) -> list[DayView]:
     """Per day of [van, tot) (newest first): the card's and the app's activity side by side
-    with the differences named (from the driver's first work day in the app on). Four
-    queries."""
+    with the differences named from the driver's first work day in the app on, up to the
+    newest day a card download holds (later days are not read yet: nothing to compare).
+    Five queries."""
     now = now or utcnow()
     start, end = midnight(van), midnight(tot)
     card_rows = reading.days_of_driver(
@@ -299,6 +301,7 @@ def days(
     # Before the driver's first work day in the app, the app has nothing to compare.
     first_app = hours.first_work_day(carrier_id=carrier_id, chauffeur_id=chauffeur_id)
     app_from = first_app.date() if first_app is not None else None
+    card_to = reading.newest_card_day(carrier_id=carrier_id, chauffeur_id=chauffeur_id)
     worked_days = set()
     for day, _acts in work:
         cursor = day.gestart_op.date()
@@ -334,6 +337,8 @@ def days(
         )
         kaart_totaal = totals(kaart) if row else None
         app_totaal = totals(app) if app else None
+        app_in_gebruik = app_from is not None and current >= app_from
+        kaart_gelezen = card_to is not None and current <= card_to
         out.append(
             DayView(
                 datum=current,
@@ -344,9 +349,10 @@ def days(
                 afstand_km=row.afstand_km if row else None,
                 voertuigen=list(row.voertuigen or []) if row else [],
                 verschillen=differences(kaart_totaal, app_totaal)
-                if app_from is not None and current >= app_from
+                if app_in_gebruik and kaart_gelezen
                 else [],
-                app_in_gebruik=app_from is not None and current >= app_from,
+                app_in_gebruik=app_in_gebruik,
+                kaart_gelezen=kaart_gelezen,
             )
         )
         current -= timedelta(days=1)

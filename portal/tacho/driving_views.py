@@ -117,6 +117,7 @@ def _helpers() -> dict:
     return {
         "wording": wording,
         "duur": wording.duur,
+        "plate": service.painted,
         "moment": wording.moment,
         "span": wording.span,
         "activity_labels": wording.ACTIVITY_LABELS,

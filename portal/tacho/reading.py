@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from portal.drivers import service as drivers
 from portal.extensions import db
@@ -65,6 +65,17 @@ def changes_of(raw: list) -> list[Change]:
     ]
 
 
+def data_end(file: TachoFile, parsed) -> datetime | None:
+    """How far a download's data reaches: the moment it was read; for a card read at an
+    unknown moment, just after its newest day's last change (time after that is unknown,
+    never the driving of a card left in until midnight); else when it was received."""
+    if file.gedownload_op is not None:
+        return file.gedownload_op
+    if isinstance(parsed, ddd.CardDownload) and parsed.dagen:
+        return parsed.einde()
+    return file.geupload_op
+
+
 def day_end(day: date, downloaded: datetime | None) -> datetime | None:
     """Where a day's data ends when the download was made that day; None: at midnight."""
     if downloaded is None:
@@ -100,7 +111,7 @@ def store_days(*, carrier_id: uuid.UUID, file: TachoFile, parsed) -> int:
     entries = days_of(parsed)
     if not entries:
         return 0
-    downloaded = file.gedownload_op or file.geupload_op
+    downloaded = data_end(file, parsed)
     numbers = {number for number, _bron, _day in entries}
     known = {
         (row.kaartnummer, row.datum): row
@@ -178,6 +189,15 @@ def relink_card(*, carrier_id: uuid.UUID, kaartnummer: str, chauffeur_id: uuid.U
         .execution_options(synchronize_session=False)
     )
     return result.rowcount or 0
+
+
+def newest_card_day(*, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID) -> date | None:
+    """The newest day any stored download holds of a driver's card (None: none yet)."""
+    return db.session.scalar(
+        select(func.max(TachoDay.datum)).where(
+            TachoDay.transporteur_id == carrier_id, TachoDay.chauffeur_id == chauffeur_id
+        )
+    )
 
 
 def days_of_driver(

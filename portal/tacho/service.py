@@ -130,7 +130,7 @@ def read(data: bytes, *, filename: str | None, received_at: datetime):
         ) from None
 
 
-def _painted(kenteken: str | None) -> str | None:
+def painted(kenteken: str | None) -> str | None:
     """A Dutch registration as painted (BX-12-AB); any other as recorded."""
     if not kenteken:
         return None
@@ -208,7 +208,7 @@ def upload(
     now = utcnow()
     parsed = read(data, filename=filename, received_at=now)
     _check_links(carrier_id, chauffeur_id, vehicle_id)
-    kenteken = _painted(info.kenteken)
+    kenteken = painted(info.kenteken)
     automatic = []
     if chauffeur_id is None and info.kaartnummer:
         owner = drivers.find_by_card(carrier_id=carrier_id, kaartnummer=info.kaartnummer)
@@ -340,7 +340,7 @@ class FileDay:
 def file_days(*, carrier_id: uuid.UUID, tacho_file_id: uuid.UUID) -> list[FileDay]:
     """The days a stored file holds, in date order (then card number): read from its bytes."""
     row, parsed = parsed_file(carrier_id=carrier_id, tacho_file_id=tacho_file_id)
-    downloaded = row.gedownload_op or row.geupload_op
+    downloaded = reading.data_end(row, parsed)
     found = [
         FileDay(number, day, reading.day_end(day.datum, downloaded))
         for number, _bron, day in reading.days_of(parsed)
@@ -541,7 +541,41 @@ def assign_card(
     if driver.kaartnummer:
         for number in _card_numbers_like(carrier_id, driver.kaartnummer):
             reading.relink_card(carrier_id=carrier_id, kaartnummer=number, chauffeur_id=driver.id)
+        _adopt_card_files(carrier_id, driver.id, driver.kaartnummer, actor)
     return driver
+
+
+def _adopt_card_files(
+    carrier_id: uuid.UUID, driver_id: uuid.UUID, number: str, actor: Actor
+) -> None:
+    """Card downloads of this card number that were linked to nobody are the driver's now,
+    as a new upload of the card would be (its history says so): the download deadline and
+    the driver's file list count them. A file a planner linked to someone else stays."""
+    same_card = (
+        or_(TachoFile.kaartnummer == number, TachoFile.kaartnummer.like(f"{number[:14]}__"))
+        if len(number) == 14
+        else TachoFile.kaartnummer == number
+    )
+    orphans = db.session.scalars(
+        select(TachoFile).where(
+            TachoFile.transporteur_id == carrier_id,
+            TachoFile.soort == detect.BESTUURDERSKAART,
+            TachoFile.chauffeur_id.is_(None),
+            same_card,
+        )
+    ).all()
+    for row in orphans:
+        row.chauffeur_id = driver_id
+        audit.record(
+            carrier_id=carrier_id,
+            actor=actor,
+            entity=ENTITY,
+            entity_id=row.id,
+            action="linked",
+            changes={"chauffeur_id": [None, driver_id], "automatisch": ["chauffeur_id"]},
+        )
+    if orphans:
+        db.session.flush()
 
 
 def _card_numbers_like(carrier_id: uuid.UUID, number: str) -> set[str]:

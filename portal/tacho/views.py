@@ -412,6 +412,8 @@ def _history(row: TachoFile) -> list[dict]:
             return plates.get(key, _("onbekend voertuig")) if key else _("geen")
         return str(value)
 
+    # Linked by the system: a card number given to a driver brought its earlier downloads.
+    notes_linked = {"chauffeur_id": _("via het kaartnummer van de chauffeur")}
     rows = []
     for entry, changes in reversed(parsed):
         lines = []
@@ -426,10 +428,14 @@ def _history(row: TachoFile) -> list[dict]:
                     note = f" ({notes[name]})" if name in automatic else ""
                     lines.append(f"{label}: {show(name, changes[name])}{note}")
         elif entry.action == "linked":
+            automatic = set(changes.get("automatisch") or [])
             for name, label in (("chauffeur_id", _("Chauffeur")), ("vehicle_id", _("Voertuig"))):
                 if name in changes:
                     old, new = changes[name]
-                    lines.append(f"{label}: {show(name, old)} → {show(name, new)}")
+                    note = (
+                        f" ({notes_linked[name]})" if name in automatic & set(notes_linked) else ""
+                    )
+                    lines.append(f"{label}: {show(name, old)} → {show(name, new)}{note}")
         elif entry.action == "link_created" and changes.get("geldig_tot"):
             until = datetime.fromisoformat(changes["geldig_tot"].replace("Z", "+00:00"))
             lines.append(_("Geldig tot %(when)s", when=when(until)))

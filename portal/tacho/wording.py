@@ -13,6 +13,8 @@ from flask_babel import format_datetime
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
+from portal.labels import duur
+
 EN_DASH = "\u2013"
 
 ACTIVITY_LABELS = {
@@ -68,21 +70,6 @@ BRON_LABELS = {
     "kaart+app": _l("kaart + app"),
     "voertuig": _l("voertuigeenheid"),
 }
-
-
-def duur(minutes: int | None) -> str:
-    """Minutes as hours and minutes: 270 -> '4 u 30', 600 -> '10 u', 42 -> '42 min'."""
-    if minutes is None:
-        return _("onbekend")
-    minutes = int(minutes)
-    sign = "-" if minutes < 0 else ""
-    minutes = abs(minutes)
-    hours, rest = divmod(minutes, 60)
-    if hours == 0:
-        return sign + _("%(m)s min", m=rest)
-    if rest == 0:
-        return sign + _("%(h)s u", h=hours)
-    return sign + _("%(h)s u %(m)s", h=hours, m=f"{rest:02d}")
 
 
 def label(mapping: dict, key: str | None) -> str:

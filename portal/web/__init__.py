@@ -28,7 +28,7 @@ from werkzeug.routing import BaseConverter
 from portal.accounts import service as accounts
 from portal.errors import DomainError, problem, problem_from_domain
 from portal.extensions import db, login_manager
-from portal.labels import activity_label
+from portal.labels import activity_label, duur
 from portal.navigation import SECTION_OF_BLUEPRINT
 from portal.tenancy import activate
 
@@ -239,6 +239,7 @@ def init_app(app: Flask) -> None:
         return render_template("error.html", error=None), 500
 
     app.add_template_filter(activity_label, "activity_label")
+    app.add_template_filter(duur, "duur")
 
     @app.context_processor
     def _globals():

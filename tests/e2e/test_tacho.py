@@ -105,3 +105,84 @@ def test_a_planner_uploads_finds_and_hands_out_a_tachograph_file(
     expect(page.locator("#tacho-results tbody tr", has_text=card_name)).to_have_count(1)
     shot(page, "tacho-03-already-there")
     assert errors == []
+
+
+def test_a_planner_uploads_a_real_card_and_reads_its_days_findings_and_time_left(
+    page, live_server, shot, tmp_path
+):
+    """The real anonymised card (tests/fixtures/tachograph), uploaded as a planner would:
+    its days with the download day ending at the download, the driver's 28 days and
+    findings; a card read today gives the time left, on the overview and the board; the
+    pages in Dutch and in English."""
+    from datetime import UTC, datetime, timedelta
+
+    from conftest import create_driver, create_user
+    from tacho.real_card import NAME, real_file
+
+    from portal.tacho.ddd.build import card_file, changes_from_timeline
+
+    planner = create_user(live_server.app, live_server.carrier, "planner")
+    fixture = create_driver(live_server.app, live_server.carrier, "Fixture Een")
+    create_driver(live_server.app, live_server.carrier, "Recent Rijder")
+    (tmp_path / NAME).write_bytes(real_file())
+    # A card read a minute ago: a weekly rest, then 3 h of driving up to now.
+    now = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(minutes=1)
+    timeline = [(now - timedelta(hours=50), "rust"), (now - timedelta(hours=3), "rijden")]
+    fresh_name = f"C_{now:%Y%m%d_%H%M}_R_RIJDER.DDD"
+    (tmp_path / fresh_name).write_bytes(
+        card_file(
+            kaartnummer="NB00000077777700", achternaam="Rijder", voornamen="Recent",
+            dagen=changes_from_timeline(timeline), download_time=now,
+        )
+    )  # fmt: skip
+
+    sign_in(page, live_server, planner)
+
+    def upload(path, driver_name):
+        page.goto(f"{live_server.url}/tachograaf")
+        page.get_by_label("Koppel aan chauffeur").select_option(label=driver_name)
+        page.get_by_label("Tachograafbestanden").set_input_files([path])
+        page.get_by_role("button", name="Uploaden").click()
+        outcome = page.locator("#tacho-upload-results li.tacho-outcome", has_text=path.name)
+        expect(outcome).to_contain_text("Geüpload als Bestuurderskaart.")
+
+    upload(tmp_path / NAME, "Fixture Een")
+    upload(tmp_path / fresh_name, "Recent Rijder")
+
+    # The file's days: the download day runs until the download at 11:30 UTC.
+    page.locator("#tacho-results tbody tr", has_text=NAME).get_by_role("link", name=NAME).click()
+    days = page.locator(".tacho-days-table tbody tr")
+    expect(days.first).to_contain_text("12 sep 2025")
+    expect(days.first).to_contain_text("tot 11:30 UTC")
+    shot(page, "tacho-real-01-file")
+
+    # The driver's 28 days up to the download, with the bars and the findings.
+    page.goto(f"{live_server.url}/rijtijden/chauffeurs/{fixture.id}?tot=2025-09-13")
+    expect(page.get_by_role("heading", name="Fixture Een", level=1)).to_be_visible()
+    expect(page.locator("#dag-2025-09-12")).to_be_visible()
+    expect(page.get_by_role("heading", name="Overtredingen in deze 28 dagen")).to_be_visible()
+    shot(page, "tacho-real-02-driver")
+    page.locator("#dag-2025-09-12").get_by_role("link").first.click()
+    # The last change, a drive from 11:26, ends at the download, not at midnight.
+    expect(page.locator("table.rt-changes tbody tr").last).to_contain_text("11:26\u201311:30")
+    shot(page, "tacho-real-03-day")
+
+    # The time left now: the overview and the board's lane.
+    page.goto(f"{live_server.url}/rijtijden")
+    row = page.locator("tr", has_text="Recent Rijder")
+    expect(row).to_contain_text("1 u 30")  # 4 h 30 of driving before a break, 3 h driven
+    shot(page, "tacho-real-04-remaining")
+    page.goto(f"{live_server.url}/taken")
+    lane = page.locator("section.lane", has_text="Recent Rijder")
+    expect(lane.locator("a.lane-budget")).to_be_visible()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"]  # the lanes scroll, the page does not
+    shot(page, "tacho-real-05-board")
+
+    # In English.
+    page.locator("button[name=taal][value=en]").click()
+    page.goto(f"{live_server.url}/rijtijden")
+    expect(page.get_by_role("heading", name="Remaining driving time", level=1)).to_be_visible()
+    page.goto(f"{live_server.url}/rijtijden/chauffeurs/{fixture.id}?tot=2025-09-13")
+    expect(page.get_by_role("heading", name="Infringements in these 28 days")).to_be_visible()
+    shot(page, "tacho-real-06-driver-en")

@@ -22,6 +22,7 @@ from conftest import (
 )
 from hours.support import record_day
 
+from portal.tacho.ddd import VehicleUse
 from portal.tacho.ddd.build import card_file, changes_from_timeline
 
 CARD = "NB12345678901000"
@@ -185,7 +186,7 @@ def test_remaining_time_lists_every_active_driver(app, browser, carrier, piet):
     row = re.search(rf'<tr id="rt-{piet.id}">(.*?)</tr>', html_of(response)).group(1)
     row_text = re.sub(r"<[^>]+>", " ", row)
     assert re.search(r"\d+ u( \d\d)?|\d+ min|onbekend", row_text)
-    assert "kaartgegevens tot" in row_text
+    assert "kaart tot" in row_text
     assert f'href="/rijtijden/chauffeurs/{piet.id}"' in row
 
 
@@ -231,6 +232,32 @@ def test_the_driver_page_shows_card_and_app_side_by_side(browser, piet):
     # An earlier window.
     earlier = (today() - timedelta(days=28)).isoformat()
     assert f"tot={earlier}" in html
+
+
+def test_days_after_the_newest_download_are_not_compared_yet(app, browser, carrier, store_tacho):
+    """The card was read three days ago; yesterday's work in the app is not "missing from
+    the card": the download with that day has not been uploaded yet."""
+    driver = create_driver(app, carrier, "Piet Later")
+    days, _downloaded = week_of_driving()
+    read_on = days_ago(3)
+    kept = {day: changes for day, changes in days.items() if day <= read_on}
+    downloaded = at(read_on, "20:00")
+    store_tacho(
+        carrier,
+        card_download(kept, downloaded),
+        f"C_{downloaded:%Y%m%d_%H%M}_P_Later_{CARD}.DDD",
+        chauffeur_id=driver.id,
+    )
+    yesterday = days_ago(1)
+    record_day(
+        app, carrier, driver, at(yesterday, "07:00"), at(yesterday, "11:00"),
+        [("laden", at(yesterday, "07:00"), at(yesterday, "11:00"))],
+    )  # fmt: skip
+    page = text_of(browser.get(f"/rijtijden/chauffeurs/{driver.id}"))
+    assert "Werk in de app dat niet op de kaart staat" not in page
+    day = text_of(browser.get(f"/rijtijden/chauffeurs/{driver.id}/dagen/{yesterday}"))
+    assert "Nog geen kaartdownload met deze dag" in day
+    assert "Deze dag staat nog in geen kaartdownload: er is nog niets te vergelijken." in day
 
 
 def test_an_earlier_window_shows_its_own_days(browser, piet):
@@ -427,3 +454,22 @@ def test_the_driver_page_shows_the_remaining_time_panel(app, browser, carrier, p
     assert f'href="/rijtijden/chauffeurs/{piet.id}"' in html_of(response)
     empty = create_driver(app, carrier, "Nog Niets")
     assert "Geen gegevens" in text_of(browser.get(f"/chauffeurs/{empty.id}"))
+
+
+def test_the_vehicles_of_a_day_are_shown_as_their_plates_are_painted(
+    app, browser, carrier, store_tacho
+):
+    driver = create_driver(app, carrier, "Piet Kenteken")
+    days, downloaded = week_of_driving()
+    day = days_ago(3)
+    use = VehicleUse(at(day, "04:00"), at(day, "13:15"), 1000, 1420, "OT48KX", "NL")
+    data = card_file(
+        kaartnummer=CARD, achternaam="Kenteken", voornamen="Piet", dagen=days,
+        download_time=downloaded, vehicles=[use],
+    )  # fmt: skip
+    store_tacho(carrier, data, "C_kenteken.DDD", chauffeur_id=driver.id)
+    page = html_of(browser.get(f"/rijtijden/chauffeurs/{driver.id}/dagen/{day}"))
+    assert '<span class="plate">OT-48-KX</span>' in page
+    assert '<span class="plate">OT-48-KX</span>' in html_of(
+        browser.get(f"/rijtijden/chauffeurs/{driver.id}")
+    )

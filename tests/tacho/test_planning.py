@@ -59,8 +59,12 @@ def test_the_lane_shows_the_driving_time_left_today(app, client, carrier, planne
     assert figure, tired
     assert "1 u 15" in figure.group(1)
     assert "lane-budget-low" not in tired  # more than an hour left
-    # A driver without any data shows no figure rather than a made-up one.
-    assert "lane-budget" not in lane(html, fresh.naam)
+    # A driver without any data shows that it is unknown, and where to look, not a figure.
+    unknown = re.search(
+        r'<a class="lane-budget lane-budget-none"[^>]*>(.*?)</a>', lane(html, fresh.naam), re.S
+    )
+    assert unknown and "Rijtijd vandaag over: onbekend" in unknown.group(1)
+    assert not re.search(r"\d+ (u|min)", unknown.group(1))
 
 
 def test_a_task_the_driver_cannot_finish_is_warned_on_the_card_and_in_the_form(

@@ -272,3 +272,55 @@ def test_changes_survive_the_round_trip_through_the_database():
         Change(360, "rijden", bemanning=True, slot=1),
     ]
     assert reading.changes_of(reading.changes_json(changes)) == changes
+
+
+def test_a_card_read_mid_drive_and_uploaded_days_later_drives_no_invented_hours(app, carrier):
+    """A card read at 08:00 while driving, with no moment of its own: an upload weeks later
+    must not make the drive run until midnight, nor beat the same day from a download
+    named with its moment."""
+    timeline = [entry for entry in shift(DAY1) if entry[0] < at(DAY1, 8)]
+
+    def read_at_eight(**kwargs):
+        return card_file(
+            kaartnummer=NUMBER, achternaam="Vos", voornamen="Piet",
+            dagen=changes_from_timeline(timeline), download_time=None, **kwargs,
+        )  # fmt: skip
+
+    upload(app, carrier, read_at_eight(), name="kaart.ddd")
+    # The drive began at 06:15 and is known to have lasted a minute, no more.
+    assert stored_days(app, carrier)[0][5] == 1
+    upload(app, carrier, read_at_eight(generation=2), name=f"C_{DAY1:%Y%m%d}_0800_P_VOS.DDD")
+    assert stored_days(app, carrier)[0][5] == 105  # 06:15 to 08:00
+    upload(app, carrier, read_at_eight(generation=2, version_2=True), name="opnieuw.ddd")
+    assert stored_days(app, carrier)[0][5] == 105  # a moment unknown does not win
+
+
+def test_an_upload_with_a_record_of_an_unknown_tag_is_read_without_it(app, carrier):
+    data = card([DAY1], at(DAY1 + timedelta(days=1), 9))
+    _file_id, nieuw = upload(app, carrier, data + b"\x7a\x7a\x00\x00\x03xyz", name="nieuw.ddd")
+    assert nieuw
+    assert [(row[1], row[5]) for row in stored_days(app, carrier)] == [(DAY1, 240)]
+
+
+def test_a_card_number_given_later_brings_the_earlier_downloads_and_their_deadline(app, carrier):
+    """A card uploaded before anyone had its number counts for its driver's next download
+    once the number is on the driver: not "never downloaded"."""
+    driver = create_driver(app, carrier, naam="Piet Vos")
+    file_id, _new = upload(app, carrier, card([DAY1], at(DAY1, 20)))
+
+    def deadline_of_piet():
+        found = service.deadlines(carrier_id=carrier.id, today=DAY1 + timedelta(days=3))
+        return next((d.status, d.dagen_over) for d in found if d.naam == "Piet Vos")
+
+    assert in_carrier(app, carrier.id, deadline_of_piet) == ("nooit", None)
+    set_card(app, carrier, driver, NUMBER)
+
+    def linked():
+        return db.session.get(TachoFile, (carrier.id, file_id)).chauffeur_id
+
+    assert in_carrier(app, carrier.id, linked) == driver.id
+    assert in_carrier(app, carrier.id, deadline_of_piet) == ("ok", 25)
+    history = in_carrier(
+        app, carrier.id, lambda: service.history(carrier_id=carrier.id, tacho_file_id=file_id)
+    , lambda rows: [r.action for r in rows])  # fmt: skip
+    assert history.count("linked") == 1

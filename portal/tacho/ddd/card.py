@@ -512,20 +512,28 @@ def _download_moment(
     """The best known moment of the download: the file name's, else EF_Card_Download's,
     else when the file was received; each only when it is not before the newest day's last
     change (a download cannot precede what it holds: EF_Card_Download often holds the
-    previous download)."""
+    previous download). When that last change has the card inserted, the card was read that
+    same day (a card left in past midnight starts a new day's record, a withdrawal is a
+    change): a moment on a later day, such as a file uploaded days after it was read, says
+    nothing about when, and the time after the last change stays unknown (None)."""
     if received_at is not None and received_at.tzinfo is None:
         received_at = received_at.replace(tzinfo=UTC)
-    earliest = None
+    earliest = latest = None
     if days:
         newest = days[-1]
         last: Change | None = max(newest.wijzigingen, key=lambda c: c.minuut, default=None)
         earliest = midnight(newest.datum) + timedelta(minutes=last.minuut if last else 0)
+        if last is not None and last.kaart_in:
+            latest = midnight(newest.datum) + timedelta(days=1)
     for candidate in (filename_moment(filename), card_download, received_at):
         if candidate is None:
             continue
         candidate = candidate.astimezone(UTC)
-        if earliest is None or candidate >= earliest:
-            return candidate
+        if earliest is not None and candidate < earliest:
+            continue
+        if latest is not None and candidate >= latest:
+            continue
+        return candidate
     return None
 
 

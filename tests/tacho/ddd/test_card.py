@@ -5,34 +5,15 @@ from __future__ import annotations
 
 import base64
 import itertools
-import json
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 
 import pytest
+from tacho.real_card import NAME, ef, golden, real_file, sig, tlv
 
 from portal.tacho import ddd
 from portal.tacho.ddd import build, codes
 from portal.tacho.detect import NotTachograph
 from portal.tacho.segments import Change, totals
-
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "tachograph"
-
-
-def ef(name: str) -> bytes:
-    return base64.b64decode((FIXTURES / f"{name}.b64").read_text())
-
-
-def golden(name: str) -> dict:
-    return json.loads((FIXTURES / f"{name}.golden.json").read_text())
-
-
-def tlv(fid: int, kind: int, body: bytes) -> bytes:
-    return fid.to_bytes(2, "big") + bytes([kind]) + len(body).to_bytes(2, "big") + body
-
-
-def sig(fid: int, kind: int = 0) -> bytes:
-    return tlv(fid, kind + 1, bytes(128 if kind == 0 else 64))
 
 
 def utc(*args: int) -> datetime:
@@ -43,39 +24,9 @@ def ts(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def real_file(*, second: bool = True, extra: bytes = b"") -> bytes:
-    """A whole download assembled from the real EFs, signatures after the signed ones."""
-    parts = [
-        tlv(0x0002, 0, ef("icc")),
-        tlv(0x0005, 0, ef("ic")),
-        tlv(0x0501, 0, ef("application_identification")) + sig(0x0501),
-        tlv(0xC100, 0, bytes(194)),
-        tlv(0xC108, 0, bytes(194)),
-        tlv(0x0520, 0, ef("identification")) + sig(0x0520),
-        tlv(0x0521, 0, ef("driving_licence")) + sig(0x0521),
-        tlv(0x0502, 0, ef("events")) + sig(0x0502),
-        tlv(0x0503, 0, ef("faults")) + sig(0x0503),
-        tlv(0x0504, 0, ef("activity")) + sig(0x0504),
-        tlv(0x0505, 0, ef("vehicles")) + sig(0x0505),
-        tlv(0x0506, 0, ef("places")) + sig(0x0506),
-        tlv(0x0507, 0, ef("current_usage")) + sig(0x0507),
-        tlv(0x0508, 0, ef("control_activity")) + sig(0x0508),
-        tlv(0x0522, 0, ef("specific_conditions")) + sig(0x0522),
-        extra,
-    ]
-    if second:
-        parts += [
-            tlv(0x0506, 2, ef("places_g2")) + sig(0x0506, 2),
-            tlv(0x0522, 2, ef("specific_conditions_g2")) + sig(0x0522, 2),
-            tlv(0x0523, 2, ef("vehicle_units_used")) + sig(0x0523, 2),
-            tlv(0x0524, 2, ef("gnss_places")) + sig(0x0524, 2),
-        ]
-    return b"".join(parts)
-
-
 @pytest.fixture(scope="module")
 def real() -> ddd.CardDownload:
-    return ddd.parse(real_file(), filename="C_20250912_1130_T_TEST_DRIVER00000001.DDD")
+    return ddd.parse(real_file(), filename=NAME)
 
 
 # --- the real card: goldens ---------------------------------------------------------------
@@ -370,7 +321,22 @@ def test_the_download_moment_prefers_the_file_name_then_the_card_then_the_upload
     assert ddd.parse(data, received_at=received).gedownload_op == on_card
     # EF_Card_Download from an earlier download says nothing about this one.
     stale = card(dagen, download_time=utc(2026, 2, 20, 10))
-    assert ddd.parse(stale, received_at=received).gedownload_op == received
+    same_day = utc(2026, 3, 2, 18)
+    assert ddd.parse(stale, received_at=same_day).gedownload_op == same_day
+
+
+def test_a_file_received_days_later_leaves_the_tail_of_a_card_still_in_unknown():
+    """The card was in at its last change, so it was read that day: an upload days later
+    says nothing about when. The drive goes on for no more than a minute, not to midnight."""
+    dagen = {date(2026, 3, 2): [Change(0, "rust"), Change(360, "rijden")]}
+    parsed = ddd.parse(card(dagen), filename="kaart.DDD", received_at=utc(2026, 3, 5, 9))
+    assert parsed.gedownload_op is None
+    assert parsed.segments()[-1].eind == utc(2026, 3, 2, 6, 1)
+    assert totals(parsed.segments())["rijden"] == 1
+    # A card taken out at its last change may have been read any time after.
+    out = {date(2026, 3, 2): [Change(0, "rust"), Change(360, "onbekend", kaart_in=False)]}
+    later = ddd.parse(card(out), received_at=utc(2026, 3, 5, 9))
+    assert later.gedownload_op == utc(2026, 3, 5, 9)
 
 
 def test_without_a_download_moment_the_tail_is_open():
