@@ -693,6 +693,33 @@ def _card_timeline(index: int, app_days, first: date, until: datetime) -> list[t
     return [entry for entry in timeline if entry[0] < until]
 
 
+def _card_vehicles(card_days: dict, trucks: list[str], index: int, until: datetime) -> list:
+    """The truck a demo driver drove on each day the card shows driving: its first and last
+    change of the day, and a plausible odometer (a card's EF_Vehicles_Used)."""
+    from portal.tacho.ddd import VehicleUse
+    from portal.tacho.segments import midnight
+
+    if not trucks:
+        return []
+    plate = trucks[index % len(trucks)].replace("-", "")
+    odometer = 412_000 + 37_000 * index
+    used = []
+    for day in sorted(card_days):
+        changes = card_days[day]
+        if not any(c.activiteit == "rijden" for c in changes):
+            continue
+        # From the first work of the day to the rest after the last.
+        busy = [n for n, c in enumerate(changes) if c.activiteit in ("rijden", "werk")]
+        after = busy[-1] + 1
+        begin = midnight(day) + timedelta(minutes=changes[busy[0]].minuut)
+        end_minute = changes[after].minuut if after < len(changes) else 24 * 60
+        end = min(midnight(day) + timedelta(minutes=end_minute), until)
+        km = 180 + 35 * ((day.toordinal() + index) % 5)
+        used.append(VehicleUse(begin, end, odometer, odometer + km, plate, "NL"))
+        odometer += km
+    return used
+
+
 def _seed_tacho(carrier_id, driver_rows, vehicles, planner) -> None:
     """Tachograph downloads as a planner uploads them: each driver's card of the last four
     weeks, downloaded this morning (the first driver's also of the four weeks before, found
@@ -720,6 +747,7 @@ def _seed_tacho(carrier_id, driver_rows, vehicles, planner) -> None:
         van=downloaded - timedelta(days=60),
         tot=downloaded,
     )
+    trucks = [v.kenteken for v in vehicles if v.soort == "trekker"]
     uploads = []
     for index, driver in enumerate(driver_rows):
         first, *rest = driver.naam.split()
@@ -746,6 +774,7 @@ def _seed_tacho(carrier_id, driver_rows, vehicles, planner) -> None:
                 voornamen=first.upper(),
                 dagen=card_days,
                 download_time=moment,
+                vehicles=_card_vehicles(card_days, trucks, index, moment),
             )
             name = f"C_{moment:%Y%m%d_%H%M}_{first[0]}_{rest[-1]}_{number}.DDD"
             # The first driver's newer download is linked through the older one's card.
