@@ -157,6 +157,25 @@ def api_status_guard():
         pytest.fail("Undocumented API statuses:\n" + "\n".join(dict.fromkeys(found)))
 
 
+def pytest_collection_modifyitems(config, items):
+    """A test marked `postgres_only` (or `sqlite_only`) is collected for that backend alone:
+    its other backend's case is deselected, not run to skip itself."""
+    keep, drop = [], []
+    for item in items:
+        backend = item.callspec.params.get("backend") if hasattr(item, "callspec") else None
+        only = (
+            "postgresql"
+            if item.get_closest_marker("postgres_only")
+            else "sqlite"
+            if item.get_closest_marker("sqlite_only")
+            else None
+        )
+        (drop if only and backend and backend != only else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request) -> str:
     return request.param

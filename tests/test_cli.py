@@ -198,13 +198,12 @@ def test_grant_app_role_grants_rows_but_refuses_a_role_that_bypasses_rls(app, ru
     assert run("grant-app-role", 'x"; DROP TABLE taken; --').exit_code == 1
 
 
+@pytest.mark.postgres_only  # row-level security exists on PostgreSQL only
 def test_the_role_check_looks_at_database_url_not_at_the_admin_connection(
     app, backend, caplog, tmp_path
 ):
     """DATABASE_URL the app role and DATABASE_ADMIN_URL the owner: a command that works as the
     owner does not warn; the owner as DATABASE_URL does."""
-    if backend != "postgresql":
-        pytest.skip("row-level security exists on PostgreSQL only")
     from conftest import base_config
 
     from portal import create_app
@@ -229,11 +228,10 @@ def test_the_role_check_looks_at_database_url_not_at_the_admin_connection(
             db.engine.dispose()
 
 
+@pytest.mark.postgres_only  # row-level security exists on PostgreSQL only
 def test_seed_demo_works_under_row_level_security(app, backend, run):
     """Every carrier's rows are written while that carrier is the scope: seeding as a role
     that row-level security holds (not a superuser) succeeds, twice."""
-    if backend != "postgresql":
-        pytest.skip("row-level security exists on PostgreSQL only")
     app.config["DATABASE_ADMIN_URL"] = app.config["SQLALCHEMY_DATABASE_URI"]  # the app role
     logins = ok(run("seed-demo"))
     assert len(logins["portal"]) == 6

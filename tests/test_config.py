@@ -73,9 +73,8 @@ def start(app, url: str, caplog) -> str:
     return caplog.text
 
 
+@pytest.mark.postgres_only
 def test_the_app_warns_when_its_role_bypasses_row_level_security(app, backend, caplog):
-    if backend != "postgresql":
-        pytest.skip("PostgreSQL only")
     assert "bypasses row-level security" in start(app, app.config["DATABASE_ADMIN_URL"], caplog)
     own = start(app, app.config["SQLALCHEMY_DATABASE_URI"], caplog)
     assert "bypasses row-level security" not in own

@@ -300,9 +300,8 @@ def test_every_table_with_a_carrier_column_is_a_tenant_table():
 
 
 @pytest.fixture
-def pg(app, backend):
-    if backend != "postgresql":
-        pytest.skip("row-level security exists on PostgreSQL only")
+def pg(app):
+    """The app's database URL for psycopg (the tests that use it are postgres_only)."""
     url = app.config["SQLALCHEMY_DATABASE_URI"].replace("postgresql+psycopg://", "postgresql://")
     return url
 
@@ -314,6 +313,7 @@ def scoped(conn, carrier_id) -> None:
     )
 
 
+@pytest.mark.postgres_only  # row-level security exists on PostgreSQL only
 def test_the_app_role_can_not_bypass_row_level_security(pg):
     with psycopg.connect(pg) as conn:
         row = conn.execute(
@@ -327,6 +327,7 @@ def test_the_app_role_can_not_bypass_row_level_security(pg):
         assert owned == 0
 
 
+@pytest.mark.postgres_only  # row-level security exists on PostgreSQL only
 def test_row_level_security_is_enabled_and_forced_on_every_tenant_table(pg):
     with psycopg.connect(pg) as conn:
         rows = conn.execute(
@@ -340,6 +341,7 @@ def test_row_level_security_is_enabled_and_forced_on_every_tenant_table(pg):
     assert all(enabled and forced for _, enabled, forced in rows), rows
 
 
+@pytest.mark.postgres_only  # row-level security exists on PostgreSQL only
 def test_an_unfiltered_select_sees_one_carrier_only(app, client, pg):
     a = populate(app, client, "A")["carrier"]
     b = populate(app, client, "B")["carrier"]
@@ -353,6 +355,7 @@ def test_an_unfiltered_select_sees_one_carrier_only(app, client, pg):
         assert b.id not in carriers
 
 
+@pytest.mark.postgres_only  # row-level security exists on PostgreSQL only
 def test_without_a_carrier_nothing_is_visible(app, client, pg):
     populate(app, client, "A")
     with psycopg.connect(pg) as conn:
@@ -365,6 +368,7 @@ def test_without_a_carrier_nothing_is_visible(app, client, pg):
         assert conn.execute("SELECT count(*) FROM taken").fetchone()[0] == 0
 
 
+@pytest.mark.postgres_only  # row-level security exists on PostgreSQL only
 def test_inserting_or_moving_a_row_into_another_carrier_fails(app, client, pg):
     a = populate(app, client, "A")
     b = populate(app, client, "B")["carrier"]
@@ -404,6 +408,7 @@ def test_inserting_or_moving_a_row_into_another_carrier_fails(app, client, pg):
 CREDENTIAL_TABLES = ("gebruikers", "chauffeurs", "api_keys", "refresh_tokens", "activation_codes")
 
 
+@pytest.mark.postgres_only  # row-level security exists on PostgreSQL only
 def test_the_app_role_reads_no_credentials_without_a_carrier_whatever_it_sets(app, client, pg):
     """The settings that once opened the credential tables for sign-in are no key: the
     app role's own SQL sees no carrier's users, drivers, keys or tokens unscoped."""
@@ -416,6 +421,7 @@ def test_the_app_role_reads_no_credentials_without_a_carrier_whatever_it_sets(ap
             assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0, table
 
 
+@pytest.mark.postgres_only  # row-level security exists on PostgreSQL only
 def test_the_sign_in_lookups_answer_an_exact_match_with_its_carrier_only(app, client, pg):
     from portal.accounts.service import sha256
 
@@ -441,6 +447,7 @@ def test_the_sign_in_lookups_answer_an_exact_match_with_its_carrier_only(app, cl
         assert conn.execute("UPDATE chauffeurs SET naam = 'x'").rowcount == 0
 
 
+@pytest.mark.postgres_only  # row-level security exists on PostgreSQL only
 def test_an_app_query_that_forgets_its_filter_still_sees_one_carrier(app, client, pg):
     from portal.tasks.models import Task
     from portal.tenancy import carrier_scope

@@ -92,11 +92,10 @@ def test_a_first_request_back_after_a_takeover_does_not_write(app, carrier, api_
     assert isinstance(replay, idempotency.Replay) and replay.status == 201
 
 
+@pytest.mark.postgres_only  # two writers at once: SQLite lets one write at a time
 def test_the_slow_first_request_answers_409_and_its_write_is_rolled_back(
     app, client, driver, api_key, monkeypatch
 ):
-    if not app.config["SQLALCHEMY_DATABASE_URI"].startswith("postgresql"):
-        pytest.skip("two writers at once: SQLite lets one write at a time")
     url = f"/api/v1/users/{driver.user_token}/taken"
     headers = {**bearer(api_key.key), "Idempotency-Key": "tms-order-4712"}
     create = tasks.create_task

@@ -164,13 +164,8 @@ def test_a_deactivated_driver_is_refused_by_the_fast_poll(app, client, carrier, 
         assert refused.mimetype == "application/problem+json"
 
 
-def is_postgres(app) -> bool:
-    return app.config["SQLALCHEMY_DATABASE_URI"].startswith("postgresql")
-
-
+@pytest.mark.postgres_only
 def test_a_poll_is_one_round_trip_on_postgresql(app, client, carrier, driver, count_queries):
-    if not is_postgres(app):
-        pytest.skip("round trips are PostgreSQL's")
     every_field(app, carrier, driver)
     token = driver_token(client, driver)
     url = f"/api/v1/users/{driver.user_token}/taken"
@@ -231,9 +226,8 @@ def test_activity_questionnaires_for_an_api_key(app, client, carrier):
     assert [r["activity_type"] for r in response.get_json()] == ["mest_laden"]
 
 
+@pytest.mark.postgres_only  # pooled server connections are PostgreSQL's
 def test_a_connection_the_server_closed_is_replaced_without_an_error(app, client, carrier, driver):
-    if not is_postgres(app):
-        pytest.skip("pooled server connections are PostgreSQL's")
     every_field(app, carrier, driver)
     token = driver_token(client, driver)
     url = f"/api/v1/users/{driver.user_token}/taken"

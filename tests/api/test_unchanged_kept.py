@@ -18,11 +18,6 @@ from portal.audit.service import SYSTEM
 from portal.extensions import db
 
 
-def postgres_only(app) -> None:
-    if not app.config["SQLALCHEMY_DATABASE_URI"].startswith("postgresql"):
-        pytest.skip("change notices are PostgreSQL's")
-
-
 def live_feed(app) -> change_feed.ChangeFeed:
     with app.app_context():
         feed = change_feed.feed_for(_feed_conninfo(app))
@@ -43,8 +38,8 @@ def admin(app) -> psycopg.Connection:
     )
 
 
+@pytest.mark.postgres_only  # change notices are PostgreSQL's
 def test_a_confirmed_unchanged_poll_costs_no_statement(app, client, carrier, driver, count_queries):
-    postgres_only(app)
     create_task(app, carrier, driver, naam="Mest laden")
     live_feed(app)
     url, headers = polls(client, driver)
@@ -62,8 +57,8 @@ def test_a_confirmed_unchanged_poll_costs_no_statement(app, client, carrier, dri
     assert other.status_code == 200 and other.get_json()[0]["naam"] == "Mest laden"
 
 
+@pytest.mark.postgres_only  # change notices are PostgreSQL's
 def test_another_process_writing_ends_the_kept_answer(app, client, carrier, driver):
-    postgres_only(app)
     task = create_task(app, carrier, driver, naam="Mest laden")
     feed = live_feed(app)
     url, headers = polls(client, driver)
@@ -83,8 +78,8 @@ def test_another_process_writing_ends_the_kept_answer(app, client, carrier, driv
     assert changed.get_json()[0]["naam"] == "Mest laden Hengelo"
 
 
+@pytest.mark.postgres_only  # change notices are PostgreSQL's
 def test_a_commit_of_this_process_ends_the_kept_answer_at_once(app, client, carrier, driver):
-    postgres_only(app)
     create_task(app, carrier, driver, naam="Mest laden")
     live_feed(app)
     url, headers = polls(client, driver)
@@ -97,8 +92,8 @@ def test_a_commit_of_this_process_ends_the_kept_answer_at_once(app, client, carr
     assert client.get(url, headers=headers).status_code == 200
 
 
+@pytest.mark.postgres_only  # change notices are PostgreSQL's
 def test_signing_out_ends_the_kept_answer(app, client, carrier, driver):
-    postgres_only(app)
     live_feed(app)
     url, headers = polls(client, driver)
     assert client.get(url, headers=headers).status_code == 304
@@ -114,10 +109,10 @@ def test_signing_out_ends_the_kept_answer(app, client, carrier, driver):
     assert refused.mimetype == "application/problem+json"
 
 
+@pytest.mark.postgres_only  # change notices are PostgreSQL's
 def test_another_carriers_change_keeps_this_carriers_answer(
     app, client, carrier, driver, count_queries
 ):
-    postgres_only(app)
     from conftest import create_carrier, create_driver
 
     other = create_carrier(app, "Kuipers Transport")
@@ -133,10 +128,10 @@ def test_another_carriers_change_keeps_this_carriers_answer(
     assert kept.messages == 0
 
 
+@pytest.mark.postgres_only  # change notices are PostgreSQL's
 def test_without_the_feed_every_unchanged_poll_asks_the_database(
     app, client, carrier, driver, count_queries, monkeypatch
 ):
-    postgres_only(app)
     feed = live_feed(app)
     monkeypatch.setattr(change_feed, "feed_for", lambda conninfo: feed)  # not restarted
     url, headers = polls(client, driver)
@@ -151,8 +146,8 @@ def test_without_the_feed_every_unchanged_poll_asks_the_database(
     assert asked.messages == 2  # nothing kept while no feed is live
 
 
+@pytest.mark.postgres_only  # change notices are PostgreSQL's
 def test_no_feed_when_switched_off(app, client, carrier, driver, count_queries):
-    postgres_only(app)
     app.config["CHANGE_FEED_URL"] = ""
     url, headers = polls(client, driver)
     with count_queries(cold=False) as asked:
@@ -161,8 +156,8 @@ def test_no_feed_when_switched_off(app, client, carrier, driver, count_queries):
     assert asked.messages == 3
 
 
+@pytest.mark.postgres_only  # change notices are PostgreSQL's
 def test_the_feed_reconnects_and_forgets_what_it_missed(app):
-    postgres_only(app)
     with app.app_context():
         conninfo = _feed_conninfo(app)
     heard = []
@@ -192,8 +187,8 @@ def test_the_feed_reconnects_and_forgets_what_it_missed(app):
     assert None in heard
 
 
+@pytest.mark.postgres_only  # change notices are PostgreSQL's
 def test_the_database_names_each_changed_carrier_once_per_statement(app, carrier, driver):
-    postgres_only(app)
     from conftest import create_carrier, create_driver
 
     other = create_carrier(app, "Kuipers Transport")
@@ -239,9 +234,8 @@ def test_a_read_under_way_when_its_carrier_changed_is_not_kept():
     assert kept.etag("token", "/pad") is None
 
 
+@pytest.mark.sqlite_only
 def test_sqlite_keeps_nothing(app, client, carrier, driver, count_queries):
-    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("postgresql"):
-        pytest.skip("SQLite's case")
     url, headers = polls(client, driver)
     for _ in range(2):
         assert client.get(url, headers=headers).status_code == 304

@@ -482,14 +482,9 @@ def _blind_once(lookup):
 # --- PostgreSQL: two real connections at once -------------------------------------------
 
 
-@pytest.fixture
-def pg_only(backend):
-    if backend != "postgresql":
-        pytest.skip("two concurrent writers need PostgreSQL (SQLite serialises writers)")
-
-
+@pytest.mark.postgres_only  # two concurrent writers need PostgreSQL
 def test_two_phones_scanning_one_vehicle_at_once_leave_one_active_session(
-    pg_only, app, carrier, truck, payload_of
+    app, carrier, truck, payload_of
 ):
     from portal.fleet import sessions
 
@@ -531,8 +526,9 @@ def test_two_phones_scanning_one_vehicle_at_once_leave_one_active_session(
     assert len(active) == 1
 
 
+@pytest.mark.postgres_only  # two concurrent writers need PostgreSQL
 def test_a_scan_waiting_on_an_uncommitted_winner_gets_a_409_when_it_commits(
-    pg_only, app, carrier, driver, truck, token, payload_of, calls
+    app, carrier, driver, truck, token, payload_of, calls
 ):
     """Deterministic interleaving: connection A has made its session active but not committed;
     the app's scan for the same vehicle passes the friendly check (A is invisible), blocks on

@@ -125,15 +125,8 @@ def test_one_running_day_at_a_time(client, driver, token):
     assert "still running" in second.get_json()["detail"]
 
 
-def test_overlapping_activities_are_refused_naming_the_clash(app, client, carrier, driver, token):
-    day = record_day(
-        app,
-        carrier,
-        driver,
-        at("2026-11-16", "06:00"),
-        at("2026-11-16", "16:00"),
-        [("rijden", at("2026-11-16", "06:00"), at("2026-11-16", "08:00"))],
-    )
+def test_overlapping_activities_are_refused_naming_the_clash(client, token, monday):
+    day = monday.day
     response = add(
         client,
         token,
@@ -147,7 +140,7 @@ def test_overlapping_activities_are_refused_naming_the_clash(app, client, carrie
     assert problem["detail"].startswith("Overlaps the driver's activity")
     # Named by kind and by the carrier's clock (08:00 in Amsterdam is 07:00 UTC).
     assert "rijden, 2026-11-16 06:00 to 2026-11-16 08:00" in problem["detail"]
-    assert problem["activiteit_id"] == str(activity_ids(app, carrier, day)[0])
+    assert problem["activiteit_id"] == str(monday.activity_id)
     # Touching is no overlap: the next one may begin when the first ends.
     touching = add(
         client,
@@ -408,17 +401,11 @@ def test_the_carriers_hours_are_for_integrations(client, carrier, token):
 # --- approved weeks --------------------------------------------------------------------------
 
 
-def test_an_approved_week_refuses_changes_until_reopened(app, client, carrier, driver, token):
+def test_an_approved_week_refuses_changes_until_reopened(
+    app, client, carrier, driver, token, monday
+):
     planner = create_user(app, carrier, "planner")
-    day = record_day(
-        app,
-        carrier,
-        driver,
-        at("2026-11-16", "06:00"),
-        at("2026-11-16", "16:00"),
-        [("rijden", at("2026-11-16", "06:00"), at("2026-11-16", "08:00"))],
-    )
-    (activity_id,) = activity_ids(app, carrier, day)
+    day, activity_id = monday.day, monday.activity_id
     approve(app, carrier, driver, "2026-W47", planner)
 
     listed = client.get(f"{API}/users/{driver.user_token}/werkdagen", headers=bearer(token))

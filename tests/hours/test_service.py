@@ -189,8 +189,6 @@ def test_postgresql_refuses_overlapping_days_and_activities_whatever_the_app_doe
     app, backend, carrier, driver
 ):
     """The exclusion constraints: the last line when two requests race past the check."""
-    if backend != "postgresql":
-        pytest.skip("exclusion constraints exist on PostgreSQL only")
     from portal.tenancy import carrier_scope
 
     day = record_day(

@@ -189,17 +189,9 @@ def test_an_unknown_week_or_driver_is_404(browser, driver):
 
 
 def test_approving_locks_the_week_for_the_app_and_the_portal_until_reopened(
-    app, browser, client, carrier, driver
+    app, browser, client, carrier, driver, monday
 ):
-    day = record_day(
-        app,
-        carrier,
-        driver,
-        at("2026-11-16", "06:00"),
-        at("2026-11-16", "15:00"),
-        [("rijden", at("2026-11-16", "06:00"), at("2026-11-16", "08:00"))],
-    )
-    (activity_id,) = activity_ids(app, carrier, day)
+    activity_id = monday.activity_id
     week_url = f"/uren/{driver.user_token}/2026-W47"
 
     confirm = browser.get(f"{week_url}/goedkeuren")

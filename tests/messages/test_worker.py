@@ -304,8 +304,6 @@ def test_a_locked_message_is_skipped_by_another_worker(
     app, backend, carrier, driver, push_service, device, channel
 ):
     """FOR UPDATE SKIP LOCKED: a worker passes a row another worker holds, without waiting."""
-    if backend != "postgresql":
-        pytest.skip("SKIP LOCKED is PostgreSQL's")
     import psycopg
 
     subscribe(app, carrier, driver, push_service.endpoint(), device)
@@ -324,8 +322,6 @@ def test_a_locked_message_is_skipped_by_another_worker(
 
 @pytest.mark.postgres_only
 def test_the_worker_learns_which_carriers_are_due_and_nothing_else(app, backend, carrier, driver):
-    if backend != "postgresql":
-        pytest.skip("row-level security is PostgreSQL's")
     from datetime import UTC, datetime, timedelta
 
     import psycopg
