@@ -63,17 +63,17 @@ def _english_catalogue() -> dict[str, str]:
 
 
 def test_every_reason_the_engine_raises_has_an_english_message():
-    # The reasons are read from engine.py itself: flag(at, key, code, REASON, ...),
-    # FormulaError(REASON, ...) and _problem(path, qid, code, REASON, ...).
-    tree = ast.parse((ROOT / "portal/questionnaires/engine.py").read_text())
+    # The reasons are read from the engine's modules themselves: flag(at, key, code, REASON,
+    # ...), FormulaError(REASON, ...) and make_problem(path, qid, code, REASON, ...).
     used = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        name = getattr(node.func, "attr", None) or getattr(node.func, "id", None)
-        at = {"flag": 3, "FormulaError": 0, "_problem": 3}.get(name)
-        if at is not None and len(node.args) > at and isinstance(node.args[at], ast.Constant):
-            used.add(node.args[at].value)
+    for module in sorted((ROOT / "portal/questionnaires/engine").glob("*.py")):
+        for node in ast.walk(ast.parse(module.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "attr", None) or getattr(node.func, "id", None)
+            at = {"flag": 3, "FormulaError": 0, "make_problem": 3}.get(name)
+            if at is not None and len(node.args) > at and isinstance(node.args[at], ast.Constant):
+                used.add(node.args[at].value)
     assert len(used) > 60
     assert used <= set(engine.MESSAGES), used - set(engine.MESSAGES)
 
