@@ -1,58 +1,34 @@
-"""The planners' vehicle pages: the list, create and edit, a vehicle's page with its sessions,
-deactivation and QR rotation after a confirmation, the printable QR stickers, and who drives
-what right now (with the history per vehicle and per driver).
-
-Every page works without JavaScript; the list's filters refresh the table through htmx.
-Each request loads, checks and acts through the fleet services, then commits once.
-"""
+"""The planners' vehicle pages: the list, create and edit, a vehicle's page with its
+sessions, deactivation and QR rotation after a confirmation, and the printable QR stickers."""
 
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta
-from functools import partial
-from urllib.parse import urlsplit
 
 import orjson
-from flask import (
-    Blueprint,
-    flash,
-    make_response,
-    redirect,
-    render_template,
-    request,
-    url_for,
-)
-from flask_babel import format_datetime
+from flask import flash, make_response, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from portal.accounts.permissions import object_route, role_required
-from portal.accounts.service import carrier_zone, current_carrier_of
+from portal.accounts.service import current_carrier_of
 from portal.drivers import service as drivers
 from portal.errors import ValidationFailed
 from portal.fleet import qr, service, sessions
 from portal.fleet.forms import (
     EENHEID_LABELS,
-    EENHEID_SHORT,
-    END_REASONS,
-    SESSION_STATUS_LABELS,
     SOORT_LABELS,
     ConfirmForm,
-    SessionFilterForm,
     VehicleFilterForm,
     VehicleForm,
 )
-from portal.fleet.models import Vehicle, VehicleSession
-from portal.types import utcnow
+from portal.fleet.models import Vehicle
+from portal.fleet.views.common import SESSION_PAGE_SIZE, _helpers, bp
 from portal.unit_of_work import portal_write, refused
 from portal.web import is_fragment
-from portal.web.kit import Pager, current_actor, current_carrier_id, format_when
-
-bp = Blueprint("fleet", __name__)
+from portal.web.kit import Pager, current_actor, current_carrier_id
 
 PAGE_SIZE = 50  # vehicles per page of the list
-SESSION_PAGE_SIZE = 50  # sessions per page of a history
 STICKER_LIMIT = 1000  # the most stickers one sheet prints
 
 FIELD_LABELS = {
@@ -71,63 +47,6 @@ ACTION_LABELS = {
     "updated": _l("Gewijzigd"),
     "qr_rotated": _l("Nieuwe QR-sticker"),
 }
-
-
-# --- helpers --------------------------------------------------------------------------
-
-
-def driver_page_url(driver_id: uuid.UUID) -> str:
-    return url_for("drivers.show", driver_id=driver_id)
-
-
-def _safe_back(target: str | None, fallback: str) -> str:
-    """Where to return after a write: a path of the vehicle pages only (no open redirect)."""
-    if target and target.isprintable() and "\\" not in target and " " not in target:
-        parts = urlsplit(target)
-        if not parts.scheme and not parts.netloc and parts.path.startswith("/voertuigen"):
-            return target
-    return fallback
-
-
-def _duration(start: datetime | None, end: datetime | None) -> str:
-    """How long a session ran (or runs): '2 u 15 min', '40 min'."""
-    if start is None:
-        return "—"
-    minutes = max(0, int(((end or utcnow()) - start).total_seconds() // 60))
-    days, rest = divmod(minutes, 24 * 60)
-    hours, minutes = divmod(rest, 60)
-    if days:
-        return _("%(d)s d %(h)s u", d=days, h=hours)
-    if hours:
-        return _("%(h)s u %(m)s min", h=hours, m=minutes)
-    return _("%(m)s min", m=minutes)
-
-
-def _capacity(vehicle: Vehicle) -> str:
-    if vehicle.capaciteit is None:
-        return ""
-    number = f"{vehicle.capaciteit:g}".replace(".", ",")
-    return f"{number} {EENHEID_SHORT.get(vehicle.capaciteit_eenheid, vehicle.capaciteit_eenheid)}"
-
-
-def _session_status(session: VehicleSession) -> str:
-    return "expired" if sessions.is_expired(session) else session.status
-
-
-def _helpers() -> dict:
-    """What the templates use to show vehicles and sessions."""
-    return {
-        "soort_labels": SOORT_LABELS,
-        "eenheid_labels": EENHEID_LABELS,
-        "status_labels": SESSION_STATUS_LABELS,
-        "end_reasons": END_REASONS,
-        "when": partial(format_when, empty="—"),
-        "duration": _duration,
-        "capacity": _capacity,
-        "session_status": _session_status,
-        "driver_page_url": driver_page_url,
-        "since": since,
-    }
 
 
 def vehicle_route(rule: str, methods: tuple[str, ...] = ("GET",)):
@@ -551,137 +470,3 @@ def stickers():
         total=result.total,
         **_helpers(),
     )
-
-
-# --- who drives what ------------------------------------------------------------------
-
-
-def session_route(rule: str, methods: tuple[str, ...] = ("GET",)):
-    """A planner's route of one vehicle session (another carrier's id: 404 first)."""
-
-    def load(session_id: uuid.UUID):
-        return sessions.get_session(carrier_id=current_carrier_id(), session_id=session_id)
-
-    return object_route(bp, rule, load, methods=methods)
-
-
-def _parse_uuid(value: str | None) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(value) if value else None
-    except ValueError:
-        return None
-
-
-@bp.route("/voertuigen/sessies")
-@role_required("planner")
-def sessions_page():
-    """Who drives what right now, and the history of sessions, for all or for one driver or
-    vehicle (?chauffeur=<driver id>, ?voertuig=<vehicle id>), newest first and paged."""
-    carrier_id = current_carrier_id()
-    all_drivers = drivers.list_drivers(carrier_id=carrier_id, active_only=False)
-    vehicles = service.list_vehicles(carrier_id=carrier_id)
-    form = SessionFilterForm(request.args)
-    form.set_choices(all_drivers, vehicles)
-    chauffeur, voertuig, status = (
-        form.clean("chauffeur"),
-        form.clean("voertuig"),
-        form.clean("status"),
-    )
-    chauffeur_id, vehicle_id = _parse_uuid(chauffeur), _parse_uuid(voertuig)
-    pager = Pager.asked(SESSION_PAGE_SIZE)
-
-    current = [
-        (s, plate)
-        for s, plate in sessions.current_sessions(carrier_id=carrier_id)
-        if (chauffeur_id is None or s.chauffeur_id == chauffeur_id)
-        and (vehicle_id is None or s.vehicle_id == vehicle_id)
-    ]
-    history = sessions.list_sessions(
-        carrier_id=carrier_id,
-        filters=sessions.SessionFilters(
-            chauffeur_id=chauffeur_id,
-            vehicle_id=vehicle_id,
-            statuses=(status,) if status else (),
-            limit=SESSION_PAGE_SIZE,
-            offset=pager.offset,
-        ),
-    )
-    pager = pager.counted(history.total)
-    names = {d.id: d.naam for d in all_drivers}
-    plates = {v.id: v.kenteken for v in vehicles}
-    args = {
-        k: v for k, v in (("chauffeur", chauffeur), ("voertuig", voertuig), ("status", status)) if v
-    }
-    here = pager.url("fleet.sessions_page", **args)
-    return render_template(
-        "fleet/sessions.html",
-        form=form,
-        current=current,
-        history=history.sessions,
-        total=history.total,
-        names=names,
-        plates=plates,
-        driver_name=names.get(chauffeur_id) if chauffeur_id else None,
-        vehicle_plate=plates.get(vehicle_id) if vehicle_id else None,
-        filtered=bool(args),
-        pager=pager,
-        page_args=args,
-        back=here,
-        **_helpers(),
-    )
-
-
-@session_route("/voertuigen/sessies/<uuid:session_id>/beeindigen", methods=("GET", "POST"))
-def end_session(session: VehicleSession):
-    """End a driver's session from the office (e.g. the driver forgot), after confirmation."""
-    fallback = url_for("fleet.sessions_page")
-    back = _safe_back(request.values.get("terug"), fallback)
-    plate = (
-        service.plates_by_id(carrier_id=current_carrier_id(), vehicle_ids={session.vehicle_id}).get(
-            session.vehicle_id
-        )
-        if session.vehicle_id
-        else None
-    )
-    name = drivers.names_by_id(
-        carrier_id=current_carrier_id(), driver_ids={session.chauffeur_id}
-    ).get(session.chauffeur_id, "?")
-    if request.method == "GET":
-        if session.status == "ended":
-            flash(_("Deze sessie is al beëindigd."))
-            return redirect(back, code=303)
-        return render_template(
-            "fleet/confirm.html",
-            kind="end",
-            session=session,
-            plate=plate,
-            driver=name,
-            form=ConfirmForm(),
-            action=url_for("fleet.end_session", session_id=session.id),
-            back=back,
-            when=partial(format_when, empty="—"),
-        )
-    try:
-        sessions.end_session(
-            carrier_id=current_carrier_id(), session_id=session.id, actor=current_actor()
-        )
-    except sessions.SessionConflict:
-        flash(_("Deze sessie is al beëindigd."))
-        return refused(redirect(back, code=303))
-    if plate:
-        flash(_("De sessie van %(naam)s op %(plate)s is beëindigd.", naam=name, plate=plate))
-    else:
-        flash(_("De wachtende sessie van %(naam)s is afgebroken.", naam=name))
-    return redirect(back, code=303)
-
-
-def since(moment: datetime | None) -> str:
-    """When a session started: the time today, else the day and time."""
-    if moment is None:
-        return "—"
-    zone = carrier_zone(current_carrier_id())
-    if moment.astimezone(zone).date() == datetime.now(zone).date():
-        return format_datetime(moment, "HH:mm")
-    if utcnow() - moment < timedelta(days=6):
-        return format_datetime(moment, "EEE HH:mm")
-    return format_datetime(moment, "d MMM HH:mm")

@@ -1,0 +1,77 @@
+"""Reading a CSV of tasks: decoding, columns, values, matching drivers and plates, checking.
+
+Pure functions over the file's text, plus one lookup of the carrier's drivers and vehicles
+(`directory`). Each row's values go through the API's own `TaskCreate`, so a row the import
+accepts is exactly a task the API would accept; only the CSV's way of writing values (ja/nee,
+decimal commas, local times, names instead of ids) is translated here first.
+
+By job: `columns` (what a file may hold), `reading` (the file), `checking` (its rows),
+`writing` (the error report and the example); this package answers for all of them.
+"""
+
+from portal.tasks.csv_import.checking import (
+    FALSE,
+    LOCAL_FORMATS,
+    TRUE,
+    Directory,
+    check,
+    check_row,
+    directory,
+    match_driver,
+    match_vehicle,
+    parse_moment,
+)
+from portal.tasks.csv_import.columns import (
+    ALIASES,
+    COLUMN_HELP,
+    COLUMN_ORDER,
+    FIELD_COLUMNS,
+    KINDS,
+    LOOKUP_COLUMNS,
+    MAX_BYTES,
+    MAX_ROWS,
+    REQUIRED_COLUMNS,
+    ROW,
+    SILENT_COLUMNS,
+    FileRefused,
+    ParsedFile,
+    RowResult,
+    normalise_header,
+)
+from portal.tasks.csv_import.reading import decode, read_csv, sniff_delimiter
+from portal.tasks.csv_import.writing import EXAMPLE_ROWS, error_report, example_csv, safe_cell
+
+__all__ = [
+    "ALIASES",
+    "COLUMN_HELP",
+    "COLUMN_ORDER",
+    "EXAMPLE_ROWS",
+    "FALSE",
+    "FIELD_COLUMNS",
+    "KINDS",
+    "LOCAL_FORMATS",
+    "LOOKUP_COLUMNS",
+    "MAX_BYTES",
+    "MAX_ROWS",
+    "REQUIRED_COLUMNS",
+    "ROW",
+    "SILENT_COLUMNS",
+    "TRUE",
+    "Directory",
+    "FileRefused",
+    "ParsedFile",
+    "RowResult",
+    "check",
+    "check_row",
+    "decode",
+    "directory",
+    "error_report",
+    "example_csv",
+    "match_driver",
+    "match_vehicle",
+    "normalise_header",
+    "parse_moment",
+    "read_csv",
+    "safe_cell",
+    "sniff_delimiter",
+]

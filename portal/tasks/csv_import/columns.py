@@ -1,0 +1,165 @@
+"""The columns a CSV of tasks may have, what each holds, and the file and its rows as the
+import carries them from reading to checking to writing."""
+
+from __future__ import annotations
+
+import re
+import types
+import typing
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from flask_babel import lazy_gettext as _l
+
+from portal.tasks.schemas import TaskCreate
+
+MAX_BYTES = 5 * 1024 * 1024
+MAX_ROWS = 5000
+REQUIRED_COLUMNS = ("naam", "type")
+ROW = -1  # the key of errors that belong to the row, not to one cell
+
+# Columns that name a task field the API takes, derived from TaskCreate so they cannot
+# drift. vehicle_id is left out: a CSV names the vehicle by its licence plate.
+FIELD_COLUMNS = tuple(name for name in TaskCreate.model_fields if name != "vehicle_id")
+# Columns that name something the import looks up, and other names people use for them.
+LOOKUP_COLUMNS = ("chauffeur", "kenteken")
+ALIASES = {"voertuig": "kenteken"}
+# Columns the import reads past without a warning: the error report's own column.
+SILENT_COLUMNS = ("fouten",)
+COLUMN_ORDER = (
+    "naam",
+    "type",
+    "gepland_op",
+    "chauffeur",
+    "kenteken",
+    *(name for name in FIELD_COLUMNS if name not in ("naam", "type", "gepland_op")),
+)
+
+
+def _kind(annotation) -> str:
+    """The CSV reading a TaskCreate field needs: bool, int, float, datetime or text."""
+    if annotation is bool:
+        return "bool"
+    if annotation is int:
+        return "int"
+    if annotation is float:
+        return "float"
+    if annotation is datetime:
+        return "datetime"
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType, typing.Annotated):
+        for arg in typing.get_args(annotation):
+            kind = _kind(arg)
+            if kind != "text":
+                return kind
+    return "text"
+
+
+KINDS = {name: _kind(TaskCreate.model_fields[name].annotation) for name in FIELD_COLUMNS}
+
+COLUMN_HELP = {
+    "naam": _l("Naam van de taak"),
+    "type": _l("Soort werk, zoals mest_laden of voer_leveren; de naam (Mest laden) mag ook"),
+    "gepland_op": _l(
+        "Datum en tijd, zoals 2026-11-23 07:30 of 23-11-2026 07:30, in de tijdzone van het "
+        "bedrijf; ISO 8601 met tijdzone mag ook"
+    ),
+    "chauffeur": _l("Naam of e-mailadres van de chauffeur; leeg: nog niet toegewezen"),
+    "kenteken": _l(
+        "Kenteken van het voertuig (streepjes en spaties tellen niet); ook als kolom voertuig"
+    ),
+    "duur_min": _l(
+        "Verwachte duur in minuten (1 tot 1440); leeg: de gebruikelijke duur van de soort"
+    ),
+    "vdm_nummer": _l("VDM-nummer: 10 cijfers, de laaddatum als jjmmdd en een volgnummer"),
+    "hoeveelheid": _l("Getal, met punt of komma"),
+    "land": _l("Landcode van twee letters, zoals NL"),
+    "min_fotos": _l("Geheel getal, 0 tot 100"),
+    "max_fotos": _l("Geheel getal, 0 tot 100"),
+    "required_temperatuur": _l("Vereiste temperatuur in °C"),
+    "locatie_lat": _l("Breedtegraad, zoals 52,2215 (samen met locatie_lng)"),
+    "locatie_lng": _l("Lengtegraad, zoals 6,8937 (samen met locatie_lat)"),
+}
+
+
+class FileRefused(Exception):
+    """The whole file cannot be read as tasks; the message says why, for the planner."""
+
+    def __init__(self, message: str, status: int = 422):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+@dataclass
+class ParsedFile:
+    """The file's header and rows as text; `columns` holds the field each column fills."""
+
+    header: list[str]
+    columns: list[str | None]
+    rows: list[list[str]]
+    numbers: list[int]  # each row's record number in the file (the header is 1)
+    delimiter: str
+    encoding: str
+
+    @property
+    def unknown(self) -> list[str]:
+        return [
+            name
+            for name, column in zip(self.header, self.columns, strict=True)
+            if column is None and name.strip() and normalise_header(name) not in SILENT_COLUMNS
+        ]
+
+    def to_dict(self) -> dict:
+        return {
+            "header": self.header,
+            "columns": self.columns,
+            "rows": self.rows,
+            "numbers": self.numbers,
+            "delimiter": self.delimiter,
+            "encoding": self.encoding,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ParsedFile:
+        return cls(
+            header=list(data["header"]),
+            columns=list(data["columns"]),
+            rows=[list(row) for row in data["rows"]],
+            numbers=list(data["numbers"]),
+            delimiter=data["delimiter"],
+            encoding=data["encoding"],
+        )
+
+
+@dataclass
+class RowResult:
+    """One row checked: its cells, errors by column index (ROW for the row), and the task
+    data when it has no errors."""
+
+    number: int
+    cells: list[str]
+    errors: dict[int, list[str]] = field(default_factory=dict)
+    data: dict | None = None
+    chauffeur_id: uuid.UUID | None = None
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+    def add(self, index: int, message: str) -> None:
+        self.errors.setdefault(index, []).append(message)
+
+    def messages(self, header: list[str]) -> list[str]:
+        """Every error as 'column: message', row errors first."""
+        out = list(self.errors.get(ROW, []))
+        for index in sorted(i for i in self.errors if i != ROW):
+            name = header[index] if index < len(header) else f"#{index + 1}"
+            out.extend(f"{name}: {m}" for m in self.errors[index])
+        return out
+
+
+def normalise_header(name: str) -> str:
+    """A header as the import compares it: 'Gepland op' and 'gepland-op' are gepland_op."""
+    return re.sub(r"[\s\-]+", "_", name.strip().lower())

@@ -1,0 +1,87 @@
+"""Writing CSV for the planner: the error report of an import, and the example file."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from portal.tasks.csv_import.columns import (
+    COLUMN_ORDER,
+    SILENT_COLUMNS,
+    ParsedFile,
+    RowResult,
+    normalise_header,
+)
+
+
+def safe_cell(value: str) -> str:
+    """A cell a spreadsheet shows as text, never runs as a formula."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+def error_report(parsed: ParsedFile, results: list[RowResult]) -> str:
+    """The rows with errors, as the planner sent them, plus a `fouten` column: fix and upload
+    again (the import skips that column)."""
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=parsed.delimiter, lineterminator="\r\n")
+    # An earlier report's own fouten column is left out: this one writes it afresh.
+    keep = [
+        i
+        for i, name in enumerate(parsed.header)
+        if parsed.columns[i] is not None or normalise_header(name) not in SILENT_COLUMNS
+    ]
+    header = [parsed.header[i] for i in keep]
+    writer.writerow([safe_cell(h) for h in header] + ["fouten"])
+    for result in results:
+        if result.valid:
+            continue
+        cells = [result.cells[i] if i < len(result.cells) else "" for i in keep]
+        writer.writerow(
+            [safe_cell(c) for c in cells] + [safe_cell("; ".join(result.messages(parsed.header)))]
+        )
+    return "\ufeff" + out.getvalue()
+
+
+EXAMPLE_ROWS = (
+    {
+        "naam": "Mest laden Enter",
+        "type": "mest_laden",
+        "gepland_op": "2026-11-23 07:30",
+        "chauffeur": "Jan de Vries",
+        "kenteken": "BX-12-AB",
+        "adres": "Dorpsstraat 12",
+        "postcode": "7468 AB",
+        "stad": "Enter",
+        "land": "NL",
+        "hoeveelheid": "32,5",
+        "eenheid": "ton",
+        "vdm_nummer": "2611230412",
+        "duur_min": "90",
+        "agr_verplicht": "ja",
+        "require_photos": "ja",
+        "min_fotos": "2",
+    },
+    {
+        "naam": "Varkens naar Deurne",
+        "type": "vee_transport",
+        "gepland_op": "24-11-2026 05:45",
+        "chauffeur": "sanne@voorbeeld.nl",
+        "kenteken": "VT123X",
+        "adres": "Kanaaldijk 3",
+        "stad": "Deurne",
+        "land": "NL",
+        "required_desinfectie": "ja",
+        "require_signature": "ja",
+        "opmerkingen": "Bel bij aankomst",
+    },
+)
+
+
+def example_csv() -> str:
+    """An example file with every column, separated by ';' as Dutch spreadsheets write it."""
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=";", lineterminator="\r\n")
+    writer.writerow(COLUMN_ORDER)
+    for row in EXAMPLE_ROWS:
+        writer.writerow([row.get(name, "") for name in COLUMN_ORDER])
+    return "\ufeff" + out.getvalue()

@@ -1,0 +1,25 @@
+"""The planning board: a day of tasks in a lane per driver, or a range of days by status.
+
+Tasks move by drag and drop (static/js/board.js) or by a keyboard-friendly form, change
+status through the lifecycle's state machine, and are created and edited in one form. Every
+route works as a plain page and form without JavaScript; htmx requests get fragments.
+Each request loads, checks and acts through the tasks service, then commits once.
+
+All routes are on one blueprint, `tasks` (`common.bp`); importing this package registers
+them: the board (`board`), a task's moves (`moves`) and its form (`form`).
+"""
+
+from portal.tasks.views import board, form, moves
+from portal.tasks.views.cards import KEPT_CARDS, card_context, card_demands
+from portal.tasks.views.common import bp, task_page_url
+
+__all__ = [
+    "KEPT_CARDS",
+    "board",
+    "bp",
+    "card_context",
+    "card_demands",
+    "form",
+    "moves",
+    "task_page_url",
+]

@@ -1,0 +1,251 @@
+"""The planning board: a day of tasks in a lane per driver, or a range of days by status,
+filtered by the query string (`BoardQuery`)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+
+from flask import make_response, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_login import current_user
+
+from portal.accounts.permissions import landing_url, role_required
+from portal.drivers import service as drivers_service
+from portal.fleet import service as fleet
+from portal.tacho import driving
+from portal.tasks import service
+from portal.tasks.forms import UNASSIGNED, BoardFilterForm
+from portal.tasks.models import STATUSES, Task
+from portal.tasks.views.cards import card_context
+from portal.tasks.views.common import _parse_uuid, bp
+from portal.validators import FIRST_DAY, LAST_DAY
+from portal.web import is_fragment
+from portal.web.kit import current_carrier_id, current_zone
+
+BOARD_LIMIT = 1000  # the most tasks one board shows; more asks the planner to filter
+STATUS_WEEK = 7  # the status view's default range, in days from the chosen date
+FILTER_NAMES = ("chauffeur", "voertuig", "type", "status", "q")
+
+
+@dataclass(frozen=True)
+class BoardQuery:
+    """The board's view and filters as its query string asks for them.
+
+    Each value is read by `BoardFilterForm`: one that is not valid (a date that is no date,
+    another carrier's driver, a status that does not exist) filters nothing, and the form,
+    rendered with the board, shows the error at its field."""
+
+    form: BoardFilterForm = field(repr=False, compare=False)
+    view: str  # "dag" (lanes per driver on one day) or "status" (columns by status)
+    day: date  # the chosen day; today when none (or no valid one) is asked for
+    van: date | None  # the first and last day shown: `day` in the day view
+    tot: date | None
+    chauffeur: str | None  # a driver's id, UNASSIGNED, or None for every driver
+    vehicle: str | None  # a vehicle's id
+    type: str | None  # an activity type
+    status: str | None
+    search: str | None  # the search text, stripped; None when empty
+    args: dict[str, str]  # the query string of this board, without the defaults
+
+    @classmethod
+    def from_args(cls, args, *, drivers, vehicles, today: date) -> BoardQuery:
+        """The board asked for by args (request.args); drivers and vehicles: the choices a
+        driver and vehicle filter may name."""
+        form = BoardFilterForm(args)
+        form.set_choices(drivers, vehicles)
+        form.validate()
+        view = form.clean("weergave") or "dag"
+        day = form.clean("datum") or today
+
+        tidy: dict[str, str] = {}
+        if view != "dag":
+            tidy["weergave"] = view
+        if form.clean("datum") and day != today:  # today stays "today", also after midnight
+            tidy["datum"] = day.isoformat()
+        if view == "dag":
+            van = tot = day
+        else:
+            van = form.clean("van") if "van" in args else day
+            tot = form.clean("tot") if "tot" in args else day + timedelta(days=STATUS_WEEK - 1)
+            if "van" in args or "tot" in args:
+                tidy["van"] = van.isoformat() if van else ""
+                tidy["tot"] = tot.isoformat() if tot else ""
+        for name in FILTER_NAMES:
+            value = form.clean(name)
+            if value:
+                tidy[name] = value.strip() if name == "q" else value
+
+        query = cls(
+            form=form,
+            view=view,
+            day=day,
+            van=van,
+            tot=tot,
+            chauffeur=form.clean("chauffeur"),
+            vehicle=form.clean("voertuig"),
+            type=form.clean("type"),
+            status=form.clean("status"),
+            search=(form.clean("q") or "").strip() or None,
+            args=tidy,
+        )
+        # The inputs show the day and range in use, also when they came from the defaults.
+        form.datum.data = day
+        if view != "dag":
+            form.van.data, form.tot.data = van, tot
+        return query
+
+    def filters(self, *, limit: int) -> service.TaskFilters:
+        """The selection of tasks this board shows, at most limit."""
+        return service.TaskFilters(
+            chauffeur_id=_parse_uuid(self.chauffeur),
+            vehicle_id=_parse_uuid(self.vehicle),
+            types=(self.type,) if self.type else (),
+            statuses=(self.status,) if self.status else (),
+            van=self.van,
+            tot=self.tot,
+            search=self.search,
+            unassigned=self.chauffeur == UNASSIGNED,
+            limit=limit,
+        )
+
+
+@dataclass
+class Lane:
+    key: str  # the driver's id, or "" for the unassigned tasks
+    title: str
+    tasks: list[Task] = field(default_factory=list)
+    inactive: bool = False
+    budget: object = None  # the driver's remaining driving time (tacho.driving.DriverBudget)
+
+
+@bp.route("/")
+def home():
+    """The signed-in user's first section; the sign-in page (which lands them there) else."""
+    if current_user.is_authenticated:
+        return redirect(landing_url(current_user))
+    return redirect(url_for("accounts.login"))
+
+
+@bp.route("/taken")
+@role_required("planner")
+def index():
+    """The board: `weergave=dag` (lanes per driver on one day) or `weergave=status`."""
+    carrier_id = current_carrier_id()
+    today = datetime.now(current_zone()).date()
+    drivers = drivers_service.list_drivers(carrier_id=carrier_id)
+    vehicles = fleet.list_vehicles(carrier_id=carrier_id)
+    query = BoardQuery.from_args(request.args, drivers=drivers, vehicles=vehicles, today=today)
+    form, view, day, van, tot = query.form, query.view, query.day, query.van, query.tot
+    chauffeur, status, args = query.chauffeur, query.status, query.args
+    filters = query.filters(limit=BOARD_LIMIT)
+    # The board shows no questionnaires: skip loading their definitions.
+    page = service.list_tasks(carrier_id=carrier_id, filters=filters, with_definitions=False)
+    tasks = page.tasks
+    total = page.total
+    warnings = service.planning_warnings(carrier_id=carrier_id, tasks=tasks)
+
+    names = {d.id: d.naam for d in drivers}
+    missing = {t.chauffeur_id for t in tasks if t.chauffeur_id and t.chauffeur_id not in names}
+    # A warning may name an inactive driver's task that is not on this board: one lookup.
+    named = {w.params.get("chauffeur_id") for found in warnings.values() for w in found}
+    found = drivers_service.names_by_id(
+        carrier_id=carrier_id, driver_ids=missing | (named - names.keys() - {None})
+    )
+    inactive = {key: naam for key, naam in found.items() if key in missing}
+    names.update(found)
+    plates = {v.id: v.kenteken for v in vehicles}
+
+    lanes: list[Lane] = []
+    columns: list[tuple[str, list[Task]]] = []
+    if view == "dag":
+        by_key: dict[str, Lane] = {}
+        if chauffeur in (None, UNASSIGNED):
+            by_key[""] = Lane("", _("Niet toegewezen"))
+        for driver in drivers:
+            if chauffeur is None or chauffeur == str(driver.id):
+                by_key[str(driver.id)] = Lane(str(driver.id), driver.naam)
+        for driver_id, naam in sorted(inactive.items(), key=lambda item: item[1]):
+            by_key[str(driver_id)] = Lane(str(driver_id), naam, inactive=True)
+        for task in tasks:
+            lane = by_key.get(str(task.chauffeur_id) if task.chauffeur_id else "")
+            if lane is not None:
+                lane.tasks.append(task)
+        lanes = list(by_key.values())
+        # The driving time each driver has left now, when the board plans today or later:
+        # three queries for every lane at once.
+        found_budgets = (
+            driving.budgets(
+                carrier_id=carrier_id,
+                chauffeur_ids={uuid.UUID(lane.key) for lane in lanes if lane.key},
+            )
+            if day >= today
+            else {}
+        )
+        for lane in lanes:
+            if lane.key:
+                lane.budget = found_budgets.get(uuid.UUID(lane.key))
+    else:
+        shown = [status] if status else list(STATUSES)
+        columns = [(s, [t for t in tasks if t.status == s]) for s in shown]
+
+    board_url = url_for("tasks.index", **args)
+    filtered = any(args.get(name) for name in FILTER_NAMES)
+    kept = {name: args[name] for name in FILTER_NAMES if name in args}
+    links = {
+        "dag": url_for("tasks.index", datum=args.get("datum"), **kept),
+        "status": url_for("tasks.index", weergave="status", datum=args.get("datum"), **kept),
+        "prev": url_for("tasks.index", datum=(day - timedelta(days=1)).isoformat(), **kept),
+        "next": url_for("tasks.index", datum=(day + timedelta(days=1)).isoformat(), **kept),
+        "today": url_for("tasks.index", **({"weergave": view} if view != "dag" else {}), **kept),
+        "clear": url_for("tasks.index", **{k: v for k, v in args.items() if k not in kept}),
+        "new": url_for(
+            "tasks.new",
+            datum=day.isoformat(),
+            chauffeur=chauffeur if chauffeur != UNASSIGNED else None,
+            terug=board_url,
+        ),
+        "import": url_for("task_import.upload"),
+    }
+    if view != "dag" and van and tot:
+        span = (tot - van).days + 1
+        for name, shift in (("prev_range", -span), ("next_range", span)):
+            start, end = van + timedelta(days=shift), tot + timedelta(days=shift)
+            if start >= FIRST_DAY and end <= LAST_DAY:
+                links[name] = url_for(
+                    "tasks.index", weergave="status", van=start.isoformat(), tot=end.isoformat(),
+                    **kept,
+                )  # fmt: skip
+    context = {
+        "form": form,
+        "view": view,
+        "day": day,
+        "today": today,
+        "van": van,
+        "tot": tot,
+        "tasks": tasks,
+        "total": total,
+        "limit": BOARD_LIMIT,
+        "lanes": lanes,
+        "columns": columns,
+        "names": names,
+        "plates": plates,
+        "board_url": board_url,
+        "args": args,
+        "filtered": filtered,
+        "has_drivers": bool(drivers),
+        "card": card_context(
+            board_url, show_date=view != "dag", warnings=warnings, names=names, plates=plates
+        ),
+        "links": links,
+        "prev_day": day - timedelta(days=1),
+        "next_day": day + timedelta(days=1),
+    }
+    if not is_fragment():
+        return render_template("tasks/board.html", **context)
+    response = make_response(render_template("tasks/_board.html", **context))
+    if request.headers.get("HX-Trigger") == "board-filters":
+        # The filter form's request: the address bar shows the tidy URL, not every empty field.
+        response.headers["HX-Push-Url"] = board_url
+    return response
