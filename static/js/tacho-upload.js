@@ -2,9 +2,10 @@
  *
  * Without JavaScript the upload form posts every chosen file at once and the page lists each
  * file's outcome. With it, each file goes in its own request (XMLHttpRequest, for its upload
- * progress) with `Accept: application/json`; the server answers the outcome as JSON (201 new,
- * 200 already uploaded, 422 refused) and the list refreshes once all are done. Texts come
- * from the form's data-msg-* attributes, so they are translated on the server.
+ * progress) to the form's data-upload-url, the JSON route of one file; the server answers the
+ * outcome as JSON (201 new, 200 already uploaded, 422 refused, 413 too large) and the list
+ * refreshes once all are done. Texts come from the form's data-msg-* attributes, so they are
+ * translated on the server.
  */
 (function () {
   "use strict";
@@ -43,7 +44,8 @@
     var input = form.querySelector('input[type="file"]');
     var results = document.getElementById("tacho-upload-results");
     var button = form.querySelector('button[type="submit"]');
-    if (!input || !results || !window.FormData || !window.XMLHttpRequest) {
+    var uploadUrl = form.dataset.uploadUrl;
+    if (!input || !results || !uploadUrl || !window.FormData || !window.XMLHttpRequest) {
       return;
     }
     var msg = form.dataset;
@@ -77,7 +79,7 @@
         data.append("voertuig", form.elements.voertuig.value);
         data.append("bestanden", file, file.name);
         var xhr = new XMLHttpRequest();
-        xhr.open("POST", form.action);
+        xhr.open("POST", uploadUrl);
         xhr.setRequestHeader("Accept", "application/json");
         row.text.textContent = msg.msgSending;
         xhr.upload.addEventListener("progress", function (e) {

@@ -28,6 +28,8 @@ def test_a_planner_uploads_finds_and_hands_out_a_tachograph_file(
         lambda m: errors.append(m.text) if m.type == "error" and refused not in m.text else None,
     )
     page.on("pageerror", lambda e: errors.append(str(e)))
+    posted: list[str] = []
+    page.on("request", lambda r: posted.append(r.url) if r.method == "POST" else None)
     number = f"NB{uuid.uuid4().int % 10**12:012d}00"
     card = card_file(card_number=number, first_day=date(2026, 10, 1), days=28)
     vu = vu_file_2(vin="YS2R4X2000" + number[-7:], kenteken="VZH56E", days=5)
@@ -52,6 +54,9 @@ def test_a_planner_uploads_finds_and_hands_out_a_tachograph_file(
     expect(outcomes.filter(has_text="foto.DDD")).to_have_class(re.compile("tacho-outcome-fout"))
     expect(page.locator("#tacho-upload-results progress")).to_have_count(3)  # one per file
     expect(outcomes.last).to_contain_text("Klaar: 2 geüpload, 0 al eerder geüpload, 1 geweigerd.")
+    # Each file went on its own to the JSON route of one file, none to the page's form.
+    uploads = [url for url in posted if "/tachograaf/upload" in url]
+    assert uploads == [f"{live_server.url}/tachograaf/upload.json"] * 3
 
     # The list refreshed by itself: the files are there with their kind.
     card_row = page.locator("#tacho-results tbody tr", has_text=card_name)

@@ -20,7 +20,7 @@ from portal.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from portal.extensions import db
 from portal.files import service as files
 from portal.files.models import StoredFile
-from portal.tacho import service
+from portal.tacho import service, uploads
 from portal.tacho.models import TachoFile
 
 CARD = card_file(first_day=date(2026, 10, 1), days=28)
@@ -197,7 +197,7 @@ def test_a_card_follows_the_driver_of_an_earlier_download_of_the_same_card(
 
 def test_two_uploads_of_the_same_file_at_once_store_one(app, carrier, store_tacho, monkeypatch):
     first, _ = store_tacho(carrier, CARD)
-    real = service._by_sha
+    real = uploads._by_sha
     calls = []
 
     def blind_once(carrier_id, sha256):
@@ -205,7 +205,7 @@ def test_two_uploads_of_the_same_file_at_once_store_one(app, carrier, store_tach
         calls.append(sha256)
         return None if len(calls) == 1 else real(carrier_id, sha256)
 
-    monkeypatch.setattr(service, "_by_sha", blind_once)
+    monkeypatch.setattr(uploads, "_by_sha", blind_once)
     again, nieuw = store_tacho(carrier, CARD)
     assert not nieuw and again.id == first.id
     assert rows(app, carrier, TachoFile) == 1

@@ -31,15 +31,16 @@ def token_of(client, path: str = "/tachograaf") -> str:
     return csrf_from(client.get(path).get_data(as_text=True))
 
 
-def upload(client, *files, headers=None, **form):
+def upload(client, *files, path="/tachograaf/upload", headers=None, **form):
     data = {
         "csrf_token": token_of(client),
         "bestanden": [(io.BytesIO(content), name) for name, content in files],
         **form,
     }
-    return client.post(
-        "/tachograaf/upload", data=data, content_type="multipart/form-data", headers=headers
-    )
+    return client.post(path, data=data, content_type="multipart/form-data", headers=headers)
+
+
+JSON_UPLOAD = "/tachograaf/upload.json"  # one file per request, as tacho-upload.js sends
 
 
 def html_of(response) -> str:
@@ -118,10 +119,9 @@ def test_no_file_chosen_is_said_at_the_field(browser):
 
 
 def test_one_file_per_request_answers_json_for_the_progress_bars(app, browser, carrier):
-    headers = {"Accept": "application/json"}
-    first = upload(browser, ("kaart.DDD", CARD), headers=headers)
-    again = upload(browser, ("kaart.DDD", CARD), headers=headers)
-    refused = upload(browser, ("foto.png", PNG), headers=headers)
+    first = upload(browser, ("kaart.DDD", CARD), path=JSON_UPLOAD)
+    again = upload(browser, ("kaart.DDD", CARD), path=JSON_UPLOAD)
+    refused = upload(browser, ("foto.png", PNG), path=JSON_UPLOAD)
 
     assert first.status_code == 201
     assert first.get_json()["resultaat"] == "nieuw"
@@ -133,6 +133,49 @@ def test_one_file_per_request_answers_json_for_the_progress_bars(app, browser, c
     assert refused.status_code == 422
     assert refused.get_json()["resultaat"] == "fout"
     assert refused.get_json()["bericht"].startswith("Geen tachograafbestand")
+
+
+def test_the_form_tells_the_script_where_one_file_goes(browser):
+    html = html_of(browser.get("/tachograaf"))
+    assert f'data-upload-url="{JSON_UPLOAD}"' in html
+    assert 'action="/tachograaf/upload"' in html
+
+
+def test_the_page_upload_answers_html_whatever_the_request_accepts(browser):
+    response = upload(browser, ("kaart.DDD", CARD), headers={"Accept": "application/json"})
+    assert response.status_code == 200
+    assert response.mimetype == "text/html"
+    assert "Geüpload als Bestuurderskaart." in text_of(response)
+
+
+def test_the_json_upload_without_a_file_or_token_is_refused(browser):
+    response = browser.post(
+        JSON_UPLOAD, data={"csrf_token": token_of(browser)}, content_type="multipart/form-data"
+    )
+    assert response.status_code == 422
+    assert response.get_json() == {
+        "resultaat": "fout",
+        "bericht": "Kies een of meer tachograafbestanden.",
+    }
+    response = browser.post(
+        JSON_UPLOAD,
+        data={"bestanden": [(io.BytesIO(CARD), "kaart.DDD")]},
+        content_type="multipart/form-data",
+    )
+    assert response.status_code == 400
+
+
+def test_a_json_upload_over_the_request_limit_answers_413_in_json(app, browser):
+    token = token_of(browser)
+    app.config["MAX_CONTENT_LENGTH"] = 10_000
+    response = browser.post(
+        JSON_UPLOAD,
+        data={"csrf_token": token, "bestanden": [(io.BytesIO(bytes(20_000)), "a.ddd")]},
+        content_type="multipart/form-data",
+    )
+    assert response.status_code == 413
+    assert response.get_json()["resultaat"] == "fout"
+    assert "Te veel tegelijk" in response.get_json()["bericht"]
 
 
 def test_a_refused_company_card_says_what_it_is(browser):
@@ -219,9 +262,9 @@ def test_an_empty_selection_says_so_and_a_reversed_period_is_pointed_out(browser
 
 
 def test_the_list_pages(app, browser, monkeypatch):
-    from portal.tacho import views
+    from portal.tacho import upload_views
 
-    monkeypatch.setattr(views, "PAGE_SIZE", 2)
+    monkeypatch.setattr(upload_views, "PAGE_SIZE", 2)
     for n in range(5):
         upload(browser, (f"kaart-{n}.DDD", card_file(days=2 + n)))
     html = text_of(browser.get("/tachograaf"))

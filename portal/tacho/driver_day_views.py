@@ -1,0 +1,271 @@
+"""One driver's driving time: the 28 days of card and app side by side with the differences
+named, the remaining time, the card number, the infringements of those days, and one day in
+detail. The day bars are SVG drawn on the server; navigation is links, the card number form
+posts and redirects.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from flask import abort, flash, make_response, redirect, render_template, request, url_for
+from flask_babel import format_date, format_datetime
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import StringField
+
+from portal.accounts.permissions import object_route
+from portal.drivers import service as drivers
+from portal.drivers.models import Driver
+from portal.errors import ValidationFailed
+from portal.tacho import driving, service
+from portal.tacho.driving_kit import (
+    EN_DASH,
+    WINDOW_DAYS,
+    Piece,
+    bp,
+    hhmm,
+    order_findings,
+    parse_date,
+    pieces,
+    utc_today,
+)
+from portal.tacho.segments import DAY_MIN, KAART_HANDMATIG, ONBEKEND, midnight
+from portal.web import errors_at_fields
+from portal.web.kit import current_actor, current_carrier_id, current_zone
+
+
+def driver_route(rule: str, methods: tuple[str, ...] = ("GET",)):
+    """A planner's route of one driver (another carrier's id: 404 whatever the method)."""
+
+    def load(driver_id: uuid.UUID):
+        return drivers.get_driver(carrier_id=current_carrier_id(), driver_id=driver_id)
+
+    return object_route(bp, rule, load, methods=methods)
+
+
+def day_route(rule: str):
+    """A planner's route of one driver's day: a date that is no date is a 404."""
+
+    def load(driver_id: uuid.UUID, datum: str):
+        driver = drivers.get_driver(carrier_id=current_carrier_id(), driver_id=driver_id)
+        day = parse_date(datum)
+        if day is None or day.year < 2000 or day > utc_today():
+            abort(404)
+        return driver, day
+
+    return object_route(bp, rule, load)
+
+
+class CardForm(FlaskForm):
+    kaartnummer = StringField(_l("Kaartnummer bestuurderskaart"))
+
+
+CARD_MESSAGES = {
+    ("kaartnummer", "13 to 16 letters and digits"): _l(
+        "Een kaartnummer heeft 13 tot 16 letters en cijfers, zoals op de kaart."
+    ),
+}
+
+
+@dataclass
+class DayRow:
+    view: driving.DayView
+    kaart: list[Piece]
+    app: list[Piece]
+
+
+def _window_end() -> date:
+    """The last day of the overview (?tot=YYYY-MM-DD, at most today, UTC)."""
+    today = utc_today()
+    chosen = parse_date(request.args.get("tot"))
+    if chosen is None or chosen > today or chosen.year < 2000:
+        return today
+    return chosen
+
+
+def _driver_context(driver: Driver, card_form: CardForm | None = None) -> dict:
+    carrier_id = current_carrier_id()
+    last = _window_end()
+    first = last - timedelta(days=WINDOW_DAYS - 1)
+    budget = driving.budget_of(carrier_id=carrier_id, chauffeur_id=driver.id)
+    days = driving.days(
+        carrier_id=carrier_id, chauffeur_id=driver.id, van=first, tot=last + timedelta(days=1)
+    )
+    found = driving.findings(
+        carrier_id=carrier_id,
+        van=midnight(first),
+        tot=midnight(last + timedelta(days=1)),
+        chauffeur_id=driver.id,
+    )
+    if card_form is None:
+        card_form = CardForm(formdata=None)
+        card_form.kaartnummer.data = driver.kaartnummer or ""
+    today = utc_today()
+    later = last + timedelta(days=WINDOW_DAYS)
+    return {
+        "driver": driver,
+        "budget": budget,
+        "first": first,
+        "last": last,
+        "rows": [DayRow(d, pieces(d.kaart, d.datum), pieces(d.app, d.datum)) for d in days],
+        "findings": order_findings(found, "datum"),
+        "card_form": card_form,
+        "earlier_url": url_for(
+            "driving.driver",
+            driver_id=driver.id,
+            tot=(first - timedelta(days=1)).isoformat(),
+        ),
+        "later_url": (
+            url_for(
+                "driving.driver",
+                driver_id=driver.id,
+                **({"tot": later.isoformat()} if later < today else {}),
+            )
+            if last < today
+            else None
+        ),
+        "export_url": url_for(
+            "driving.findings",
+            chauffeur=str(driver.id),
+            van=first.isoformat(),
+            tot=last.isoformat(),
+            formaat="xlsx",
+        ),
+        "findings_url": url_for(
+            "driving.findings",
+            chauffeur=str(driver.id),
+            van=first.isoformat(),
+            tot=last.isoformat(),
+        ),
+    }
+
+
+@driver_route("/rijtijden/chauffeurs/<uuid:driver_id>")
+def driver(driver: Driver):
+    """One driver: remaining time, card number, 28 days of card and app side by side, and
+    the infringements of those days."""
+    return render_template("tacho/driving/driver.html", **_driver_context(driver))
+
+
+@driver_route("/rijtijden/chauffeurs/<uuid:driver_id>/kaartnummer", methods=("POST",))
+def card_number(driver: Driver):
+    """Set or clear the driver's card number; the days read of that card follow it."""
+    form = CardForm(request.form)
+    number = None if request.form.get("wissen") else (form.kaartnummer.data or "").strip()
+    driver_id = driver.id
+    try:
+        service.assign_card(
+            carrier_id=current_carrier_id(),
+            driver_id=driver_id,
+            kaartnummer=number or None,
+            actor=current_actor(),
+        )
+    except ValidationFailed as error:
+        messages = dict(CARD_MESSAGES)
+        for item in error.errors:
+            if item.get("code") == "card_number_taken":
+                messages[(item.get("field"), item.get("message"))] = _(
+                    "Dit kaartnummer hoort al bij %(naam)s.", naam=item.get("naam", "")
+                )
+        general = errors_at_fields(form, error.errors, messages)
+        for text in general:
+            form.kaartnummer.errors = [*form.kaartnummer.errors, text]
+        driver = drivers.get_driver(carrier_id=current_carrier_id(), driver_id=driver_id)
+        html = render_template("tacho/driving/driver.html", **_driver_context(driver, form))
+        return make_response(html, 422)
+    flash(_("Het kaartnummer is opgeslagen.") if number else _("Het kaartnummer is gewist."))
+    return redirect(url_for("driving.driver", driver_id=driver_id) + "#kaart", code=303)
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    """One line of the day's list: a segment of the card as the card recorded it."""
+
+    begin: datetime
+    eind: datetime
+    utc: str
+    lokaal: str
+    activiteit: str
+    minuten: int
+    kaart: str  # in, uit or handmatig
+    bemanning: bool
+
+
+def _change_rows(segments, day: date) -> list[ChangeRow]:
+    rows = []
+    for s in segments:
+        local_day = format_datetime(s.begin, "yyyy-MM-dd")
+        local = format_datetime(s.begin, "HH:mm")
+        if local_day != day.isoformat():
+            local = format_datetime(s.begin, "EEE d MMM HH:mm")
+        if s.bron == KAART_HANDMATIG:
+            kaart = "handmatig"
+        elif s.activiteit == ONBEKEND:
+            kaart = "uit"
+        else:
+            kaart = "in"
+        rows.append(
+            ChangeRow(
+                begin=s.begin,
+                eind=s.eind,
+                utc=f"{hhmm(s.begin, day)}{EN_DASH}{hhmm(s.eind, day)}",
+                lokaal=local,
+                activiteit=s.activiteit,
+                minuten=s.minuten,
+                kaart=kaart,
+                bemanning=s.bemanning,
+            )
+        )
+    return rows
+
+
+@day_route("/rijtijden/chauffeurs/<uuid:driver_id>/dagen/<datum>")
+def day(driver: Driver, datum: date):
+    """One UTC day of a driver: a large bar of the card and the app, the card's list of
+    changes, the totals side by side, the differences, distance and vehicles."""
+    found = driving.days(
+        carrier_id=current_carrier_id(),
+        chauffeur_id=driver.id,
+        van=datum,
+        tot=datum + timedelta(days=1),
+    )
+    if not found:
+        abort(404)
+    view = found[0]
+    today = utc_today()
+    ticks = list(range(0, 25))
+    context = {
+        "driver": driver,
+        "view": view,
+        "kaart": pieces(view.kaart, view.datum),
+        "app": pieces(view.app, view.datum),
+        "changes": _change_rows(view.kaart, view.datum),
+        "ticks": ticks,
+        "day_min": DAY_MIN,
+        "zone_name": current_zone().key,
+        "previous_url": url_for(
+            "driving.day",
+            driver_id=driver.id,
+            datum=(datum - timedelta(days=1)).isoformat(),
+        ),
+        "next_url": url_for(
+            "driving.day", driver_id=driver.id, datum=(datum + timedelta(days=1)).isoformat()
+        )
+        if datum < today
+        else None,
+        "overview_url": url_for(
+            "driving.driver",
+            driver_id=driver.id,
+            **(
+                {"tot": (datum + timedelta(days=WINDOW_DAYS // 2)).isoformat()}
+                if datum + timedelta(days=WINDOW_DAYS // 2) < today
+                else {}
+            ),
+        ),
+        "day_label": format_date(datum, "EEEE d MMMM yyyy"),
+    }
+    return render_template("tacho/driving/day.html", **context)
