@@ -1,7 +1,8 @@
-"""Hours: work days, the rules that guard work days and activities, and the reads the API
-and the pages share. With activities.py (recording and correcting activities) and weeks.py
-(approval, the overview, the week page) the only door to werkdagen, activiteiten and
-week_goedkeuringen.
+"""Hours: work days and the rules that guard work days and activities; checks.py holds the
+refusals and the small checks every change makes, queries.py the reads the API and the
+pages share (both re-exported here). With activities.py (recording and correcting
+activities) and weeks.py (approval, the overview, the week page) the only door to werkdagen,
+activiteiten and week_goedkeuringen.
 
 Rules (the API and the portal share them, since both come through here):
 - A driver has at most one running work day and one running activity; a work day lasts at
@@ -27,284 +28,78 @@ from __future__ import annotations
 
 import logging
 import uuid
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
-from sqlalchemy import func, or_, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import or_, select
 
 from portal.accounts.service import carrier_zone
 from portal.audit import service as audit
 from portal.audit.service import Actor
-from portal.errors import Conflict, DomainError, NotFound, ValidationFailed
+from portal.errors import ValidationFailed
 from portal.extensions import db
-from portal.hours import totals
-from portal.hours.models import Activity, WeekApproval, WorkDay
-from portal.hours.totals import MAX_DAY, IsoWeek
-from portal.types import Expected, utcnow, version_stale, versions_text
+from portal.hours.checks import (
+    EARLIEST,
+    FUTURE_SLACK,
+    REDEN_MAX,
+    TEXT_MAX,
+    HoursConflict,
+    HoursInvalid,
+    PreconditionFailed,
+    check_moment,
+    check_version,
+    clean_text,
+    etag_of,
+    flush_or,
+    local_text,
+    racing,
+)
+from portal.hours.models import WorkDay
+from portal.hours.queries import (
+    DayPage,
+    activities_of,
+    approved_weeks,
+    first_work_day,
+    get_activity,
+    get_work_day,
+    list_work_days,
+    refuse_locked,
+    touched_weeks,
+    work_days_of_drivers,
+)
+from portal.hours.totals import MAX_DAY
+from portal.types import Expected, utcnow
+
+__all__ = [
+    "EARLIEST",
+    "FUTURE_SLACK",
+    "REDEN_MAX",
+    "TEXT_MAX",
+    "WORK_DAY_FIELDS",
+    "DayPage",
+    "HoursConflict",
+    "HoursInvalid",
+    "PreconditionFailed",
+    "activities_of",
+    "approved_weeks",
+    "check_moment",
+    "check_version",
+    "clean_text",
+    "etag_of",
+    "first_work_day",
+    "flush_or",
+    "get_activity",
+    "get_work_day",
+    "list_work_days",
+    "local_text",
+    "racing",
+    "refuse_locked",
+    "start_work_day",
+    "touched_weeks",
+    "update_work_day",
+    "work_days_of_drivers",
+]
 
 logger = logging.getLogger(__name__)
-
-FUTURE_SLACK = timedelta(minutes=5)  # a phone's clock may run a little ahead
-EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
-TEXT_MAX = 2000
-REDEN_MAX = 1000
-
-
-class PreconditionFailed(DomainError):
-    """The If-Match ETag is stale: someone changed the work day or activity meanwhile."""
-
-    status = 412
-    title = "Precondition failed"
-
-
-class HoursConflict(Conflict):
-    """A clash with other hours (overlap, a running day, an approved week)."""
-
-    def __init__(self, detail: str, *, code: str, params: dict | None = None, **extra):
-        super().__init__(detail, **extra)
-        self.code = code
-        self.params = params or {}
-
-
-class HoursInvalid(ValidationFailed):
-    """A value that breaks a rule of hours, at one field."""
-
-    def __init__(self, field_: str, message: str, *, code: str, params: dict | None = None):
-        super().__init__([{"field": field_, "message": message}])
-        self.field = field_
-        self.code = code
-        self.params = params or {}
-
-
-def etag_of(row: WorkDay | Activity) -> str:
-    return f'"{row.versie}"'
-
-
-def local_text(moment: datetime, zone) -> str:
-    return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M")
-
-
-def clean_text(field_: str, value: str | None, limit: int = TEXT_MAX) -> str | None:
-    if value is None:
-        return None
-    value = value.strip()
-    if len(value) > limit:
-        raise HoursInvalid(field_, f"at most {limit} characters", code="te_lang_tekst")
-    return value or None
-
-
-def check_moment(field_: str, value: datetime, now: datetime) -> None:
-    if value.tzinfo is None:
-        raise HoursInvalid(field_, "needs a time zone", code="tijdzone")
-    if value < EARLIEST:
-        raise HoursInvalid(field_, "before the year 2000", code="te_vroeg")
-    if value > now + FUTURE_SLACK:
-        raise HoursInvalid(field_, "lies in the future", code="toekomst")
-
-
-def flush_or(conflict: HoursConflict) -> None:
-    """Flush; a clash the database finds (a request at the same moment) is conflict."""
-    try:
-        with db.session.begin_nested():
-            db.session.flush()
-    except IntegrityError:
-        raise conflict from None
-
-
-def racing() -> HoursConflict:
-    return HoursConflict(
-        "Another change to this driver's hours was saved at the same moment and clashes with "
-        "this one; load the hours again and retry.",
-        code="tegelijk",
-    )
-
-
-# --- reading -----------------------------------------------------------------------------
-
-
-def get_work_day(*, carrier_id: uuid.UUID, work_day_id: uuid.UUID, lock: bool = False) -> WorkDay:
-    """The carrier's work day; NotFound when absent or another carrier's."""
-    stmt = select(WorkDay).where(WorkDay.transporteur_id == carrier_id, WorkDay.id == work_day_id)
-    if lock:
-        stmt = stmt.with_for_update().execution_options(populate_existing=True)
-    day = db.session.scalar(stmt)
-    if day is None:
-        raise NotFound("work day not found")
-    return day
-
-
-def get_activity(*, carrier_id: uuid.UUID, activity_id: uuid.UUID, lock: bool = False) -> Activity:
-    """The carrier's activity; NotFound when absent or another carrier's."""
-    stmt = select(Activity).where(
-        Activity.transporteur_id == carrier_id, Activity.id == activity_id
-    )
-    if lock:
-        stmt = stmt.with_for_update().execution_options(populate_existing=True)
-    activity = db.session.scalar(stmt)
-    if activity is None:
-        raise NotFound("activity not found")
-    return activity
-
-
-def activities_of(*, carrier_id: uuid.UUID, work_day_ids: set[uuid.UUID]) -> dict:
-    """The activities of some work days, by day, each day's in order: one query."""
-    found: dict[uuid.UUID, list[Activity]] = {day_id: [] for day_id in work_day_ids}
-    if not work_day_ids:
-        return found
-    rows = db.session.scalars(
-        select(Activity)
-        .where(Activity.transporteur_id == carrier_id, Activity.werkdag_id.in_(work_day_ids))
-        .order_by(Activity.begin, Activity.id)
-    )
-    for activity in rows:
-        found[activity.werkdag_id].append(activity)
-    return found
-
-
-def first_work_day(*, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID) -> datetime | None:
-    """When the driver's first work day in the app began (None: the app was never used)."""
-    return db.session.scalar(
-        select(func.min(WorkDay.gestart_op)).where(
-            WorkDay.transporteur_id == carrier_id, WorkDay.chauffeur_id == chauffeur_id
-        )
-    )
-
-
-def work_days_of_drivers(
-    *, carrier_id: uuid.UUID, chauffeur_ids: set[uuid.UUID], van: datetime, tot: datetime
-) -> dict[uuid.UUID, list[tuple[WorkDay, list[Activity]]]]:
-    """Several drivers' work days that overlap [van, tot), oldest first, each with its
-    activities in order: two queries, whatever the number of drivers."""
-    found: dict[uuid.UUID, list[tuple[WorkDay, list[Activity]]]] = {
-        driver_id: [] for driver_id in chauffeur_ids
-    }
-    if not chauffeur_ids:
-        return found
-    days = list(
-        db.session.scalars(
-            select(WorkDay)
-            .where(
-                WorkDay.transporteur_id == carrier_id,
-                WorkDay.chauffeur_id.in_(chauffeur_ids),
-                WorkDay.gestart_op < tot,
-                or_(WorkDay.beeindigd_op.is_(None), WorkDay.beeindigd_op > van),
-            )
-            .order_by(WorkDay.gestart_op, WorkDay.id)
-        )
-    )
-    # The activities' query runs also without days, so a page's query count never depends
-    # on whether its drivers recorded anything.
-    activities: dict[uuid.UUID, list[Activity]] = {day.id: [] for day in days}
-    for activity in db.session.scalars(
-        select(Activity)
-        .where(
-            Activity.transporteur_id == carrier_id,
-            Activity.werkdag_id.in_(list(activities)),
-        )
-        .order_by(Activity.begin, Activity.id)
-    ):
-        activities[activity.werkdag_id].append(activity)
-    for day in days:
-        found[day.chauffeur_id].append((day, activities[day.id]))
-    return found
-
-
-@dataclass
-class DayPage:
-    """A page of a driver's work days with their activities and what is locked."""
-
-    days: list[WorkDay]
-    total: int
-    activities: dict[uuid.UUID, list[Activity]]
-    approved: dict[IsoWeek, WeekApproval]  # the driver's approved weeks among those touched
-
-    def locked(self, day: WorkDay, zone, now: datetime) -> bool:
-        return bool(touched_weeks(day, zone, now) & self.approved.keys())
-
-
-def touched_weeks(day: WorkDay, zone, now: datetime) -> set[IsoWeek]:
-    """The ISO weeks a work day touches (a running one: up to now)."""
-    end = day.beeindigd_op or max(now, day.gestart_op)
-    return totals.weeks_touched(day.gestart_op, end, zone)
-
-
-def list_work_days(
-    *,
-    carrier_id: uuid.UUID,
-    chauffeur_id: uuid.UUID,
-    van: datetime | None = None,
-    tot: datetime | None = None,
-    limit: int = 100,
-    offset: int = 0,
-    now: datetime | None = None,
-) -> DayPage:
-    """A driver's work days that overlap [van, tot), newest first, with their activities
-    and the approved weeks they touch: four queries, whatever the page size."""
-    now = now or utcnow()
-    where = [WorkDay.transporteur_id == carrier_id, WorkDay.chauffeur_id == chauffeur_id]
-    if tot is not None:
-        where.append(WorkDay.gestart_op < tot)
-    if van is not None:
-        where.append(or_(WorkDay.beeindigd_op.is_(None), WorkDay.beeindigd_op > van))
-    total = db.session.scalar(select(func.count()).select_from(WorkDay).where(*where)) or 0
-    days = list(
-        db.session.scalars(
-            select(WorkDay)
-            .where(*where)
-            .order_by(WorkDay.gestart_op.desc(), WorkDay.id)
-            .limit(limit)
-            .offset(offset)
-        )
-    )
-    zone = carrier_zone(carrier_id)
-    weeks = set().union(*(touched_weeks(day, zone, now) for day in days)) if days else set()
-    approved = approved_weeks(carrier_id=carrier_id, chauffeur_ids={chauffeur_id}, weeks=weeks)
-    return DayPage(
-        days=days,
-        total=total,
-        activities=activities_of(carrier_id=carrier_id, work_day_ids={d.id for d in days}),
-        approved={week: row for (_, week), row in approved.items()},
-    )
-
-
-def approved_weeks(
-    *, carrier_id: uuid.UUID, weeks, chauffeur_ids: set[uuid.UUID] | None = None
-) -> dict[tuple[uuid.UUID, IsoWeek], WeekApproval]:
-    """The approvals in force of some weeks (of some drivers, or all): one query."""
-    keys = {week.key for week in weeks}
-    if not keys or chauffeur_ids == set():
-        return {}
-    stmt = select(WeekApproval).where(
-        WeekApproval.transporteur_id == carrier_id,
-        WeekApproval.heropend_op.is_(None),
-        (WeekApproval.jaar * 100 + WeekApproval.week).in_(keys),
-    )
-    if chauffeur_ids is not None:
-        stmt = stmt.where(WeekApproval.chauffeur_id.in_(chauffeur_ids))
-    return {
-        (row.chauffeur_id, IsoWeek(row.jaar, row.week)): row for row in db.session.scalars(stmt)
-    }
-
-
-def refuse_locked(
-    carrier_id: uuid.UUID, chauffeur_id: uuid.UUID, spans, zone, now: datetime
-) -> None:
-    """HoursConflict when any of spans ((begin, end or None) pairs, a change's old and new
-    times) touches an approved week of the driver."""
-    weeks = set()
-    for begin, end in spans:
-        weeks |= totals.weeks_touched(begin, end or max(now, begin), zone)
-    approved = approved_weeks(carrier_id=carrier_id, chauffeur_ids={chauffeur_id}, weeks=weeks)
-    if approved:
-        week = min(week for _, week in approved)
-        raise HoursConflict(
-            f"Week {week.label} of this driver is approved: its hours cannot change until a "
-            "planner reopens the week.",
-            code="week_goedgekeurd",
-            params={"week": week},
-            week=week.label,
-        )
 
 
 # --- work days ---------------------------------------------------------------------------
@@ -425,15 +220,6 @@ def start_work_day(
 
 
 WORK_DAY_FIELDS = ("gestart_op", "beeindigd_op", "opmerking")
-
-
-def check_version(row, expected: Expected, what: str) -> None:
-    if version_stale(row.versie, expected):
-        raise PreconditionFailed(
-            f"The {what} changed meanwhile (version {row.versie}, you sent "
-            f"{versions_text(expected)}).",
-            etag=etag_of(row),
-        )
 
 
 def update_work_day(

@@ -2,7 +2,7 @@
 
 Completed demo tasks carry submitted answers (completion demands them); tasks under way a
 half-filled session. Answers go through the answering service and files through the files
-service, so they pass the same checks as the driver app's. Kept apart from demo.py, which
+service, so they pass the same checks as the driver app's. Kept apart from tasks.py, which
 builds carriers, people and tasks and moves the tasks through their lifecycle.
 """
 

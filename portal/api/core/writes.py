@@ -1,0 +1,113 @@
+"""`@write`: a write handler changes through services and commits once; with an
+Idempotency-Key a retry answers the first response instead of acting twice."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import wraps
+
+from flask import Response, g, request
+
+from portal.api.core.auth_context import principal
+from portal.errors import Conflict, DomainError, ValidationFailed, problem_from_domain
+from portal.extensions import db
+from portal.idempotency import service as idempotency
+
+IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+REPLAYED_HEADERS = ("Location", "ETag", "Content-Type")
+
+
+def _text_pair(item: tuple) -> tuple[str, str]:
+    name, value = item
+    return (name or "", value if isinstance(value, str) else "")
+
+
+def write(fn):
+    """A write handler: it changes through services, this commits once. With an
+    Idempotency-Key a retry answers the first response instead of acting twice."""
+
+    @wraps(fn)
+    def wrapper(*args, **kwargs):
+        key = request.headers.get("Idempotency-Key")
+        if key is None:
+            response = fn(*args, **kwargs)
+            _finish(response)
+            return response
+        if not IDEMPOTENCY_KEY.match(key):
+            raise ValidationFailed(
+                [{"field": "Idempotency-Key", "message": "1 to 255 visible ASCII characters"}]
+            )
+        who = principal()
+        digest = hashlib.sha256()
+        for part in (request.method, request.path, request.query_string.decode(errors="replace")):
+            digest.update(part.encode() + b"\0")
+        if request.mimetype == "multipart/form-data":
+            # The form and each file's bytes identify a multipart request. A part may come
+            # without a name (None), which sorts with the empty name.
+            for name, value in sorted(request.form.items(multi=True), key=_text_pair):
+                digest.update(f"{name}={value}".encode() + b"\0")
+            for name, upload in sorted(request.files.items(multi=True), key=_text_pair):
+                digest.update(f"{name}".encode() + b"\0" + _stream_digest(upload.stream))
+        else:
+            digest.update(request.get_data(cache=True))
+        outcome = idempotency.claim(
+            carrier_id=who.carrier_id, caller=who.caller, key=key, request_hash=digest.hexdigest()
+        )
+        if isinstance(outcome, idempotency.Replay):
+            db.session.rollback()
+            response = Response(outcome.body, status=outcome.status, headers=outcome.headers)
+            response.headers["Idempotent-Replayed"] = "true"
+            return response
+        claim = idempotency.Claim.of(outcome)
+        db.session.commit()  # the claim is visible now: a concurrent retry gets 409
+        try:
+            response = fn(*args, **kwargs)
+        except Exception:
+            db.session.rollback()
+            idempotency.release(claim=claim)
+            db.session.commit()
+            raise
+        if response.status_code >= 400:
+            if not g.get("keep_changes"):
+                db.session.rollback()
+            idempotency.release(claim=claim)
+            db.session.commit()
+            return response
+        kept = idempotency.complete(
+            claim=claim,
+            status=response.status_code,
+            body=response.get_data(as_text=True),
+            headers={h: response.headers[h] for h in REPLAYED_HEADERS if h in response.headers},
+        )
+        if not kept:  # too slow: a retry holds the key now and does the write
+            db.session.rollback()
+            raise Conflict(idempotency.STILL_RUNNING)
+        db.session.commit()
+        return response
+
+    wrapper.idempotent_write = True  # operation() reads it: the document names the header
+    return wrapper
+
+
+def _stream_digest(stream) -> bytes:
+    """The SHA-256 of an uploaded file's bytes; the stream is rewound for the handler."""
+    digest = hashlib.sha256()
+    for block in iter(lambda: stream.read(1 << 16), b""):
+        digest.update(block)
+    stream.seek(0)
+    return digest.digest()
+
+
+def _finish(response: Response) -> None:
+    if response.status_code < 400 or g.get("keep_changes"):
+        db.session.commit()
+    else:
+        db.session.rollback()
+
+
+def refused_but_kept(error: DomainError) -> Response:
+    """Answer error, yet commit what the request changed before it (e.g. evidence sent along
+    with a completion that is refused: the driver should not have to send it again)."""
+    g.keep_changes = True
+    return problem_from_domain(error)

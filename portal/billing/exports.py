@@ -1,0 +1,384 @@
+"""Billing periods and export batches: the lines not exported yet, their totals, the tasks
+reopened after their line was billed, and the batches that stamp lines as billed."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import and_, exists, or_, select, update
+from sqlalchemy.orm import aliased
+
+from portal.accounts.service import carrier_zone
+from portal.billing.models import BillingExport, BillingLine
+from portal.drivers import service as drivers
+from portal.errors import NotFound, ValidationFailed
+from portal.extensions import db
+from portal.fleet import service as fleet
+from portal.tasks.models import Task
+
+logger = logging.getLogger(__name__)
+
+# A period is at most a year and lies in this century: a bound like 9999-12-31 would
+# overflow when the day after it is computed.
+FIRST_DAY = date(2000, 1, 1)
+LAST_DAY = date(2099, 12, 31)
+
+
+@dataclass(frozen=True)
+class BillingRow:
+    """One line as an invoice needs it; field order is the column order of the export.
+
+    Times are in the carrier's time zone (aware), so CSV and XLSX show the local clock.
+    """
+
+    naam: str
+    type: str
+    adres: str | None
+    postcode: str | None
+    stad: str | None
+    vdm_nummer: str | None
+    chauffeur: str | None
+    kenteken: str | None
+    gepland_op: datetime | None
+    afgerond_op: datetime
+    hoeveelheid: float | None
+    eenheid: str | None
+    kilometers: float | None
+    wachttijd_minuten: int | None
+    opmerkingen: str | None
+    taak_id: uuid.UUID
+    # Shown on the page, not exported: the quantity is the planned one, nobody reported it.
+    gepland: bool = dataclasses.field(default=False, metadata={"export": False})
+
+
+COLUMNS = tuple(f.name for f in fields(BillingRow) if f.metadata.get("export", True))
+
+
+@dataclass(frozen=True)
+class Totals:
+    regels: int
+    hoeveelheid: dict[str, float]  # per eenheid; "" when a line names none
+    kilometers: float
+    wachttijd_minuten: int
+
+
+# --- periods ----------------------------------------------------------------------------
+
+
+def longer_than_a_year(van: date, tot: date) -> bool:
+    """True when van..tot (both included) is more than a year: 1 Jan to 31 Dec is a year."""
+    try:
+        year_later = van.replace(year=van.year + 1)
+    except ValueError:  # 29 February
+        year_later = date(van.year + 1, 3, 1)
+    return tot >= year_later
+
+
+def check_period(van: date, tot: date) -> None:
+    """ValidationFailed unless van..tot (both included) is a sensible billing period."""
+    errors = []
+    for field, day in (("van", van), ("tot", tot)):
+        if not FIRST_DAY <= day <= LAST_DAY:
+            errors.append({"field": field, "message": f"between {FIRST_DAY} and {LAST_DAY}"})
+    if not errors and tot < van:
+        errors.append({"field": "tot", "message": "before van"})
+    elif not errors and longer_than_a_year(van, tot):
+        errors.append({"field": "tot", "message": "the period is longer than a year"})
+    if errors:
+        raise ValidationFailed(errors)
+
+
+def _bounds(zone: ZoneInfo, van: date, tot: date) -> tuple[datetime, datetime]:
+    """The period as UTC instants [start, end): from van 00:00 to the day after tot, local."""
+    start = datetime.combine(van, time(0), tzinfo=zone).astimezone(UTC)
+    end = datetime.combine(tot + timedelta(days=1), time(0), tzinfo=zone).astimezone(UTC)
+    return start, end
+
+
+def _task_completed():
+    # A reopened task (afgerond -> gestart) is not billable until it is completed again;
+    # completing it again updates its line. Archived tasks stay billable: work was done.
+    task = aliased(Task)  # the list query joins Task too; this one must stay its own
+    return exists().where(
+        task.transporteur_id == BillingLine.transporteur_id,
+        task.id == BillingLine.taak_id,
+        task.status == "afgerond",
+    )
+
+
+def _unexported_where(
+    carrier_id: uuid.UUID, van: date, tot: date, chauffeur_id: uuid.UUID | None
+) -> list:
+    check_period(van, tot)
+    start, end = _bounds(carrier_zone(carrier_id), van, tot)
+    where = [
+        BillingLine.transporteur_id == carrier_id,
+        BillingLine.export_id.is_(None),
+        BillingLine.afgerond_op >= start,
+        BillingLine.afgerond_op < end,
+        _task_completed(),
+    ]
+    if chauffeur_id is not None:
+        where.append(BillingLine.chauffeur_id == chauffeur_id)
+    return where
+
+
+def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
+    """Lines joined to their tasks, then driver names and plates: three queries in all.
+
+    Names and plates come from the drivers and fleet services (one IN query each) rather
+    than a join on their tables: those services stay the only door to their tables, and
+    the count stays fixed whatever the number of rows (a batch names few drivers and
+    vehicles, so the IN lists stay short).
+    """
+    zone = carrier_zone(carrier_id)
+    found = db.session.execute(
+        select(
+            BillingLine.taak_id,
+            BillingLine.chauffeur_id,
+            BillingLine.afgerond_op,
+            BillingLine.hoeveelheid,
+            BillingLine.eenheid,
+            BillingLine.kilometers,
+            BillingLine.wachttijd_minuten,
+            BillingLine.opmerkingen,
+            BillingLine.gemeld_op,
+            Task.naam,
+            Task.type,
+            Task.adres,
+            Task.postcode,
+            Task.stad,
+            Task.vdm_nummer,
+            Task.vehicle_id,
+            Task.gepland_op,
+        )
+        .join(
+            Task,
+            and_(
+                Task.transporteur_id == BillingLine.transporteur_id,
+                Task.id == BillingLine.taak_id,
+            ),
+        )
+        .where(*where)
+        .order_by(BillingLine.afgerond_op, Task.naam, BillingLine.id)
+    ).all()
+    names = drivers.names_by_id(carrier_id=carrier_id, driver_ids={r.chauffeur_id for r in found})
+    plates = fleet.plates_by_id(carrier_id=carrier_id, vehicle_ids={r.vehicle_id for r in found})
+    return [
+        BillingRow(
+            naam=r.naam,
+            type=r.type,
+            adres=r.adres,
+            postcode=r.postcode,
+            stad=r.stad,
+            vdm_nummer=r.vdm_nummer,
+            chauffeur=names.get(r.chauffeur_id),
+            kenteken=plates.get(r.vehicle_id),
+            gepland_op=r.gepland_op.astimezone(zone) if r.gepland_op else None,
+            afgerond_op=r.afgerond_op.astimezone(zone),
+            hoeveelheid=r.hoeveelheid,
+            eenheid=r.eenheid,
+            kilometers=r.kilometers,
+            wachttijd_minuten=r.wachttijd_minuten,
+            opmerkingen=r.opmerkingen,
+            taak_id=r.taak_id,
+            gepland=r.gemeld_op is None,
+        )
+        for r in found
+    ]
+
+
+def unexported(
+    *, carrier_id: uuid.UUID, van: date, tot: date, chauffeur_id: uuid.UUID | None = None
+) -> list[BillingRow]:
+    """Lines not exported yet, completed from van through tot in the carrier's time zone."""
+    return _rows(carrier_id, _unexported_where(carrier_id, van, tot, chauffeur_id))
+
+
+def totals(rows: Iterable[BillingRow]) -> Totals:
+    """Count, quantity per unit, kilometres and waiting minutes of some rows."""
+    count = 0
+    per_unit: dict[str, list[float]] = {}
+    km: list[float] = []
+    minutes = 0
+    for row in rows:
+        count += 1
+        if row.hoeveelheid is not None:
+            per_unit.setdefault(row.eenheid or "", []).append(row.hoeveelheid)
+        if row.kilometers is not None:
+            km.append(row.kilometers)
+        minutes += row.wachttijd_minuten or 0
+    return Totals(
+        regels=count,
+        hoeveelheid={unit: math.fsum(values) for unit, values in sorted(per_unit.items())},
+        kilometers=math.fsum(km),
+        wachttijd_minuten=minutes,
+    )
+
+
+@dataclass(frozen=True)
+class ReopenedRow:
+    """A task reopened after its line was exported: billed once, never again."""
+
+    taak_id: uuid.UUID
+    naam: str
+    status: str
+    gefactureerd_op: datetime  # the billed completion, carrier's time zone
+    opnieuw_afgerond_op: datetime | None  # completed again since, carrier's time zone
+    export_id: uuid.UUID
+    export_gemaakt: datetime
+
+
+def reopened_after_export(
+    *,
+    carrier_id: uuid.UUID,
+    van: date,
+    tot: date,
+    chauffeur_id: uuid.UUID | None = None,
+    limit: int = 100,
+) -> list[ReopenedRow]:
+    """Tasks whose exported line no longer matches them: reopened (and perhaps completed
+    again or cancelled) after the export. Their line stays as billed; the planner decides
+    whether the invoice needs a correction. Billed or completed again within van..tot."""
+    check_period(van, tot)
+    zone = carrier_zone(carrier_id)
+    start, end = _bounds(zone, van, tot)
+    stmt = (
+        select(
+            Task.id,
+            Task.naam,
+            Task.status,
+            Task.afgerond_op,
+            BillingLine.afgerond_op.label("billed_at"),
+            BillingExport.id.label("export_id"),
+            BillingExport.created_at.label("exported_at"),
+        )
+        .join(
+            Task,
+            and_(
+                Task.transporteur_id == BillingLine.transporteur_id, Task.id == BillingLine.taak_id
+            ),
+        )
+        .join(
+            BillingExport,
+            and_(
+                BillingExport.transporteur_id == BillingLine.transporteur_id,
+                BillingExport.id == BillingLine.export_id,
+            ),
+        )
+        .where(
+            BillingLine.transporteur_id == carrier_id,
+            or_(
+                Task.status != "afgerond",
+                Task.afgerond_op.is_(None),
+                Task.afgerond_op != BillingLine.afgerond_op,
+            ),
+            or_(
+                and_(BillingLine.afgerond_op >= start, BillingLine.afgerond_op < end),
+                and_(Task.afgerond_op >= start, Task.afgerond_op < end),
+            ),
+        )
+        .order_by(BillingLine.afgerond_op, Task.id)
+        .limit(limit)
+    )
+    if chauffeur_id is not None:
+        stmt = stmt.where(BillingLine.chauffeur_id == chauffeur_id)
+    return [
+        ReopenedRow(
+            taak_id=r.id,
+            naam=r.naam,
+            status=r.status,
+            gefactureerd_op=r.billed_at.astimezone(zone),
+            opnieuw_afgerond_op=r.afgerond_op.astimezone(zone) if r.afgerond_op else None,
+            export_id=r.export_id,
+            export_gemaakt=r.exported_at.astimezone(zone),
+        )
+        for r in db.session.execute(stmt)
+    ]
+
+
+# --- exports ----------------------------------------------------------------------------
+
+
+def export(
+    *,
+    carrier_id: uuid.UUID,
+    van: date,
+    tot: date,
+    chauffeur_id: uuid.UUID | None = None,
+    actor_label: str,
+) -> BillingExport:
+    """A new batch holding every line `unexported` selects; ValidationFailed when none.
+
+    One UPDATE stamps the lines, guarded by `export_id IS NULL`: an export running at the
+    same time (PostgreSQL re-checks the condition after waiting for the row lock) cannot
+    take a line twice.
+    """
+    where = _unexported_where(carrier_id, van, tot, chauffeur_id)
+    batch = BillingExport(
+        transporteur_id=carrier_id,
+        van=van,
+        tot=tot,
+        chauffeur_id=chauffeur_id,
+        regels=0,
+        gemaakt_door=actor_label[:254],
+    )
+    db.session.add(batch)
+    db.session.flush()
+    result = db.session.execute(
+        update(BillingLine).where(*where).values(export_id=batch.id),
+        execution_options={"synchronize_session": "fetch"},
+    )
+    if not result.rowcount:
+        db.session.delete(batch)
+        db.session.flush()
+        raise ValidationFailed([{"field": "periode", "message": "nothing to export"}])
+    batch.regels = result.rowcount
+    db.session.flush()
+    logger.info(
+        "billing export %s: %s lines, %s..%s, by %s", batch.id, batch.regels, van, tot, actor_label
+    )
+    return batch
+
+
+def get_export(*, carrier_id: uuid.UUID, export_id: uuid.UUID) -> BillingExport:
+    """The carrier's export batch; NotFound when absent or another carrier's."""
+    batch = db.session.scalar(
+        select(BillingExport).where(
+            BillingExport.transporteur_id == carrier_id, BillingExport.id == export_id
+        )
+    )
+    if batch is None:
+        raise NotFound("export not found")
+    return batch
+
+
+def export_rows(
+    *, carrier_id: uuid.UUID, export_id: uuid.UUID
+) -> tuple[BillingExport, list[BillingRow]]:
+    """An earlier batch and its lines, to download it again."""
+    batch = get_export(carrier_id=carrier_id, export_id=export_id)
+    rows = _rows(
+        carrier_id,
+        [BillingLine.transporteur_id == carrier_id, BillingLine.export_id == batch.id],
+    )
+    return batch, rows
+
+
+def list_exports(*, carrier_id: uuid.UUID, limit: int, offset: int = 0) -> list[BillingExport]:
+    """The carrier's export batches, newest first."""
+    stmt = (
+        select(BillingExport)
+        .where(BillingExport.transporteur_id == carrier_id)
+        .order_by(BillingExport.created_at.desc(), BillingExport.id)
+        .limit(limit)
+        .offset(offset)
+    )
+    return list(db.session.scalars(stmt))

@@ -1,0 +1,162 @@
+"""Demo data: two carriers with users, drivers, vehicles, questionnaires and a week of tasks.
+
+`seed()` (the `flask seed-demo` command) builds each carrier here and its history through
+the modules beside this one: tasks and their answers, positions, vehicle sessions,
+messages, hours and tachograph downloads, all through the services as real use goes.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import orjson
+from sqlalchemy import select
+
+from portal.accounts import service as accounts
+from portal.accounts.models import Carrier
+from portal.config import ROOT
+from portal.demo.hours import seed_hours
+from portal.demo.messages import seed_messages
+from portal.demo.positions import seed_positions
+from portal.demo.sessions import seed_vehicle_sessions
+from portal.demo.tacho import seed_tacho
+from portal.demo.tasks import seed_tasks
+from portal.drivers import service as drivers
+from portal.extensions import db
+from portal.fleet import service as fleet
+from portal.questionnaires import service as questionnaires
+from portal.tenancy import carrier_scope
+
+PASSWORD = "demo-wachtwoord"
+EXAMPLES = ROOT / "examples" / "questionnaires"
+CARRIERS = [
+    {
+        "id": uuid.UUID("6a1f0d2e-0000-4000-8000-000000000001"),
+        "naam": "Van der Berg Agrotransport",
+        "slug": "vdberg",
+        "drivers": ["Jan de Vries", "Piet Bakker", "Henk Jansen"],
+        "staff": ["Els Vos", "Kees Smit", "Anna de Boer"],
+        "plates": ["BX-12-AB", "BX-34-CD", "VZH-56-E", "OT-48-KX"],
+    },
+    {
+        "id": uuid.UUID("6a1f0d2e-0000-4000-8000-000000000002"),
+        "naam": "Kuipers Veevervoer",
+        "slug": "kuipers",
+        "drivers": ["Sanne Kuipers", "Mo Haddou"],
+        "staff": ["Ria Kuipers", "Tom Hendriks", "Joost Kuipers"],
+        "plates": ["12-BLK-3", "45-BLK-6"],
+    },
+]
+# The demo vehicles' details, by plate (the first ones of a carrier drive its tasks).
+VEHICLES = {
+    "BX-12-AB": {"soort": "trekker", "omschrijving": "DAF XF 480 FT"},
+    "BX-34-CD": {
+        "soort": "vrachtwagen",
+        "omschrijving": "Scania R450 voerwagen",
+        "capaciteit": 24.0,
+        "capaciteit_eenheid": "ton",
+        "kooiaap": True,
+        "opmerkingen": "Kooiaap Palfinger Crayler; APK vervalt in maart.",
+    },
+    "VZH-56-E": {"soort": "trekker", "omschrijving": "Volvo FH 500"},
+    "OT-48-KX": {
+        "soort": "oplegger",
+        "omschrijving": "Kaweco mesttank met AGR-GPS",
+        "capaciteit": 30.0,
+        "capaciteit_eenheid": "m3",
+    },
+    "12-BLK-3": {
+        "soort": "vrachtwagen",
+        "omschrijving": "Veewagen, drie dekken",
+        "capaciteit": 180.0,
+        "capaciteit_eenheid": "stuks",
+    },
+    "45-BLK-6": {"soort": "trekker", "omschrijving": "MAN TGX 18.510"},
+}
+
+
+def seed() -> dict:
+    """Create the demo carriers unless they exist; answers the sign-ins to try."""
+    logins = {"password": PASSWORD, "portal": [], "drivers": []}
+    for spec in CARRIERS:
+        with carrier_scope(db.session, spec["id"]):
+            exists = db.session.scalar(select(Carrier.id).where(Carrier.id == spec["id"]))
+            if not exists:
+                _seed_carrier(spec)
+            logins["portal"] += [
+                f"{role}@{spec['slug']}.example" for role in ("planner", "author", "admin")
+            ]
+            logins["drivers"].append(
+                f"{spec['drivers'][0].split()[0].lower()}@{spec['slug']}.example"
+            )
+    return logins
+
+
+def _seed_carrier(spec: dict) -> None:
+    carrier_id = spec["id"]
+    db.session.add(Carrier(id=carrier_id, naam=spec["naam"], tijdzone="Europe/Amsterdam"))
+    db.session.flush()
+    staff = {}
+    for role, naam in zip(("planner", "author", "admin"), spec["staff"], strict=True):
+        staff[role] = accounts.create_user(
+            carrier_id=carrier_id,
+            email=f"{role}@{spec['slug']}.example",
+            password=PASSWORD,
+            rol=role,
+            naam=naam,
+        )
+    driver_rows = [
+        drivers.create_driver(
+            carrier_id=carrier_id,
+            naam=name,
+            email=f"{name.split()[0].lower()}@{spec['slug']}.example",
+            password=PASSWORD,
+            telefoon=f"06-{31415926 + index * 1111111}",
+        )
+        for index, name in enumerate(spec["drivers"])
+    ]
+    seed_positions(carrier_id, driver_rows)
+    vehicles = [
+        fleet.create_vehicle(carrier_id=carrier_id, kenteken=p, **VEHICLES.get(p, {}))
+        for p in spec["plates"]
+    ]
+    for path in sorted(EXAMPLES.glob("*.json")):
+        questionnaires.publish(
+            carrier_id=carrier_id, doc=orjson.loads(path.read_bytes()), activate=True
+        )
+    _seed_questionnaire_work(carrier_id, staff["author"])
+    seed_tasks(carrier_id, driver_rows, vehicles, staff["planner"])
+    seed_vehicle_sessions(carrier_id, driver_rows, vehicles, staff["planner"])
+    seed_messages(carrier_id, driver_rows, staff["planner"])
+    seed_hours(carrier_id, driver_rows, staff["planner"])
+    seed_tacho(carrier_id, driver_rows, vehicles, staff["planner"])
+
+
+def _seed_questionnaire_work(carrier_id, author) -> None:
+    """Mest laden gets a history (revision 2 asks the manure's temperature) and a draft the
+    author is working on, so the builder's revisions, comparison and publish step show it."""
+    from portal.questionnaires.editing import tidy
+
+    doc = orjson.loads((EXAMPLES / "mest_laden.json").read_bytes())
+    temperature = {
+        "id": "temperatuur_mest", "type": "number", "label": "Temperatuur mest", "unit": "°C",
+        "validation": {"min": -10, "max": 60},
+    }  # fmt: skip
+    doc["questions"].insert(4, temperature)
+    questionnaires.publish(carrier_id=carrier_id, doc=doc, activate=True)
+    draft = questionnaires.start_draft(
+        carrier_id=carrier_id, questionnaire_id=doc["questionnaire_id"], user_id=author.id
+    )
+    trailer = {
+        "id": "kenteken_aanhanger", "type": "text", "label": "Kenteken aanhanger",
+        "validation": {"regex": "[A-Z0-9]{1,3}-[A-Z0-9]{2,3}-[A-Z0-9]{1,3}"},
+    }  # fmt: skip
+    doc["questions"].insert(1, trailer)
+    doc["questions"][2]["label"] = "Gewicht vol (weegbrug)"
+    questionnaires.save_draft(
+        carrier_id=carrier_id,
+        questionnaire_id=doc["questionnaire_id"],
+        doc=tidy(doc),
+        expected_versie=draft.versie,
+        user_id=author.id,
+    )
