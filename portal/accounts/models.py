@@ -26,7 +26,7 @@ ROLES = ("planner", "author", "admin")
 # What a one-time password link is for: a new user's first password, or a new one.
 LINK_KINDS = ("uitnodiging", "herstel")
 # What an API key may be allowed; a key's `scopes` holds some of these, space-separated.
-# Every API operation names the one it needs (`operation(scope=...)` in portal/api/core.py);
+# Every API operation names the one it needs (`operation(scope=...)` in portal/api/core/);
 # a domain's `:write` includes its `:read`.
 SCOPES = (
     "tasks:read",
