@@ -15,6 +15,7 @@ bash scripts/setup.sh --dev
 
 echo "== ruff"
 .venv/bin/ruff check .
+.venv/bin/ruff format --check .
 echo "== migrations: upgrade an empty database, then check the models for drift"
 check_dir=$(mktemp -d)
 export RIJPLAN_INSTANCE="$check_dir" SECRET_KEY=check-only

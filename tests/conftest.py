@@ -16,27 +16,13 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from factories import (  # noqa: F401  (also re-exported for tests not yet importing factories)
-    PASSWORD,
+from factories import (
     QueryCounter,
     Ref,
-    bearer,
     create_api_key,
     create_carrier,
     create_driver,
-    create_task,
     create_user,
-    create_vehicle,
-    csrf_from,
-    driver_token,
-    in_carrier,
-    jpeg_bytes,
-    login,
-    png_bytes,
-    publish_questionnaire,
-    questionnaire_doc,
-    served,
-    upload_file,
 )
 from sqlalchemy import create_engine, text
 

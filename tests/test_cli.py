@@ -6,7 +6,7 @@ import json
 import logging
 
 import pytest
-from conftest import PASSWORD, bearer, questionnaire_doc
+from factories import PASSWORD, bearer, questionnaire_doc
 
 
 @pytest.fixture
@@ -170,7 +170,7 @@ def test_seed_demo_creates_two_carriers_once(app, run, client):
     # The completed demo work waits on the billing page.
     from datetime import date, timedelta
 
-    from conftest import csrf_from
+    from factories import csrf_from
 
     page = client.get("/login")
     client.post(
@@ -242,7 +242,7 @@ def test_billing_backfill_makes_the_lines_completed_work_missed(app, run, carrie
     """Tasks completed before every completion made a line get one; a dry run only lists."""
     from datetime import UTC, datetime
 
-    from conftest import create_task, in_carrier
+    from factories import create_task, in_carrier
     from sqlalchemy import select
 
     from portal.billing.models import BillingLine

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import orjson
 import pytest
-from conftest import (
+from factories import (
     create_task,
     csrf_from,
     driver_token,

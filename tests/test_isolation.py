@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import psycopg
 import pytest
-from conftest import (
+from factories import (
     bearer,
     create_api_key,
     create_carrier,
@@ -149,7 +149,7 @@ def populate(app, client, name: str) -> dict:
             driver_id=driver.id,
             points=[Point(lat=52.22, lng=6.89, recorded_at=now - timedelta(minutes=5))],
         )
-        from conftest import png_bytes
+        from factories import png_bytes
 
         png = png_bytes()
         stored = store_file(
@@ -274,7 +274,7 @@ def csv_upload(app, carrier) -> str:
     """The token of a CSV import preview made by one of the carrier's planners."""
     import io
 
-    from conftest import csrf_from
+    from factories import csrf_from
 
     planner = create_user(app, carrier, "planner")
     browser = app.test_client()

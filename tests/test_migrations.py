@@ -78,17 +78,26 @@ def _keys_after_upgrade(url: str, tmp_path) -> dict[str, str]:
             if postgres:
                 conn.execute(text(scope), {"c": carrier})
             conn.execute(
-                text("INSERT INTO transporteurs (id, naam, tijdzone, created_at) "
-                     "VALUES (:c, 'T', 'Europe/Amsterdam', CURRENT_TIMESTAMP)"),
+                text(
+                    "INSERT INTO transporteurs (id, naam, tijdzone, created_at) "
+                    "VALUES (:c, 'T', 'Europe/Amsterdam', CURRENT_TIMESTAMP)"
+                ),
                 {"c": carrier},
             )
             for naam, scopes in (("alles", OLD_EVERY_SCOPE), ("uren", "hours:read")):
                 conn.execute(
-                    text("INSERT INTO api_keys (transporteur_id, id, naam, prefix, key_hash, "
-                         "scopes, created_at) VALUES (:c, :id, :naam, 'rpk_x', :h, :s, "
-                         "CURRENT_TIMESTAMP)"),
-                    {"c": carrier, "id": str(uuid.uuid4()), "naam": naam,
-                     "h": uuid.uuid4().hex, "s": scopes},
+                    text(
+                        "INSERT INTO api_keys (transporteur_id, id, naam, prefix, key_hash, "
+                        "scopes, created_at) VALUES (:c, :id, :naam, 'rpk_x', :h, :s, "
+                        "CURRENT_TIMESTAMP)"
+                    ),
+                    {
+                        "c": carrier,
+                        "id": str(uuid.uuid4()),
+                        "naam": naam,
+                        "h": uuid.uuid4().hex,
+                        "s": scopes,
+                    },
                 )
         upgrade()
         with db.engine.begin() as conn:

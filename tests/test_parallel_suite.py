@@ -20,7 +20,7 @@ def test_the_test_command_runs_pytest_on_every_core():
     run = [line for line in script.splitlines() if "-m pytest" in line]
     assert len(run) == 1
     assert re.search(r"-n \"?\$workers\"?", run[0])
-    assert 'workers=${RIJPLAN_TEST_WORKERS:-auto}' in script
+    assert "workers=${RIJPLAN_TEST_WORKERS:-auto}" in script
 
 
 @pytest.mark.skipif(PROBE_DIR is None, reason="only inside the parallel probe run")
@@ -36,8 +36,19 @@ def test_two_workers_never_share_a_database(tmp_path):
     env = {**os.environ, "RIJPLAN_PARALLEL_PROBE": str(tmp_path)}
     env.pop("PYTEST_XDIST_WORKER", None)
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadgroup",
-         "-p", "no:cacheprovider", f"{__file__}::test_probe_records_its_database"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-n",
+            "2",
+            "--dist",
+            "loadgroup",
+            "-p",
+            "no:cacheprovider",
+            f"{__file__}::test_probe_records_its_database",
+        ],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -46,9 +57,7 @@ def test_two_workers_never_share_a_database(tmp_path):
         check=False,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    by_worker = {
-        path.stem: set(path.read_text().split()) for path in tmp_path.glob("gw*.txt")
-    }
+    by_worker = {path.stem: set(path.read_text().split()) for path in tmp_path.glob("gw*.txt")}
     assert len(by_worker) == 2, by_worker
     first, second = by_worker.values()
     assert first.isdisjoint(second)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import create_user, csrf_from, login
+from factories import create_user, csrf_from, login
 
 ALL_SECTIONS = [
     "/taken",

@@ -4,7 +4,7 @@ its owner out (another address, or a browser that signed in before)."""
 
 from __future__ import annotations
 
-from conftest import PASSWORD, create_user, csrf_from
+from factories import PASSWORD, create_user, csrf_from
 
 from portal import create_app
 from portal.extensions import db

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import PASSWORD, create_user, csrf_from, login
+from factories import PASSWORD, create_user, csrf_from, login
 
 
 def test_the_login_page_is_dutch_by_default_and_english_on_request(client):
@@ -148,7 +148,7 @@ def test_pages_send_security_headers(client):
 
 
 def test_api_answers_are_kept_out_of_caches(client, driver):
-    from conftest import bearer, driver_token
+    from factories import bearer, driver_token
 
     token = driver_token(client, driver)
     profile = client.get(f"/api/v1/users/{driver.user_token}", headers=bearer(token))
@@ -203,7 +203,8 @@ def test_the_address_limit_counts_clients_behind_a_trusted_proxy(backend, reques
     (RIJPLAN_TRUSTED_PROXIES=1) only that client is stopped; with no proxy trusted, the
     forwarded address is a client's claim and changes nothing (an attacker cannot escape
     the limit by inventing addresses)."""
-    from conftest import backend_config, create_carrier, create_user
+    from conftest import backend_config
+    from factories import create_carrier, create_user
 
     from portal import create_app
     from portal.extensions import db

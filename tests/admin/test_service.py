@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from conftest import create_api_key, create_user, in_carrier
+from factories import create_api_key, create_user, in_carrier
 from sqlalchemy import select
 
 from portal.accounts import management, service

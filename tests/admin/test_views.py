@@ -8,15 +8,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
-from conftest import (
-    Ref,
-    bearer,
-    create_api_key,
-    create_user,
-    csrf_from,
-    in_carrier,
-    login,
-)
+from factories import Ref, bearer, create_api_key, create_user, csrf_from, in_carrier, login
 from sqlalchemy import select
 
 from portal.accounts.models import SCOPES, ApiKey, User

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import bearer
+from factories import bearer
 
 
 def assert_problem(response, status):

@@ -9,9 +9,9 @@ from datetime import timedelta
 
 import orjson
 import pytest
-from conftest import (
+from conftest import backend_config
+from factories import (
     Ref,
-    backend_config,
     bearer,
     create_api_key,
     create_carrier,

@@ -29,10 +29,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import (
+from conftest import base_config
+from factories import (
     PASSWORD,
     Ref,
-    base_config,
     create_carrier,
     create_driver,
     create_task,

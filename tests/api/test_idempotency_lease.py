@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from conftest import bearer, in_carrier
+from factories import bearer, in_carrier
 
 from portal.idempotency import service as idempotency
 from portal.tasks import service as tasks

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 import jsonschema_rs
 import pytest
 import schemathesis
-from conftest import (
+from factories import (
     PASSWORD,
     bearer,
     create_task,

@@ -10,7 +10,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import bearer, create_task
+from factories import bearer, create_task
 
 import portal
 import portal.api  # registers every operation

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import PASSWORD, bearer, create_task
+from factories import PASSWORD, bearer, create_task
 
 DOCUMENT = "/api/v1/openapi.json"
 REF = "#/components/schemas/"

@@ -11,9 +11,9 @@ from datetime import UTC, datetime, timedelta
 import orjson
 import psycopg
 import pytest
-from conftest import (
+from conftest import clear_process_caches
+from factories import (
     bearer,
-    clear_process_caches,
     create_api_key,
     create_task,
     create_vehicle,
@@ -143,7 +143,7 @@ def test_a_compressed_poll_is_kept_and_answers_the_same_json(app, client, carrie
 
 
 def test_a_deactivated_driver_is_refused_by_the_fast_poll(app, client, carrier, driver):
-    from conftest import in_carrier
+    from factories import in_carrier
 
     from portal.audit.service import SYSTEM
     from portal.drivers import service as drivers
@@ -289,7 +289,7 @@ def test_an_unchanged_poll_is_answered_before_flask_with_flasks_headers(
 
 
 def test_what_the_early_answer_does_not_confirm_goes_to_flask(app, client, carrier, driver):
-    from conftest import create_driver, in_carrier
+    from factories import create_driver, in_carrier
 
     from portal.accounts import tokens
     from portal.audit.service import SYSTEM

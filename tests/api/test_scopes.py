@@ -16,10 +16,9 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import (
-    BACKENDS,
+from conftest import BACKENDS, backend_config
+from factories import (
     Ref,
-    backend_config,
     bearer,
     create_carrier,
     create_driver,

@@ -9,7 +9,7 @@ import time
 
 import psycopg
 import pytest
-from conftest import bearer, create_task, driver_token, in_carrier
+from factories import bearer, create_task, driver_token, in_carrier
 
 from portal import change_feed
 from portal.accounts import tokens
@@ -113,7 +113,7 @@ def test_signing_out_ends_the_kept_answer(app, client, carrier, driver):
 def test_another_carriers_change_keeps_this_carriers_answer(
     app, client, carrier, driver, count_queries
 ):
-    from conftest import create_carrier, create_driver
+    from factories import create_carrier, create_driver
 
     other = create_carrier(app, "Kuipers Transport")
     colleague = create_driver(app, other, "Sanne Kuipers")
@@ -189,7 +189,7 @@ def test_the_feed_reconnects_and_forgets_what_it_missed(app):
 
 @pytest.mark.postgres_only  # change notices are PostgreSQL's
 def test_the_database_names_each_changed_carrier_once_per_statement(app, carrier, driver):
-    from conftest import create_carrier, create_driver
+    from factories import create_carrier, create_driver
 
     other = create_carrier(app, "Kuipers Transport")
     colleague = create_driver(app, other, "Sanne Kuipers")

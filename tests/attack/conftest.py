@@ -8,7 +8,8 @@ import logging
 from collections.abc import Iterator
 
 import pytest
-from conftest import PG_AVAILABLE, backend_config, served
+from conftest import PG_AVAILABLE, backend_config
+from factories import served
 
 from attack.support import Live
 from portal import create_app

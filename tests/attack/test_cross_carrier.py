@@ -17,7 +17,8 @@ import uuid
 from contextlib import contextmanager
 
 import pytest
-from conftest import PG_AVAILABLE, bearer, create_api_key, create_user, driver_token, login
+from conftest import PG_AVAILABLE
+from factories import bearer, create_api_key, create_user, driver_token, login
 from sqlalchemy import Uuid, bindparam, create_engine, event, text
 from test_isolation import SWEEP_EXEMPT, populate, route_values
 

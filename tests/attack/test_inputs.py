@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 
 import orjson
 import pytest
-from conftest import (
+from factories import (
     PASSWORD,
     Ref,
     bearer,

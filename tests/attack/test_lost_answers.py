@@ -11,7 +11,7 @@ import random
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
-from conftest import (
+from factories import (
     bearer,
     create_api_key,
     create_carrier,

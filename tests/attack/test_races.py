@@ -8,14 +8,7 @@ import uuid
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
-from conftest import (
-    bearer,
-    create_api_key,
-    create_carrier,
-    create_driver,
-    create_task,
-    in_carrier,
-)
+from factories import bearer, create_api_key, create_carrier, create_driver, create_task, in_carrier
 
 from attack.support import at_once
 from portal.extensions import db
@@ -107,7 +100,7 @@ def test_one_idempotency_key_sent_twice_at_once_runs_once(live):
 
 def test_ten_scans_of_one_vehicle_make_one_active_session(live):
     carrier = create_carrier(live.app)
-    from conftest import create_vehicle, driver_token
+    from factories import create_vehicle, driver_token
 
     from portal.fleet import service as fleet
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import psycopg
-from conftest import PASSWORD, bearer, create_user, driver_token, login, served
+from factories import PASSWORD, bearer, create_user, driver_token, login, served
 from test_isolation import populate, route_values
 
 from attack.support import Live
@@ -545,7 +545,7 @@ def portal_pages(v: dict, cookie: str) -> list[Target]:
 def reader(live: Live, client, refs: dict) -> dict:
     """The reads' carrier: its ids, and rows for the portal's lists to find: a planned task
     with a vehicle on 16 November, a task completed today (its billing line)."""
-    from conftest import create_task
+    from factories import create_task
 
     v = route_values(refs)
     key = bearer(refs["key"].key)

@@ -11,7 +11,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from conftest import bearer, driver_token, in_carrier, jpeg_bytes
+from factories import bearer, driver_token, in_carrier, jpeg_bytes
 from sqlalchemy import func, select
 
 from portal.extensions import db

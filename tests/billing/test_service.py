@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import create_carrier, create_driver, create_task, create_vehicle, in_carrier
+from factories import create_carrier, create_driver, create_task, create_vehicle, in_carrier
 
 from portal.billing import service as billing
 from portal.errors import Conflict, NotFound, ValidationFailed

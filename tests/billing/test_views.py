@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import (
+from factories import (
     create_carrier,
     create_driver,
     create_task,

@@ -5,14 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import (
-    PASSWORD,
-    bearer,
-    create_api_key,
-    create_driver,
-    driver_token,
-    in_carrier,
-)
+from factories import PASSWORD, bearer, create_api_key, create_driver, driver_token, in_carrier
 from sqlalchemy import func, select
 
 from portal.types import iso

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import create_driver, in_carrier
+from factories import create_driver, in_carrier
 
 from portal.audit.service import SYSTEM
 from portal.drivers import locations, service

@@ -11,9 +11,9 @@ from urllib.parse import parse_qs, urlsplit
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import (
+from conftest import base_config
+from factories import (
     PASSWORD,
-    base_config,
     bearer,
     create_api_key,
     create_driver,

@@ -15,16 +15,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import (
-    PASSWORD,
-    Ref,
-    base_config,
-    create_carrier,
-    create_driver,
-    create_task,
-    create_user,
-    served,
-)
+from conftest import base_config
+from factories import PASSWORD, Ref, create_carrier, create_driver, create_task, create_user, served
 
 from portal import create_app
 from portal.extensions import db

@@ -4,7 +4,7 @@ chooses a password and signs in; API keys and settings; Dutch and English, deskt
 from __future__ import annotations
 
 import pytest
-from conftest import create_user
+from factories import create_user
 from playwright.sync_api import expect
 
 from e2e.test_portal import sign_in
@@ -13,9 +13,7 @@ pytestmark = pytest.mark.e2e
 PHONE = {"width": 420, "height": 860}
 
 
-def test_an_admin_invites_a_user_who_sets_a_password_and_signs_in(
-    browser, page, live_server, shot
-):
+def test_an_admin_invites_a_user_who_sets_a_password_and_signs_in(browser, page, live_server, shot):
     admin = create_user(live_server.app, live_server.carrier, "admin")
     sign_in(page, live_server, admin)
     page.get_by_role("link", name="Beheer", exact=True).first.click()

@@ -7,7 +7,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import create_carrier, create_driver, create_task, create_user
+from factories import create_carrier, create_driver, create_task, create_user
 from playwright.sync_api import expect
 
 from e2e.test_portal import sign_in

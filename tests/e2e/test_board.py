@@ -14,7 +14,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import (
+from factories import (
     PASSWORD,
     Ref,
     create_carrier,

@@ -8,7 +8,7 @@ import contextlib
 import re
 
 import pytest
-from conftest import (
+from factories import (
     PASSWORD,
     create_api_key,
     create_carrier,
@@ -309,7 +309,7 @@ def test_an_author_builds_previews_and_publishes_a_questionnaire(page, live_serv
 
 
 def test_removing_asks_first_and_a_second_tab_never_overwrites(page, context, live_server):
-    from conftest import in_carrier
+    from factories import in_carrier
 
     from portal.audit.service import SYSTEM
     from portal.questionnaires import service
@@ -423,7 +423,7 @@ class Held:
 
 
 def open_rates(page: Page, live_server, questionnaire_id: str = "tarieven") -> None:
-    from conftest import in_carrier
+    from factories import in_carrier
 
     from portal.audit.service import SYSTEM
     from portal.questionnaires import service
@@ -555,7 +555,7 @@ def test_a_new_option_is_empty_with_a_placeholder(page, live_server):
 
 
 def test_problems_read_in_the_users_language_in_builder_and_task_page(page, live_server, shot):
-    from conftest import create_task, in_carrier
+    from factories import create_task, in_carrier
 
     from portal.audit.service import SYSTEM
     from portal.questionnaires import service

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import PASSWORD, create_driver
+from factories import PASSWORD, create_driver
 from playwright.sync_api import expect
 
 from e2e.test_portal import sign_in

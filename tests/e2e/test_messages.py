@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import PASSWORD, create_carrier, create_driver, create_user
+from factories import PASSWORD, create_carrier, create_driver, create_user
 from playwright.sync_api import expect
 
 from e2e.test_portal import sign_in

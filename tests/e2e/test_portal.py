@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import PASSWORD, Ref
+from factories import PASSWORD, Ref
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.e2e

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import create_driver, create_user, in_carrier
+from factories import create_driver, create_user, in_carrier
 from playwright.sync_api import expect
 
 from e2e.test_portal import sign_in

@@ -121,7 +121,7 @@ def test_a_planner_uploads_a_real_card_and_reads_its_days_findings_and_time_left
     pages in Dutch and in English."""
     from datetime import UTC, datetime, timedelta
 
-    from conftest import create_driver, create_user
+    from factories import create_driver, create_user
     from tacho.real_card import NAME, real_file
 
     from portal.tacho.ddd.build import card_file, changes_from_timeline

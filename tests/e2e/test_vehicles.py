@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import PASSWORD, create_driver
+from factories import PASSWORD, create_driver
 from playwright.sync_api import expect
 
 from e2e.test_portal import sign_in

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import boto3
 import pytest
-from conftest import (
+from factories import (
     bearer,
     create_api_key,
     create_driver,
@@ -364,7 +364,7 @@ def test_an_unknown_file_is_404(client, token, carrier):
 def test_a_signed_in_planner_of_another_carrier_does_not_change_the_download(
     app, client, other_carrier, token
 ):
-    from conftest import create_user
+    from factories import create_user
 
     url = upload(client, bearer(token), PNG).get_json()["url"]
     login(client, create_user(app, other_carrier, "planner"))
@@ -462,7 +462,7 @@ def test_a_pdf_is_downloaded_not_opened_and_no_file_runs_script(client, token):
 def test_a_driver_reads_and_attaches_only_their_own_files_the_office_all(
     app, client, carrier, driver, token
 ):
-    from conftest import create_task
+    from factories import create_task
 
     colleague = create_driver(app, carrier, "Piet Smit", email="piet@example.nl")
     colleague_token = driver_token(client, colleague)

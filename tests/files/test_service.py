@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import create_carrier, jpeg_bytes, png_bytes
+from factories import create_carrier, jpeg_bytes, png_bytes
 
 from portal.audit.service import Actor
 from portal.errors import Forbidden, NotFound, ValidationFailed

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from conftest import Ref, bearer, in_carrier
+from factories import Ref, bearer, in_carrier
 
 API = "/api/v1"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from conftest import bearer, create_api_key, create_driver, driver_token
+from factories import bearer, create_api_key, create_driver, driver_token
 
 API = "/api/v1"
 
@@ -13,7 +13,7 @@ API = "/api/v1"
 @pytest.fixture
 def fleet(app, carrier, other_carrier, make_vehicle):
     """Three vehicles of the carrier (one inactive) and one of another carrier."""
-    from conftest import in_carrier
+    from factories import in_carrier
 
     from portal.fleet import service
 
@@ -86,7 +86,7 @@ def test_a_key_without_a_vehicle_scope_may_not_read_vehicles(app, client, carrie
 
 
 def create_key(app, carrier, scopes: str) -> str:
-    from conftest import in_carrier
+    from factories import in_carrier
 
     from portal.accounts.service import create_api_key
 
@@ -263,7 +263,7 @@ def test_the_vehicle_list_runs_a_fixed_number_of_queries(
 
 def test_a_new_key_gets_the_vehicle_scopes(app, carrier):
     key = create_api_key(app, carrier)
-    from conftest import in_carrier
+    from factories import in_carrier
 
     from portal.accounts.models import ApiKey
     from portal.extensions import db

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import psycopg
 import pytest
-from conftest import bearer, create_driver, driver_token, in_carrier
+from factories import bearer, create_driver, driver_token, in_carrier
 from sqlalchemy.exc import IntegrityError
 
 from portal.extensions import db

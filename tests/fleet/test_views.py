@@ -7,14 +7,7 @@ import re
 import uuid
 
 import pytest
-from conftest import (
-    create_driver,
-    create_user,
-    csrf_from,
-    driver_token,
-    in_carrier,
-    login,
-)
+from factories import create_driver, create_user, csrf_from, driver_token, in_carrier, login
 
 
 @pytest.fixture

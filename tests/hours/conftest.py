@@ -6,7 +6,7 @@ import uuid
 from dataclasses import dataclass
 
 import pytest
-from conftest import Ref
+from factories import Ref
 
 from hours.support import activity_ids, at, record_day
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from conftest import Ref, in_carrier
+from factories import Ref, in_carrier
 
 API = "/api/v1"
 AMS = ZoneInfo("Europe/Amsterdam")

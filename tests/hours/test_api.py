@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from conftest import (
+from factories import (
     bearer,
     create_api_key,
     create_carrier,

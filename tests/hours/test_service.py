@@ -7,7 +7,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
-from conftest import create_driver, create_user, in_carrier
+from factories import create_driver, create_user, in_carrier
 from sqlalchemy.exc import IntegrityError
 
 from hours.support import activity_ids, approve, at, record_day

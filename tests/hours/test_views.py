@@ -9,7 +9,7 @@ import re
 from datetime import date, timedelta
 
 import pytest
-from conftest import bearer, create_driver, create_user, csrf_from, driver_token, login
+from factories import bearer, create_driver, create_user, csrf_from, driver_token, login
 
 from hours.support import (
     API,

@@ -11,9 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import http_ece
 import orjson
-from conftest import Ref, in_carrier
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+from factories import Ref, in_carrier
 from py_vapid import Vapid02
 
 from portal.audit.service import SYSTEM

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import (
+from factories import (
     bearer,
     create_api_key,
     create_carrier,

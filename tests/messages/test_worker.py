@@ -8,7 +8,7 @@ import json
 from datetime import timedelta
 
 import pytest
-from conftest import create_carrier, create_driver, in_carrier
+from factories import create_carrier, create_driver, in_carrier
 
 from messages.support import (
     Device,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import (
+from factories import (
     create_carrier,
     create_driver,
     create_task,

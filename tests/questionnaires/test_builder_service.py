@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import orjson
 import pytest
-from conftest import create_task, in_carrier, publish_questionnaire, questionnaire_doc
+from factories import create_task, in_carrier, publish_questionnaire, questionnaire_doc
 
 from portal.audit.service import SYSTEM
 from portal.errors import Conflict, ValidationFailed

@@ -9,7 +9,7 @@ import re
 
 import orjson
 import pytest
-from conftest import (
+from factories import (
     create_carrier,
     create_task,
     create_user,

@@ -10,7 +10,7 @@ import string
 from pathlib import Path
 
 from babel.messages.pofile import read_po
-from conftest import (
+from factories import (
     bearer,
     create_task,
     create_user,

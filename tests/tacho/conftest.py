@@ -6,7 +6,7 @@ import io
 import uuid
 
 import pytest
-from conftest import Ref, in_carrier
+from factories import Ref, in_carrier
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
-from conftest import (
+from factories import (
     bearer,
     create_api_key,
     create_driver,

@@ -7,7 +7,7 @@ import io
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from conftest import bearer, create_api_key, create_driver, driver_token, in_carrier
+from factories import bearer, create_api_key, create_driver, driver_token, in_carrier
 from tacho.test_reading import ACTOR, NUMBER, at, card, set_card
 
 from portal.accounts.service import create_api_key as make_key

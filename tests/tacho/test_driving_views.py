@@ -12,14 +12,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import (
-    create_carrier,
-    create_driver,
-    create_user,
-    create_vehicle,
-    csrf_from,
-    login,
-)
+from factories import create_carrier, create_driver, create_user, create_vehicle, csrf_from, login
 from hours.support import record_day
 
 from portal.tacho.ddd import VehicleUse

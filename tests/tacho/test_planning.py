@@ -8,7 +8,7 @@ import io
 import re
 from datetime import UTC, datetime, timedelta
 
-from conftest import create_driver, create_task, in_carrier, login
+from factories import create_driver, create_task, in_carrier, login
 from tacho.test_reading import ACTOR, NUMBER, set_card
 from tasks.test_board import card, lane
 

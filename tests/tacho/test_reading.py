@@ -9,7 +9,7 @@ import uuid
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from conftest import Ref, create_driver, in_carrier
+from factories import Ref, create_driver, in_carrier
 
 from portal.audit.service import Actor
 from portal.extensions import db

@@ -11,7 +11,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import create_driver, create_vehicle, in_carrier
+from factories import create_driver, create_vehicle, in_carrier
 from sqlalchemy import func, select
 from tacho.samples import card_file, overview_1, vu_file_1, vu_file_2
 

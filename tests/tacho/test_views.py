@@ -10,7 +10,7 @@ from datetime import date
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import create_driver, create_user, create_vehicle, csrf_from, in_carrier, login
+from factories import create_driver, create_user, create_vehicle, csrf_from, in_carrier, login
 from tacho.samples import card_file, overview_1, vu_file_1
 
 from portal.tacho import service

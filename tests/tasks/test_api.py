@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import bearer
+from factories import bearer
 
 TASK = {"type": "mest_laden", "naam": "Mest laden Enter", "gepland_op": "2031-03-14T07:30:00Z"}
 

@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import (
+from factories import (
     create_carrier,
     create_driver,
     create_task,
@@ -606,7 +606,7 @@ def test_another_carriers_task_is_404_on_every_route(app, signed_in):
 
 
 def test_the_board_needs_the_planner_role(app, client, carrier):
-    from conftest import create_user
+    from factories import create_user
 
     author = create_user(app, carrier, "author")
     login(client, author)
@@ -634,7 +634,7 @@ def test_an_archived_task_is_not_on_the_board(app, signed_in, carrier, driver):
 def test_a_board_loaded_again_shows_every_change_and_each_planners_own_token(
     app, client, carrier, driver, planner
 ):
-    from conftest import create_user
+    from factories import create_user
 
     from portal.audit.service import SYSTEM
     from portal.drivers import service as drivers

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import create_carrier, create_driver, create_task, create_vehicle, in_carrier
+from factories import create_carrier, create_driver, create_task, create_vehicle, in_carrier
 
 from portal.tasks import conflicts
 

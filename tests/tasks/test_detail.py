@@ -8,7 +8,7 @@ import re
 import uuid
 from datetime import UTC, datetime
 
-from conftest import (
+from factories import (
     create_carrier,
     create_driver,
     create_task,

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import (
+from factories import (
     create_carrier,
     create_driver,
     create_user,

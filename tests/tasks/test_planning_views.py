@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import create_driver, create_task, create_vehicle, csrf_from, in_carrier, login
+from factories import create_driver, create_task, create_vehicle, csrf_from, in_carrier, login
 
 AMS = ZoneInfo("Europe/Amsterdam")
 

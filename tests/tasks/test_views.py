@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import (
+from factories import (
     create_driver,
     create_task,
     create_vehicle,

@@ -4,7 +4,7 @@ framework's English."""
 from __future__ import annotations
 
 import pytest
-from conftest import login
+from factories import login
 from flask import abort
 
 from portal.errors import ValidationFailed

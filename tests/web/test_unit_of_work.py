@@ -4,7 +4,7 @@ says the change happened, on both databases."""
 from __future__ import annotations
 
 import pytest
-from conftest import csrf_from, in_carrier, login
+from factories import csrf_from, in_carrier, login
 from flask import make_response, redirect
 
 from portal.drivers import service as drivers

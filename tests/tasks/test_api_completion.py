@@ -7,7 +7,7 @@ from collections import Counter
 from datetime import UTC, datetime
 
 import pytest
-from conftest import bearer, create_task, driver_token, in_carrier
+from factories import bearer, create_task, driver_token, in_carrier
 from sqlalchemy import func, select
 
 from portal.billing.models import BillingLine

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import jwt
 import pytest
-from conftest import PASSWORD, bearer, create_carrier, create_driver, in_carrier
+from factories import PASSWORD, bearer, create_carrier, create_driver, in_carrier
 
 from portal.extensions import db
 

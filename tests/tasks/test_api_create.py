@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import (
+from factories import (
     bearer,
     create_api_key,
     create_carrier,

@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import (
-    bearer,
-    create_carrier,
-    driver_token,
-    publish_questionnaire,
-    questionnaire_doc,
-)
+from factories import bearer, create_carrier, driver_token, publish_questionnaire, questionnaire_doc
 
 from portal.questionnaires.schemas import ActivityQuestionnaireOut
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-from conftest import (
+from factories import (
     bearer,
     create_carrier,
     create_driver,

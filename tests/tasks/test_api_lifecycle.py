@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import (
+from factories import (
     bearer,
     create_api_key,
     create_carrier,
@@ -15,9 +15,7 @@ from conftest import (
     driver_token,
     in_carrier,
 )
-from conftest import (
-    upload_file as upload,
-)
+from factories import upload_file as upload
 
 from portal.tasks.schemas import TaskOut
 
@@ -425,7 +423,7 @@ def test_a_bad_idempotency_key_is_422(client, driver, api_key):
 def test_an_upload_with_a_nameless_part_is_kept_by_its_key(client, driver, api_key):
     """A multipart part without a name (schemathesis' stateful walk sent one) is part of the
     request like any other: the upload is answered, and its retry replays it."""
-    from conftest import png_bytes
+    from factories import png_bytes
 
     boundary = "grens"
     parts = [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import (
+from factories import (
     bearer,
     create_api_key,
     create_carrier,
@@ -13,7 +13,7 @@ from conftest import (
     publish_questionnaire,
     questionnaire_doc,
 )
-from conftest import upload_file as upload
+from factories import upload_file as upload
 
 
 def loading_doc(title: str = "Mest laden", label: str = "Netto gewicht") -> dict:
