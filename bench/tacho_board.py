@@ -162,16 +162,16 @@ def main() -> None:
                 statements.append(statement)
 
         event.listen(db.engine, "before_cursor_execute", count)
-        driving.budgets(carrier_id=carrier_id, chauffeur_ids=ids, now=now)
+        driving.budgets(carrier_id=carrier_id, driver_ids=ids, now=now)
         event.remove(db.engine, "before_cursor_execute", count)
         lines = driving.timelines(
-            carrier_id=carrier_id, chauffeur_ids=ids, van=driving.budget_start(now),
+            carrier_id=carrier_id, driver_ids=ids, van=driving.budget_start(now),
             tot=now, now=now,
         )  # fmt: skip
         full, alone = [], []
         for _ in range(args.rounds):  # alternate: the same machine load for both
             begin = time.perf_counter()
-            driving.budgets(carrier_id=carrier_id, chauffeur_ids=ids, now=now)
+            driving.budgets(carrier_id=carrier_id, driver_ids=ids, now=now)
             full.append(time.perf_counter() - begin)
             db.session.expire_all()
             begin = time.perf_counter()

@@ -158,7 +158,7 @@ def create_task(app, carrier: Ref, driver: Ref | None, **fields) -> Ref:
     def make():
         task = service.create_task(
             carrier_id=carrier.id,
-            chauffeur_id=driver.id if driver else None,
+            driver_id=driver.id if driver else None,
             data=data,
             actor=SYSTEM,
         )

@@ -182,7 +182,7 @@ def test_a_signature_given_in_the_answers_is_the_tasks_signature(
         pinned = tasks.get_task(carrier_id=carrier.id, task_id=task.id)
         answering.save(
             carrier_id=carrier.id,
-            chauffeur_id=driver.id,
+            driver_id=driver.id,
             revision_id=pinned.activity_questionnaire_id,
             answers={"gewicht": 12000, "handtekening": [signature]},
             submit=True,

@@ -120,19 +120,19 @@ def populate(app, client, name: str) -> dict:
                 stream=io.BytesIO(card_file()),
                 filename="kaart.ddd",
                 actor=SYSTEM,
-                chauffeur_id=driver.id,
+                driver_id=driver.id,
             ).file.id
         )
         from portal.messages import service as messages
         from portal.messages.models import DeliveryAttempt
 
         (message,) = messages.send_message(
-            carrier_id=carrier.id, chauffeur_ids=[driver.id], titel="t", tekst="x", actor=SYSTEM
+            carrier_id=carrier.id, driver_ids=[driver.id], titel="t", tekst="x", actor=SYSTEM
         )
         message_ids.append(message.id)
         messages.subscribe(
             carrier_id=carrier.id,
-            chauffeur_id=driver.id,
+            driver_id=driver.id,
             endpoint=f"https://push.example.net/{carrier.id}",
             p256dh="B" + "A" * 86,
             auth="A" * 22,
@@ -231,7 +231,7 @@ def populate(app, client, name: str) -> dict:
         day_start = datetime(2026, 11, 16, 5, 0, tzinfo=UTC)
         work_day = hours.start_work_day(
             carrier_id=carrier.id,
-            chauffeur_id=driver.id,
+            driver_id=driver.id,
             actor=SYSTEM,
             gestart_op=day_start,
             beeindigd_op=day_start + timedelta(hours=8),
@@ -244,7 +244,7 @@ def populate(app, client, name: str) -> dict:
         )
         hours_ids.update(work_day_id=work_day.id, activity_id=activity.id)
         weeks.approve_week(
-            carrier_id=carrier.id, chauffeur_id=driver.id, week=IsoWeek(2026, 47), actor=SYSTEM
+            carrier_id=carrier.id, driver_id=driver.id, week=IsoWeek(2026, 47), actor=SYSTEM
         )
         return stored.id, export_id, vehicle_session_id
 

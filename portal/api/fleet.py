@@ -237,7 +237,7 @@ def start_session():
     who = principal()
     session = sessions.start_session(
         carrier_id=who.carrier_id,
-        chauffeur_id=who.id,
+        driver_id=who.id,
         vehicle_id=body.vehicle_id,
         actor=who.actor,
     )
@@ -273,7 +273,7 @@ def validate_session(session_id: uuid.UUID):
     body = parse_body(SessionValidate)
     who = principal()
     session = sessions.validate_session(
-        carrier_id=who.carrier_id, session_id=session_id, payload=body.qr, chauffeur_id=who.id
+        carrier_id=who.carrier_id, session_id=session_id, payload=body.qr, driver_id=who.id
     )
     return _session_response(session)
 
@@ -300,7 +300,7 @@ def end_session(session_id: uuid.UUID):
         carrier_id=who.carrier_id,
         session_id=session_id,
         actor=who.actor,
-        chauffeur_id=who.id if who.kind == "driver" else None,
+        driver_id=who.id if who.kind == "driver" else None,
     )
     return _session_response(session)
 

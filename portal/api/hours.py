@@ -82,7 +82,7 @@ def _work_day_response(day, *, with_activities: bool, status: int = 200):
     zone = carrier_zone(who.carrier_id)
     touched = service.touched_weeks(day, zone, now)
     approved = service.approved_weeks(
-        carrier_id=who.carrier_id, chauffeur_ids={day.chauffeur_id}, weeks=touched
+        carrier_id=who.carrier_id, driver_ids={day.chauffeur_id}, weeks=touched
     )
     activities = None
     if with_activities:
@@ -129,7 +129,7 @@ def driver_work_days(user_token: str):
     now = utcnow()
     page = service.list_work_days(
         carrier_id=who.carrier_id,
-        chauffeur_id=driver.id,
+        driver_id=driver.id,
         van=van,
         tot=tot,
         limit=query.limit,
@@ -176,7 +176,7 @@ def start_work_day(user_token: str):
     who = principal()
     day = service.start_work_day(
         carrier_id=who.carrier_id,
-        chauffeur_id=driver.id,
+        driver_id=driver.id,
         actor=who.actor,
         gestart_op=body.gestart_op,
         beeindigd_op=body.beeindigd_op,

@@ -89,7 +89,7 @@ def create_notification(user_token: str):
     try:
         (message,) = service.send_message(
             carrier_id=who.carrier_id,
-            chauffeur_ids=[driver.id],
+            driver_ids=[driver.id],
             titel=body.titel,
             tekst=body.tekst,
             actor=who.actor,
@@ -129,7 +129,7 @@ def driver_notifications(user_token: str):
     query = parse_query(InboxQuery)
     page = service.inbox(
         carrier_id=principal().carrier_id,
-        chauffeur_id=driver.id,
+        driver_id=driver.id,
         unread_only=bool(query.ongelezen),
         limit=query.limit,
         offset=query.offset,
@@ -209,7 +209,7 @@ def register_push_subscription(user_token: str):
         raise ValidationFailed([{"field": "endpoint", "message": problem}])
     subscription, _ = service.subscribe(
         carrier_id=principal().carrier_id,
-        chauffeur_id=driver.id,
+        driver_id=driver.id,
         endpoint=body.endpoint,
         p256dh=body.keys.p256dh,
         auth=body.keys.auth,
@@ -237,7 +237,7 @@ def delete_push_subscriptions(user_token: str):
     _allow("messages:write")
     query = parse_query(UnsubscribeQuery)
     service.unsubscribe(
-        carrier_id=principal().carrier_id, chauffeur_id=driver.id, endpoint=query.endpoint
+        carrier_id=principal().carrier_id, driver_id=driver.id, endpoint=query.endpoint
     )
     return Response(status=204)
 

@@ -100,7 +100,7 @@ def save_answers():
         task_ref = _answerable_task(body.taak_id)
     saved = answering.save(
         carrier_id=who.carrier_id,
-        chauffeur_id=who.id,
+        driver_id=who.id,
         revision_id=body.activity_questionnaire_id,
         answers=body.answers,
         submit=body.indienen,

@@ -143,7 +143,7 @@ def upload_tacho_file(transporteur_id: uuid.UUID):
         stream=upload.stream,
         filename=upload.filename,
         actor=principal().actor,
-        chauffeur_id=chauffeur_id,
+        driver_id=chauffeur_id,
         vehicle_id=vehicle_id,
     )
     row = result.file
@@ -265,7 +265,7 @@ def tacho_file_activities(tacho_file_id: uuid.UUID):
 )
 def driver_times(user_token: str):
     driver = driver_access(user_token)
-    found = driving.budget_of(carrier_id=driver.transporteur_id, chauffeur_id=driver.id)
+    found = driving.budget_of(carrier_id=driver.transporteur_id, driver_id=driver.id)
     return json_response(serialize_budget(found), headers={"Cache-Control": "private, no-cache"})
 
 
@@ -303,6 +303,6 @@ def infringements(transporteur_id: uuid.UUID):
         carrier_id=carrier_id,
         van=period_bound(van, zone, end=False),
         tot=period_bound(tot, zone, end=True),
-        chauffeur_id=chauffeur_id,
+        driver_id=chauffeur_id,
     )
     return json_response([serialize_finding(item) for item in found])

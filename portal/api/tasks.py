@@ -114,7 +114,7 @@ def create_driver_task(user_token: str):
     who = principal()
     task = service.create_task(
         carrier_id=who.carrier_id,
-        chauffeur_id=driver.id,
+        driver_id=driver.id,
         data=body.model_dump(exclude_unset=False),
         actor=who.actor,
     )
@@ -398,7 +398,7 @@ def delete_driver_tasks(user_token: str):
     driver = driver_access(user_token)
     who = principal()
     counts = service.delete_driver_tasks(
-        carrier_id=who.carrier_id, chauffeur_id=driver.id, actor=who.actor
+        carrier_id=who.carrier_id, driver_id=driver.id, actor=who.actor
     )
     return json_response({"verwijderd": counts["deleted"], "gearchiveerd": counts["archived"]})
 

@@ -196,10 +196,10 @@ def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
 
 
 def unexported(
-    *, carrier_id: uuid.UUID, van: date, tot: date, chauffeur_id: uuid.UUID | None = None
+    *, carrier_id: uuid.UUID, van: date, tot: date, driver_id: uuid.UUID | None = None
 ) -> list[BillingRow]:
     """Lines not exported yet, completed from van through tot in the carrier's time zone."""
-    return _rows(carrier_id, _unexported_where(carrier_id, van, tot, chauffeur_id))
+    return _rows(carrier_id, _unexported_where(carrier_id, van, tot, driver_id))
 
 
 def totals(rows: Iterable[BillingRow]) -> Totals:
@@ -241,7 +241,7 @@ def reopened_after_export(
     carrier_id: uuid.UUID,
     van: date,
     tot: date,
-    chauffeur_id: uuid.UUID | None = None,
+    driver_id: uuid.UUID | None = None,
     limit: int = 100,
 ) -> list[ReopenedRow]:
     """Tasks whose exported line no longer matches them: reopened (and perhaps completed
@@ -288,8 +288,8 @@ def reopened_after_export(
         .order_by(BillingLine.afgerond_op, Task.id)
         .limit(limit)
     )
-    if chauffeur_id is not None:
-        stmt = stmt.where(BillingLine.chauffeur_id == chauffeur_id)
+    if driver_id is not None:
+        stmt = stmt.where(BillingLine.chauffeur_id == driver_id)
     return [
         ReopenedRow(
             taak_id=r.id,
@@ -312,7 +312,7 @@ def export(
     carrier_id: uuid.UUID,
     van: date,
     tot: date,
-    chauffeur_id: uuid.UUID | None = None,
+    driver_id: uuid.UUID | None = None,
     actor_label: str,
 ) -> BillingExport:
     """A new batch holding every line `unexported` selects; ValidationFailed when none.
@@ -321,12 +321,12 @@ def export(
     same time (PostgreSQL re-checks the condition after waiting for the row lock) cannot
     take a line twice.
     """
-    where = _unexported_where(carrier_id, van, tot, chauffeur_id)
+    where = _unexported_where(carrier_id, van, tot, driver_id)
     batch = BillingExport(
         transporteur_id=carrier_id,
         van=van,
         tot=tot,
-        chauffeur_id=chauffeur_id,
+        chauffeur_id=driver_id,
         regels=0,
         gemaakt_door=actor_label[:254],
     )

@@ -76,14 +76,14 @@ def _render(
             carrier_id=carrier_id,
             van=form.van.data,
             tot=form.tot.data,
-            chauffeur_id=form.chauffeur_id,
+            driver_id=form.chauffeur_id,
         )
         totals = service.totals(rows)
         reopened = service.reopened_after_export(
             carrier_id=carrier_id,
             van=form.van.data,
             tot=form.tot.data,
-            chauffeur_id=form.chauffeur_id,
+            driver_id=form.chauffeur_id,
         )
     page = _exports_page()
     exports = service.list_exports(
@@ -175,7 +175,7 @@ def confirm_export():
         carrier_id=carrier_id,
         van=form.van.data,
         tot=form.tot.data,
-        chauffeur_id=form.chauffeur_id,
+        driver_id=form.chauffeur_id,
     )
     if not rows:
         return _refused(request.args, str(NOTHING_TO_EXPORT))
@@ -204,7 +204,7 @@ def export():
             carrier_id=carrier_id,
             van=form.van.data,
             tot=form.tot.data,
-            chauffeur_id=form.chauffeur_id,
+            driver_id=form.chauffeur_id,
             actor_label=current_user.email,
         )
     except ValidationFailed:

@@ -79,7 +79,7 @@ def answer(
     """The driver saves (or submits) the task's answers through the answering service."""
     answering.save(
         carrier_id=carrier_id,
-        chauffeur_id=task.chauffeur_id,
+        driver_id=task.chauffeur_id,
         revision_id=task.activity_questionnaire_id,
         answers=answers,
         submit=submit,

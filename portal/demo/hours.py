@@ -50,7 +50,7 @@ def seed_hours(carrier_id, driver_rows, planner) -> None:
             if end > now - timedelta(hours=1):
                 continue
             work_day = hours.start_work_day(
-                carrier_id=carrier_id, chauffeur_id=driver.id, actor=actor,
+                carrier_id=carrier_id, driver_id=driver.id, actor=actor,
                 gestart_op=start, beeindigd_op=end, now=now,
             )  # fmt: skip
             begin = start
@@ -65,12 +65,12 @@ def seed_hours(carrier_id, driver_rows, planner) -> None:
     approved_at = datetime.combine(this_week.monday, time(9, 10), tzinfo=zone).astimezone(UTC)
     for index, driver in enumerate(driver_rows[:2]):
         weeks.approve_week(
-            carrier_id=carrier_id, chauffeur_id=driver.id, week=last_week, actor=office,
+            carrier_id=carrier_id, driver_id=driver.id, week=last_week, actor=office,
             now=min(approved_at, now),
         )  # fmt: skip
         if index == 1:
             weeks.reopen_week(
-                carrier_id=carrier_id, chauffeur_id=driver.id, week=last_week, actor=office,
+                carrier_id=carrier_id, driver_id=driver.id, week=last_week, actor=office,
                 reden="Pauze op woensdag ontbrak; Piet vult die aan.",
                 now=min(approved_at + timedelta(hours=2, minutes=25), now),
             )  # fmt: skip

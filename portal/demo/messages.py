@@ -59,7 +59,7 @@ def seed_messages(carrier_id, driver_rows, planner) -> None:
         )
         messages.subscribe(
             carrier_id=carrier_id,
-            chauffeur_id=driver.id,
+            driver_id=driver.id,
             endpoint=f"https://push.invalid/demo/{carrier_id.hex[-4:]}-{index}",
             p256dh=b64url(point),
             auth=b64url(bytes(range(16))),
@@ -73,7 +73,7 @@ def seed_messages(carrier_id, driver_rows, planner) -> None:
         recipients = [driver_rows[i] for i in who if i < len(driver_rows)]
         rows = messages.send_message(
             carrier_id=carrier_id,
-            chauffeur_ids=[d.id for d in recipients],
+            driver_ids=[d.id for d in recipients],
             titel=titel,
             tekst=tekst,
             actor=actor,

@@ -22,19 +22,19 @@ def seed_vehicle_sessions(carrier_id, driver_rows, vehicles, planner) -> None:
 
     def drive(driver, vehicle, start, end, by=None):
         me = Actor("driver", driver.id, driver.naam)
-        session = sessions.start_session(carrier_id=carrier_id, chauffeur_id=driver.id, actor=me)
+        session = sessions.start_session(carrier_id=carrier_id, driver_id=driver.id, actor=me)
         sessions.validate_session(
             carrier_id=carrier_id,
             session_id=session.id,
             payload=fleet.sticker_payload(vehicle),
-            chauffeur_id=driver.id,
+            driver_id=driver.id,
         )
         if end is not None:
             sessions.end_session(
                 carrier_id=carrier_id,
                 session_id=session.id,
                 actor=by or me,
-                chauffeur_id=None if by else driver.id,
+                driver_id=None if by else driver.id,
             )
             session.beeindigd_op = end
         session.created_at = start - timedelta(minutes=1)

@@ -126,7 +126,7 @@ def seed_tacho(carrier_id, driver_rows, vehicles, planner) -> None:
         downloaded = datetime.combine(today - timedelta(days=1), time(21, 30), tzinfo=UTC)
     app = hours.work_days_of_drivers(
         carrier_id=carrier_id,
-        chauffeur_ids={d.id for d in driver_rows},
+        driver_ids={d.id for d in driver_rows},
         van=downloaded - timedelta(days=60),
         tot=downloaded,
     )
@@ -182,6 +182,6 @@ def seed_tacho(carrier_id, driver_rows, vehicles, planner) -> None:
             stream=io.BytesIO(data),
             filename=name,
             actor=actor,
-            chauffeur_id=linked,
+            driver_id=linked,
         )
         result.file.geupload_op = moment + timedelta(minutes=25)

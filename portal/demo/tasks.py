@@ -108,7 +108,7 @@ def seed_tasks(carrier_id, driver_rows, vehicles, planner) -> None:
                 target = _target_status(day_offset, n, planned, now)
                 with _at(planned - timedelta(days=2, hours=n % 5), now):
                     task = tasks.create_task(
-                        carrier_id=carrier_id, chauffeur_id=driver.id, data=data, actor=office
+                        carrier_id=carrier_id, driver_id=driver.id, data=data, actor=office
                     )
                 _work(carrier_id, task, driver, office, target, n, planned, now)
                 n += 1

@@ -124,7 +124,7 @@ def sign_out(driver: Driver):
     tokens.sign_out_phone(
         carrier_id=current_carrier_id(), driver_id=driver_id, actor=current_actor()
     )
-    messages.unsubscribe(carrier_id=current_carrier_id(), chauffeur_id=driver_id)  # a lost phone
+    messages.unsubscribe(carrier_id=current_carrier_id(), driver_id=driver_id)  # a lost phone
     return _done(driver_id, _("De telefoon van “%(naam)s” is afgemeld.", naam=naam))
 
 

@@ -256,6 +256,6 @@ def show(driver: Driver):
         stale_after=STALE_AFTER,
         language_labels=LANGUAGE_LABELS,
         today=today,
-        rijtijden=driving.budget_of(carrier_id=current_carrier_id(), chauffeur_id=driver.id),
+        rijtijden=driving.budget_of(carrier_id=current_carrier_id(), driver_id=driver.id),
         wording=wording,
     )

@@ -99,12 +99,12 @@ def _active_of_vehicle(carrier_id: uuid.UUID, vehicle_id: uuid.UUID) -> VehicleS
     )
 
 
-def active_of_driver(*, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID) -> VehicleSession | None:
+def active_of_driver(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> VehicleSession | None:
     """The driver's active session, if any."""
     return db.session.scalar(
         select(VehicleSession).where(
             VehicleSession.transporteur_id == carrier_id,
-            VehicleSession.chauffeur_id == chauffeur_id,
+            VehicleSession.chauffeur_id == driver_id,
             VehicleSession.status == "active",
         )
     )
@@ -222,14 +222,14 @@ def _vehicle_in_use(carrier_id: uuid.UUID, active: VehicleSession, plate: str):
 def start_session(
     *,
     carrier_id: uuid.UUID,
-    chauffeur_id: uuid.UUID,
+    driver_id: uuid.UUID,
     actor: Actor,
     vehicle_id: uuid.UUID | None = None,
 ) -> VehicleSession:
     """A pending session for the driver, waiting for the scan of a sticker (of vehicle_id,
     when given). A driver who still drives a vehicle must end that session first; an earlier
     pending session of the driver is ended as replaced."""
-    active = active_of_driver(carrier_id=carrier_id, chauffeur_id=chauffeur_id)
+    active = active_of_driver(carrier_id=carrier_id, driver_id=driver_id)
     if active is not None:
         raise _busy_driver(carrier_id, active)
     if vehicle_id is not None:
@@ -242,7 +242,7 @@ def start_session(
     waiting = db.session.scalars(
         select(VehicleSession).where(
             VehicleSession.transporteur_id == carrier_id,
-            VehicleSession.chauffeur_id == chauffeur_id,
+            VehicleSession.chauffeur_id == driver_id,
             VehicleSession.status == "pending",
         )
     )
@@ -251,7 +251,7 @@ def start_session(
     session = VehicleSession(
         transporteur_id=carrier_id,
         id=uuid.uuid4(),
-        chauffeur_id=chauffeur_id,
+        chauffeur_id=driver_id,
         vehicle_id=vehicle_id,
         status="pending",
         created_at=now,
@@ -267,13 +267,13 @@ def validate_session(
     carrier_id: uuid.UUID,
     session_id: uuid.UUID,
     payload: str,
-    chauffeur_id: uuid.UUID | None = None,
+    driver_id: uuid.UUID | None = None,
 ) -> VehicleSession:
     """Make a pending session active with the scanned sticker payload. A forged, damaged,
     rotated, other carrier's or other vehicle's sticker is QrRefused (422); a vehicle in use,
     a driver already driving, or a session not pending is SessionConflict (409)."""
     session = get_session(carrier_id=carrier_id, session_id=session_id, lock=True)
-    _own(session, chauffeur_id)
+    _own(session, driver_id)
     if session.status != "pending":
         raise SessionConflict(
             f"This session is {session.status}; start a new one to scan again.",
@@ -317,7 +317,7 @@ def validate_session(
     busy = _active_of_vehicle(carrier_id, vehicle_id)
     if busy is not None:
         raise _vehicle_in_use(carrier_id, busy, plate)
-    mine = active_of_driver(carrier_id=carrier_id, chauffeur_id=session.chauffeur_id)
+    mine = active_of_driver(carrier_id=carrier_id, driver_id=session.chauffeur_id)
     if mine is not None:
         raise _busy_driver(carrier_id, mine)
     chauffeur = session.chauffeur_id
@@ -333,7 +333,7 @@ def validate_session(
         busy = _active_of_vehicle(carrier_id, vehicle_id)
         if busy is not None:
             raise _vehicle_in_use(carrier_id, busy, plate) from None
-        mine = active_of_driver(carrier_id=carrier_id, chauffeur_id=chauffeur)
+        mine = active_of_driver(carrier_id=carrier_id, driver_id=chauffeur)
         if mine is not None:
             raise _busy_driver(carrier_id, mine) from None
         raise SessionConflict(
@@ -347,14 +347,14 @@ def end_session(
     carrier_id: uuid.UUID,
     session_id: uuid.UUID,
     actor: Actor,
-    chauffeur_id: uuid.UUID | None = None,
+    driver_id: uuid.UUID | None = None,
 ) -> VehicleSession:
     """End a session (a pending one is called off): the vehicle and the driver are free."""
     session = get_session(carrier_id=carrier_id, session_id=session_id, lock=True)
-    _own(session, chauffeur_id)
+    _own(session, driver_id)
     if session.status == "ended":
         raise SessionConflict("This session has already ended.", reden="ended")
-    _end(session, actor, ENDED_BY_DRIVER if chauffeur_id else ENDED_BY_OFFICE, utcnow())
+    _end(session, actor, ENDED_BY_DRIVER if driver_id else ENDED_BY_OFFICE, utcnow())
     db.session.flush()
     return session
 
@@ -383,15 +383,15 @@ def end_vehicle_sessions(*, carrier_id: uuid.UUID, vehicle_id: uuid.UUID, actor:
 
 @drivers.on_deactivation
 def _free_the_vehicle(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> None:
-    end_driver_sessions(carrier_id=carrier_id, chauffeur_id=driver_id, actor=actor)
+    end_driver_sessions(carrier_id=carrier_id, driver_id=driver_id, actor=actor)
 
 
-def end_driver_sessions(*, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID, actor: Actor) -> int:
+def end_driver_sessions(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> int:
     """End the driver's open sessions (e.g. the driver is deactivated); answers how many."""
     return _end_all(
         [
             VehicleSession.transporteur_id == carrier_id,
-            VehicleSession.chauffeur_id == chauffeur_id,
+            VehicleSession.chauffeur_id == driver_id,
         ],
         actor,
         ENDED_DRIVER_INACTIVE,

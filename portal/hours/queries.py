@@ -58,31 +58,31 @@ def activities_of(*, carrier_id: uuid.UUID, work_day_ids: set[uuid.UUID]) -> dic
     return found
 
 
-def first_work_day(*, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID) -> datetime | None:
+def first_work_day(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> datetime | None:
     """When the driver's first work day in the app began (None: the app was never used)."""
     return db.session.scalar(
         select(func.min(WorkDay.gestart_op)).where(
-            WorkDay.transporteur_id == carrier_id, WorkDay.chauffeur_id == chauffeur_id
+            WorkDay.transporteur_id == carrier_id, WorkDay.chauffeur_id == driver_id
         )
     )
 
 
 def work_days_of_drivers(
-    *, carrier_id: uuid.UUID, chauffeur_ids: set[uuid.UUID], van: datetime, tot: datetime
+    *, carrier_id: uuid.UUID, driver_ids: set[uuid.UUID], van: datetime, tot: datetime
 ) -> dict[uuid.UUID, list[tuple[WorkDay, list[Activity]]]]:
     """Several drivers' work days that overlap [van, tot), oldest first, each with its
     activities in order: two queries, whatever the number of drivers."""
     found: dict[uuid.UUID, list[tuple[WorkDay, list[Activity]]]] = {
-        driver_id: [] for driver_id in chauffeur_ids
+        driver_id: [] for driver_id in driver_ids
     }
-    if not chauffeur_ids:
+    if not driver_ids:
         return found
     days = list(
         db.session.scalars(
             select(WorkDay)
             .where(
                 WorkDay.transporteur_id == carrier_id,
-                WorkDay.chauffeur_id.in_(chauffeur_ids),
+                WorkDay.chauffeur_id.in_(driver_ids),
                 WorkDay.gestart_op < tot,
                 or_(WorkDay.beeindigd_op.is_(None), WorkDay.beeindigd_op > van),
             )
@@ -128,7 +128,7 @@ def touched_weeks(day: WorkDay, zone, now: datetime) -> set[IsoWeek]:
 def list_work_days(
     *,
     carrier_id: uuid.UUID,
-    chauffeur_id: uuid.UUID,
+    driver_id: uuid.UUID,
     van: datetime | None = None,
     tot: datetime | None = None,
     limit: int = 100,
@@ -138,7 +138,7 @@ def list_work_days(
     """A driver's work days that overlap [van, tot), newest first, with their activities
     and the approved weeks they touch: four queries, whatever the page size."""
     now = now or utcnow()
-    where = [WorkDay.transporteur_id == carrier_id, WorkDay.chauffeur_id == chauffeur_id]
+    where = [WorkDay.transporteur_id == carrier_id, WorkDay.chauffeur_id == driver_id]
     if tot is not None:
         where.append(WorkDay.gestart_op < tot)
     if van is not None:
@@ -155,7 +155,7 @@ def list_work_days(
     )
     zone = carrier_zone(carrier_id)
     weeks = set().union(*(touched_weeks(day, zone, now) for day in days)) if days else set()
-    approved = approved_weeks(carrier_id=carrier_id, chauffeur_ids={chauffeur_id}, weeks=weeks)
+    approved = approved_weeks(carrier_id=carrier_id, driver_ids={driver_id}, weeks=weeks)
     return DayPage(
         days=days,
         total=total,
@@ -165,19 +165,19 @@ def list_work_days(
 
 
 def approved_weeks(
-    *, carrier_id: uuid.UUID, weeks, chauffeur_ids: set[uuid.UUID] | None = None
+    *, carrier_id: uuid.UUID, weeks, driver_ids: set[uuid.UUID] | None = None
 ) -> dict[tuple[uuid.UUID, IsoWeek], WeekApproval]:
     """The approvals in force of some weeks (of some drivers, or all): one query."""
     keys = {week.key for week in weeks}
-    if not keys or chauffeur_ids == set():
+    if not keys or driver_ids == set():
         return {}
     stmt = select(WeekApproval).where(
         WeekApproval.transporteur_id == carrier_id,
         WeekApproval.heropend_op.is_(None),
         (WeekApproval.jaar * 100 + WeekApproval.week).in_(keys),
     )
-    if chauffeur_ids is not None:
-        stmt = stmt.where(WeekApproval.chauffeur_id.in_(chauffeur_ids))
+    if driver_ids is not None:
+        stmt = stmt.where(WeekApproval.chauffeur_id.in_(driver_ids))
     return {
         (row.chauffeur_id, IsoWeek(row.jaar, row.week)): row for row in db.session.scalars(stmt)
     }
@@ -191,7 +191,7 @@ def refuse_locked(
     weeks = set()
     for begin, end in spans:
         weeks |= totals.weeks_touched(begin, end or max(now, begin), zone)
-    approved = approved_weeks(carrier_id=carrier_id, chauffeur_ids={chauffeur_id}, weeks=weeks)
+    approved = approved_weeks(carrier_id=carrier_id, driver_ids={chauffeur_id}, weeks=weeks)
     if approved:
         week = min(week for _, week in approved)
         raise HoursConflict(

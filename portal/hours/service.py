@@ -166,7 +166,7 @@ def _refuse_clashing_day(carrier_id, chauffeur_id, begin, end, zone, exclude=Non
 def start_work_day(
     *,
     carrier_id: uuid.UUID,
-    chauffeur_id: uuid.UUID,
+    driver_id: uuid.UUID,
     actor: Actor,
     gestart_op: datetime | None = None,
     beeindigd_op: datetime | None = None,
@@ -183,7 +183,7 @@ def start_work_day(
     _check_day_span(gestart_op, beeindigd_op, zone)
     opmerking = clean_text("opmerking", opmerking)
     if beeindigd_op is None:
-        running = _running_day(carrier_id, chauffeur_id)
+        running = _running_day(carrier_id, driver_id)
         if running is not None:
             raise HoursConflict(
                 f"The driver's work day {running.id} (since "
@@ -192,11 +192,11 @@ def start_work_day(
                 params={"begin": running.gestart_op},
                 werkdag_id=str(running.id),
             )
-    _refuse_clashing_day(carrier_id, chauffeur_id, gestart_op, beeindigd_op, zone)
-    refuse_locked(carrier_id, chauffeur_id, [(gestart_op, beeindigd_op)], zone, now)
+    _refuse_clashing_day(carrier_id, driver_id, gestart_op, beeindigd_op, zone)
+    refuse_locked(carrier_id, driver_id, [(gestart_op, beeindigd_op)], zone, now)
     day = WorkDay(
         transporteur_id=carrier_id,
-        chauffeur_id=chauffeur_id,
+        chauffeur_id=driver_id,
         gestart_op=gestart_op,
         beeindigd_op=beeindigd_op,
         opmerking=opmerking,
@@ -210,12 +210,12 @@ def start_work_day(
         entity_id=day.id,
         action="created",
         changes={
-            "chauffeur_id": [None, chauffeur_id],
+            "chauffeur_id": [None, driver_id],
             "gestart_op": [None, gestart_op],
             **({"beeindigd_op": [None, beeindigd_op]} if beeindigd_op else {}),
         },
     )
-    logger.info("work day %s of driver %s started by %s", day.id, chauffeur_id, actor.label)
+    logger.info("work day %s of driver %s started by %s", day.id, driver_id, actor.label)
     return day
 
 

@@ -212,7 +212,7 @@ def summarize(
     van: date,
     tot: date,
     now: datetime,
-    chauffeur_ids: Iterable[uuid.UUID] = (),
+    driver_ids: Iterable[uuid.UUID] = (),
 ) -> dict[uuid.UUID, DriverHours]:
     """Each driver's hours over days van through tot; drivers in chauffeur_ids appear even
     without any time."""
@@ -226,7 +226,7 @@ def summarize(
         )
         for s in spans
     )
-    return summarize_rows(rows, zone=zone, van=van, tot=tot, now=now, chauffeur_ids=chauffeur_ids)
+    return summarize_rows(rows, zone=zone, van=van, tot=tot, now=now, driver_ids=driver_ids)
 
 
 def summarize_rows(
@@ -236,7 +236,7 @@ def summarize_rows(
     van: date,
     tot: date,
     now: datetime,
-    chauffeur_ids: Iterable[uuid.UUID] = (),
+    driver_ids: Iterable[uuid.UUID] = (),
 ) -> dict[uuid.UUID, DriverHours]:
     """summarize() over plain rows (chauffeur_id, soort, begin, einde or None, day began),
     times as POSIX seconds: what the overview of hundreds of drivers reads from the database
@@ -273,7 +273,7 @@ def summarize_rows(
             running.add(chauffeur_id)
     weeks = weeks_between(van, tot)
     result = {}
-    for chauffeur_id in [*chauffeur_ids, *seconds]:
+    for chauffeur_id in [*driver_ids, *seconds]:
         if chauffeur_id in result:
             continue
         driver = DriverHours(chauffeur_id, lopend=chauffeur_id in running)

@@ -251,7 +251,7 @@ def _week_context(driver, week: IsoWeek) -> dict:
     carrier_id = current_carrier_id()
     now = utcnow()
     zone = current_zone()
-    detail = weeks.week_detail(carrier_id=carrier_id, chauffeur_id=driver.id, week=week, now=now)
+    detail = weeks.week_detail(carrier_id=carrier_id, driver_id=driver.id, week=week, now=now)
     labels = {soort: str(label) for soort, label in SOORT_LABELS.items()}
     chart = timeline.build(
         week=week,
@@ -304,7 +304,7 @@ def approve(driver, week: IsoWeek):
     try:
         weeks.approve_week(
             carrier_id=current_carrier_id(),
-            chauffeur_id=driver.id,
+            driver_id=driver.id,
             week=week,
             actor=current_actor(),
         )
@@ -326,7 +326,7 @@ def reopen(driver, week: IsoWeek):
         try:
             weeks.reopen_week(
                 carrier_id=current_carrier_id(),
-                chauffeur_id=driver.id,
+                driver_id=driver.id,
                 week=week,
                 reden=form.reden.data,
                 actor=current_actor(),
@@ -370,7 +370,7 @@ def edit_activity(activity):
     back = _week_url(driver, week)
     approved = service.approved_weeks(
         carrier_id=carrier_id,
-        chauffeur_ids={driver.id},
+        driver_ids={driver.id},
         weeks=service.touched_weeks(day, zone, now),
     )
     locked = min((w for _, w in approved), default=None)

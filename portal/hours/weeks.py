@@ -43,14 +43,14 @@ logger = logging.getLogger(__name__)
 
 
 def approval_in_force(
-    *, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID, week: IsoWeek
+    *, carrier_id: uuid.UUID, driver_id: uuid.UUID, week: IsoWeek
 ) -> WeekApproval | None:
-    found = approved_weeks(carrier_id=carrier_id, chauffeur_ids={chauffeur_id}, weeks={week})
-    return found.get((chauffeur_id, week))
+    found = approved_weeks(carrier_id=carrier_id, driver_ids={driver_id}, weeks={week})
+    return found.get((driver_id, week))
 
 
 def approval_history(
-    *, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID, week: IsoWeek
+    *, carrier_id: uuid.UUID, driver_id: uuid.UUID, week: IsoWeek
 ) -> list[WeekApproval]:
     """Every approval of a driver's week, newest first (reopened ones included)."""
     return list(
@@ -58,7 +58,7 @@ def approval_history(
             select(WeekApproval)
             .where(
                 WeekApproval.transporteur_id == carrier_id,
-                WeekApproval.chauffeur_id == chauffeur_id,
+                WeekApproval.chauffeur_id == driver_id,
                 WeekApproval.jaar == week.jaar,
                 WeekApproval.week == week.week,
             )
@@ -70,7 +70,7 @@ def approval_history(
 def approve_week(
     *,
     carrier_id: uuid.UUID,
-    chauffeur_id: uuid.UUID,
+    driver_id: uuid.UUID,
     week: IsoWeek,
     actor: Actor,
     now: datetime | None = None,
@@ -78,8 +78,8 @@ def approve_week(
     """Approve a driver's week: its hours are locked until it is reopened."""
     now = now or utcnow()
     zone = carrier_zone(carrier_id)
-    driver = drivers.get_driver(carrier_id=carrier_id, driver_id=chauffeur_id)
-    if approval_in_force(carrier_id=carrier_id, chauffeur_id=driver.id, week=week):
+    driver = drivers.get_driver(carrier_id=carrier_id, driver_id=driver_id)
+    if approval_in_force(carrier_id=carrier_id, driver_id=driver.id, week=week):
         raise HoursConflict(
             f"Week {week.label} of this driver is approved already.",
             code="al_goedgekeurd",
@@ -136,7 +136,7 @@ def approve_week(
 def reopen_week(
     *,
     carrier_id: uuid.UUID,
-    chauffeur_id: uuid.UUID,
+    driver_id: uuid.UUID,
     week: IsoWeek,
     reden: str,
     actor: Actor,
@@ -153,7 +153,7 @@ def reopen_week(
         select(WeekApproval)
         .where(
             WeekApproval.transporteur_id == carrier_id,
-            WeekApproval.chauffeur_id == chauffeur_id,
+            WeekApproval.chauffeur_id == driver_id,
             WeekApproval.jaar == week.jaar,
             WeekApproval.week == week.week,
             WeekApproval.heropend_op.is_(None),
@@ -178,7 +178,7 @@ def reopen_week(
         action="reopened",
         changes={"week": [week.label, week.label], "reden": [None, reden]},
     )
-    logger.info("week %s of driver %s reopened by %s", week.label, chauffeur_id, actor.label)
+    logger.info("week %s of driver %s reopened by %s", week.label, driver_id, actor.label)
     return approval
 
 
@@ -292,7 +292,7 @@ def overview(
         van=van,
         tot=tot,
         now=now,
-        chauffeur_ids=[d.id for d in everyone if d.actief],
+        driver_ids=[d.id for d in everyone if d.actief],
     )
     weeks = totals.weeks_between(van, tot)
     approvals = approved_weeks(carrier_id=carrier_id, weeks=weeks)
@@ -324,7 +324,7 @@ class WeekDetail:
 
 
 def week_detail(
-    *, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID, week: IsoWeek, now: datetime | None = None
+    *, carrier_id: uuid.UUID, driver_id: uuid.UUID, week: IsoWeek, now: datetime | None = None
 ) -> WeekDetail:
     """A driver's week for the week page: five queries."""
     now = now or utcnow()
@@ -335,7 +335,7 @@ def week_detail(
             select(WorkDay)
             .where(
                 WorkDay.transporteur_id == carrier_id,
-                WorkDay.chauffeur_id == chauffeur_id,
+                WorkDay.chauffeur_id == driver_id,
                 WorkDay.gestart_op < end,
                 WorkDay.gestart_op >= start - MAX_DAY,
                 or_(WorkDay.beeindigd_op.is_(None), WorkDay.beeindigd_op > start),
@@ -351,15 +351,15 @@ def week_detail(
         for a in listed
     ]
     hours = totals.summarize(
-        spans, zone=zone, van=week.monday, tot=week.sunday, now=now, chauffeur_ids=[chauffeur_id]
-    )[chauffeur_id]
-    history = approval_history(carrier_id=carrier_id, chauffeur_id=chauffeur_id, week=week)
+        spans, zone=zone, van=week.monday, tot=week.sunday, now=now, driver_ids=[driver_id]
+    )[driver_id]
+    history = approval_history(carrier_id=carrier_id, driver_id=driver_id, week=week)
     approval = next((row for row in history if row.heropend_op is None), None)
     # Days that also touch a neighbouring week may be locked by that week's approval.
     touched = {d.id: touched_weeks(d, zone, now) for d in days}
     others = set().union(*touched.values()) - {week} if touched else set()
     approved = {w for _, w in approved_weeks(
-        carrier_id=carrier_id, chauffeur_ids={chauffeur_id}, weeks=others
+        carrier_id=carrier_id, driver_ids={driver_id}, weeks=others
     )}  # fmt: skip
     if approval is not None:
         approved.add(week)

@@ -45,7 +45,7 @@ MAX_SUBSCRIPTIONS = 10
 def send_message(
     *,
     carrier_id: uuid.UUID,
-    chauffeur_ids: Iterable[uuid.UUID],
+    driver_ids: Iterable[uuid.UUID],
     titel: str,
     tekst: str,
     actor: Actor,
@@ -53,7 +53,7 @@ def send_message(
     now: datetime | None = None,
 ) -> list[Message]:
     """Queue one message per driver (active drivers of the carrier only), as one batch."""
-    ids = list(dict.fromkeys(chauffeur_ids))
+    ids = list(dict.fromkeys(driver_ids))
     titel, tekst = (titel or "").strip(), (tekst or "").strip()
     errors = []
     if not ids:
@@ -124,13 +124,13 @@ class InboxPage:
 def inbox(
     *,
     carrier_id: uuid.UUID,
-    chauffeur_id: uuid.UUID,
+    driver_id: uuid.UUID,
     unread_only: bool = False,
     limit: int = 100,
     offset: int = 0,
 ) -> InboxPage:
     """A driver's messages, newest first; total counts the selection, unread all unread."""
-    mine = (Message.transporteur_id == carrier_id, Message.chauffeur_id == chauffeur_id)
+    mine = (Message.transporteur_id == carrier_id, Message.chauffeur_id == driver_id)
     unread_filter = Message.status != "read"
     counts = db.session.execute(
         select(func.count(), func.count(case((unread_filter, 1)))).where(*mine)
@@ -244,7 +244,7 @@ def history(*, carrier_id: uuid.UUID, limit: int = 20, offset: int = 0) -> Histo
 def subscribe(
     *,
     carrier_id: uuid.UUID,
-    chauffeur_id: uuid.UUID,
+    driver_id: uuid.UUID,
     endpoint: str,
     p256dh: str,
     auth: str,
@@ -258,7 +258,7 @@ def subscribe(
         )
     )
     if existing is not None:
-        existing.chauffeur_id = chauffeur_id
+        existing.chauffeur_id = driver_id
         existing.p256dh = p256dh
         existing.auth = auth
         existing.verloopt_op = verloopt_op
@@ -266,7 +266,7 @@ def subscribe(
         return existing, False
     subscription = PushSubscription(
         transporteur_id=carrier_id,
-        chauffeur_id=chauffeur_id,
+        chauffeur_id=driver_id,
         endpoint=endpoint,
         p256dh=p256dh,
         auth=auth,
@@ -278,7 +278,7 @@ def subscribe(
         select(PushSubscription.id)
         .where(
             PushSubscription.transporteur_id == carrier_id,
-            PushSubscription.chauffeur_id == chauffeur_id,
+            PushSubscription.chauffeur_id == driver_id,
         )
         .order_by(PushSubscription.created_at.desc(), PushSubscription.id.desc())
         .offset(MAX_SUBSCRIPTIONS)
@@ -294,16 +294,14 @@ def subscribe(
 
 @drivers.on_deactivation
 def _no_more_pushes(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> None:
-    unsubscribe(carrier_id=carrier_id, chauffeur_id=driver_id)
+    unsubscribe(carrier_id=carrier_id, driver_id=driver_id)
 
 
-def unsubscribe(
-    *, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID, endpoint: str | None = None
-) -> int:
+def unsubscribe(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, endpoint: str | None = None) -> int:
     """Forget one device of the driver (by endpoint) or all of them; answers how many."""
     stmt = delete(PushSubscription).where(
         PushSubscription.transporteur_id == carrier_id,
-        PushSubscription.chauffeur_id == chauffeur_id,
+        PushSubscription.chauffeur_id == driver_id,
     )
     if endpoint is not None:
         stmt = stmt.where(PushSubscription.endpoint == endpoint)

@@ -94,7 +94,7 @@ def send():
     try:
         rows = service.send_message(
             carrier_id=current_carrier_id(),
-            chauffeur_ids=form.chauffeur_ids,
+            driver_ids=form.chauffeur_ids,
             titel=form.titel.data,
             tekst=form.tekst.data,
             actor=current_actor(),

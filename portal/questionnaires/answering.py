@@ -64,7 +64,7 @@ class Saved:
 def save(
     *,
     carrier_id: uuid.UUID,
-    chauffeur_id: uuid.UUID,
+    driver_id: uuid.UUID,
     revision_id: uuid.UUID | None,
     answers: dict,
     submit: bool,
@@ -81,7 +81,7 @@ def save(
     at = at or utcnow()
     session = None
     if session_id is not None:
-        session = _session_of_driver(carrier_id, session_id, chauffeur_id)
+        session = _session_of_driver(carrier_id, session_id, driver_id)
         if revision_id is not None and revision_id != session.activity_questionnaire_id:
             raise ValidationFailed(
                 [
@@ -126,7 +126,7 @@ def save(
             )
         if session is None:
             session = _task_session(carrier_id, task.id, revision.id)
-            if session is not None and session.chauffeur_id != chauffeur_id:
+            if session is not None and session.chauffeur_id != driver_id:
                 raise Forbidden("A colleague is answering this task's questionnaire.")
     if session is not None and session.status == "ingediend":
         raise SessionClosed(
@@ -154,7 +154,7 @@ def save(
         }
         for p in problems
     ]
-    errors += _file_problems(carrier_id, definition, cleaned, chauffeur_id, held)
+    errors += _file_problems(carrier_id, definition, cleaned, driver_id, held)
     if errors:
         raise AnswersRefused(
             errors,
@@ -164,7 +164,7 @@ def save(
 
     created = session is None
     if created:
-        session = _new_session(carrier_id, chauffeur_id, revision, task, at)
+        session = _new_session(carrier_id, driver_id, revision, task, at)
     stored = _store(carrier_id, session, held, cleaned)
     if submit:
         session.status = "ingediend"

@@ -91,15 +91,15 @@ def _driver_context(driver: Driver, card_form: CardForm | None = None) -> dict:
     carrier_id = current_carrier_id()
     last = _window_end()
     first = last - timedelta(days=WINDOW_DAYS - 1)
-    budget = driving.budget_of(carrier_id=carrier_id, chauffeur_id=driver.id)
+    budget = driving.budget_of(carrier_id=carrier_id, driver_id=driver.id)
     days = driving.days(
-        carrier_id=carrier_id, chauffeur_id=driver.id, van=first, tot=last + timedelta(days=1)
+        carrier_id=carrier_id, driver_id=driver.id, van=first, tot=last + timedelta(days=1)
     )
     found = driving.findings(
         carrier_id=carrier_id,
         van=midnight(first),
         tot=midnight(last + timedelta(days=1)),
-        chauffeur_id=driver.id,
+        driver_id=driver.id,
     )
     if card_form is None:
         card_form = CardForm(formdata=None)
@@ -229,7 +229,7 @@ def day(driver: Driver, datum: date):
     changes, the totals side by side, the differences, distance and vehicles."""
     found = driving.days(
         carrier_id=current_carrier_id(),
-        chauffeur_id=driver.id,
+        driver_id=driver.id,
         van=datum,
         tot=datum + timedelta(days=1),
     )

@@ -98,7 +98,7 @@ def _timeline(card_days: list, work_days, now: datetime) -> Timeline:
 def timelines(
     *,
     carrier_id: uuid.UUID,
-    chauffeur_ids: set[uuid.UUID],
+    driver_ids: set[uuid.UUID],
     van: datetime,
     tot: datetime,
     now: datetime | None = None,
@@ -107,30 +107,30 @@ def timelines(
     now = now or utcnow()
     card = reading.days_of_drivers(
         carrier_id=carrier_id,
-        chauffeur_ids=chauffeur_ids,
+        driver_ids=driver_ids,
         van=van.date(),
         tot=(tot + timedelta(days=1)).date(),
     )
     app = hours.work_days_of_drivers(
-        carrier_id=carrier_id, chauffeur_ids=chauffeur_ids, van=van, tot=min(tot, now)
+        carrier_id=carrier_id, driver_ids=driver_ids, van=van, tot=min(tot, now)
     )
     return {
         driver_id: _timeline(card[driver_id], app[driver_id], min(tot, now))
-        for driver_id in chauffeur_ids
+        for driver_id in driver_ids
     }
 
 
 def timeline(
     *,
     carrier_id: uuid.UUID,
-    chauffeur_id: uuid.UUID,
+    driver_id: uuid.UUID,
     van: datetime,
     tot: datetime,
     now: datetime | None = None,
 ) -> Timeline:
-    return timelines(
-        carrier_id=carrier_id, chauffeur_ids={chauffeur_id}, van=van, tot=tot, now=now
-    )[chauffeur_id]
+    return timelines(carrier_id=carrier_id, driver_ids={driver_id}, van=van, tot=tot, now=now)[
+        driver_id
+    ]
 
 
 # --- remaining driving time --------------------------------------------------------------
@@ -150,13 +150,13 @@ def budget_start(now: datetime) -> datetime:
 
 
 def budgets(
-    *, carrier_id: uuid.UUID, chauffeur_ids: Iterable[uuid.UUID], now: datetime | None = None
+    *, carrier_id: uuid.UUID, driver_ids: Iterable[uuid.UUID], now: datetime | None = None
 ) -> dict[uuid.UUID, DriverBudget]:
     """Remaining driving time now, per driver: three queries for any number of drivers."""
     now = now or utcnow()
-    ids = set(chauffeur_ids)
+    ids = set(driver_ids)
     found = timelines(
-        carrier_id=carrier_id, chauffeur_ids=ids, van=budget_start(now), tot=now, now=now
+        carrier_id=carrier_id, driver_ids=ids, van=budget_start(now), tot=now, now=now
     )
     out = {}
     for driver_id, line in found.items():
@@ -170,9 +170,9 @@ def budgets(
 
 
 def budget_of(
-    *, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID, now: datetime | None = None
+    *, carrier_id: uuid.UUID, driver_id: uuid.UUID, now: datetime | None = None
 ) -> DriverBudget:
-    return budgets(carrier_id=carrier_id, chauffeur_ids={chauffeur_id}, now=now)[chauffeur_id]
+    return budgets(carrier_id=carrier_id, driver_ids={driver_id}, now=now)[driver_id]
 
 
 def planning_problems(
@@ -189,7 +189,7 @@ def planning_problems(
         return {}
     ids = {p[0] for p in plans}
     found = timelines(
-        carrier_id=carrier_id, chauffeur_ids=ids, van=budget_start(now), tot=now, now=now
+        carrier_id=carrier_id, driver_ids=ids, van=budget_start(now), tot=now, now=now
     )
     budgets_now = {
         driver_id: rules.budget(line.segments, now=now)
@@ -222,20 +222,20 @@ def findings(
     carrier_id: uuid.UUID,
     van: datetime,
     tot: datetime,
-    chauffeur_id: uuid.UUID | None = None,
+    driver_id: uuid.UUID | None = None,
     now: datetime | None = None,
 ) -> list[DriverFinding]:
     """The infringements and incomplete checks of [van, tot), of one driver or every driver
     of the carrier, in time order: four queries."""
     now = now or utcnow()
-    if chauffeur_id is not None:
-        people = [drivers.get_driver(carrier_id=carrier_id, driver_id=chauffeur_id)]
+    if driver_id is not None:
+        people = [drivers.get_driver(carrier_id=carrier_id, driver_id=driver_id)]
     else:
         people = drivers.list_drivers(carrier_id=carrier_id, active_only=False)
     by_id = {d.id: d for d in people}
     found = timelines(
         carrier_id=carrier_id,
-        chauffeur_ids=set(by_id),
+        driver_ids=set(by_id),
         van=van - CHECK_LOOKBACK,
         tot=min(tot, now),
         now=now,
@@ -275,7 +275,7 @@ DIFF_MIN = 30  # a difference of this many minutes or more is named
 def days(
     *,
     carrier_id: uuid.UUID,
-    chauffeur_id: uuid.UUID,
+    driver_id: uuid.UUID,
     van: date,
     tot: date,
     now: datetime | None = None,
@@ -286,22 +286,20 @@ def days(
     Five queries."""
     now = now or utcnow()
     start, end = midnight(van), midnight(tot)
-    card_rows = reading.days_of_driver(
-        carrier_id=carrier_id, chauffeur_id=chauffeur_id, van=van, tot=tot
-    )
+    card_rows = reading.days_of_driver(carrier_id=carrier_id, driver_id=driver_id, van=van, tot=tot)
     # A week before as well: the rest before the window's first work day runs from the
     # work day before it.
     work = hours.work_days_of_drivers(
         carrier_id=carrier_id,
-        chauffeur_ids={chauffeur_id},
+        driver_ids={driver_id},
         van=start - timedelta(days=7),
         tot=min(end, now),
-    )[chauffeur_id]
+    )[driver_id]
     app_all = rules.app_segments(_app_days(work), now=min(end, now)) if work else []
     # Before the driver's first work day in the app, the app has nothing to compare.
-    first_app = hours.first_work_day(carrier_id=carrier_id, chauffeur_id=chauffeur_id)
+    first_app = hours.first_work_day(carrier_id=carrier_id, driver_id=driver_id)
     app_from = first_app.date() if first_app is not None else None
-    card_to = reading.newest_card_day(carrier_id=carrier_id, chauffeur_id=chauffeur_id)
+    card_to = reading.newest_card_day(carrier_id=carrier_id, driver_id=driver_id)
     worked_days = set()
     for day, _acts in work:
         cursor = day.gestart_op.date()

@@ -173,7 +173,7 @@ def link(row: TachoFile):
         empty_vehicle=_l("— geen voertuig —"),
     )
     changes = {}
-    for name, key in (("chauffeur", "chauffeur_id"), ("voertuig", "vehicle_id")):
+    for name, key in (("chauffeur", "driver_id"), ("voertuig", "vehicle_id")):
         if name not in request.form:
             continue
         value = form.chosen(name)

@@ -133,7 +133,7 @@ def _findings_of(query: FindingQuery) -> list:
         carrier_id=current_carrier_id(),
         van=period_bound(query.van, zone, end=False),
         tot=period_bound(query.tot, zone, end=True),
-        chauffeur_id=query.chauffeur_id,
+        driver_id=query.chauffeur_id,
     )
     if query.soort:
         found = [f for f in found if f.finding.soort == query.soort]

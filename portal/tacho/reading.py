@@ -179,29 +179,29 @@ def _driver_of_card(carrier_id: uuid.UUID, number: str, file: TachoFile) -> uuid
     return None
 
 
-def relink_card(*, carrier_id: uuid.UUID, kaartnummer: str, chauffeur_id: uuid.UUID | None) -> int:
+def relink_card(*, carrier_id: uuid.UUID, kaartnummer: str, driver_id: uuid.UUID | None) -> int:
     """Point the stored days of a card at its driver (after a card number was given or a
     file linked); the number of days changed."""
     result = db.session.execute(
         update(TachoDay)
         .where(TachoDay.transporteur_id == carrier_id, TachoDay.kaartnummer == kaartnummer)
-        .values(chauffeur_id=chauffeur_id)
+        .values(chauffeur_id=driver_id)
         .execution_options(synchronize_session=False)
     )
     return result.rowcount or 0
 
 
-def newest_card_day(*, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID) -> date | None:
+def newest_card_day(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> date | None:
     """The newest day any stored download holds of a driver's card (None: none yet)."""
     return db.session.scalar(
         select(func.max(TachoDay.datum)).where(
-            TachoDay.transporteur_id == carrier_id, TachoDay.chauffeur_id == chauffeur_id
+            TachoDay.transporteur_id == carrier_id, TachoDay.chauffeur_id == driver_id
         )
     )
 
 
 def days_of_driver(
-    *, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID, van: date, tot: date
+    *, carrier_id: uuid.UUID, driver_id: uuid.UUID, van: date, tot: date
 ) -> list[TachoDay]:
     """A driver's stored card days in [van, tot), oldest first: one query."""
     return list(
@@ -209,7 +209,7 @@ def days_of_driver(
             select(TachoDay)
             .where(
                 TachoDay.transporteur_id == carrier_id,
-                TachoDay.chauffeur_id == chauffeur_id,
+                TachoDay.chauffeur_id == driver_id,
                 TachoDay.datum >= van,
                 TachoDay.datum < tot,
             )
@@ -232,11 +232,11 @@ class StoredDay:
 
 
 def days_of_drivers(
-    *, carrier_id: uuid.UUID, chauffeur_ids: set[uuid.UUID], van: date, tot: date
+    *, carrier_id: uuid.UUID, driver_ids: set[uuid.UUID], van: date, tot: date
 ) -> dict[uuid.UUID, list[StoredDay]]:
     """Several drivers' stored card days in [van, tot), oldest first: one query."""
-    found: dict[uuid.UUID, list[StoredDay]] = {driver_id: [] for driver_id in chauffeur_ids}
-    if not chauffeur_ids:
+    found: dict[uuid.UUID, list[StoredDay]] = {driver_id: [] for driver_id in driver_ids}
+    if not driver_ids:
         return found
     rows = db.session.execute(
         select(
@@ -249,7 +249,7 @@ def days_of_drivers(
         )
         .where(
             TachoDay.transporteur_id == carrier_id,
-            TachoDay.chauffeur_id.in_(chauffeur_ids),
+            TachoDay.chauffeur_id.in_(driver_ids),
             TachoDay.datum >= van,
             TachoDay.datum < tot,
         )

@@ -57,7 +57,7 @@ def index():
     """Every active driver's remaining driving time now, least left today first."""
     carrier_id = current_carrier_id()
     people = drivers.list_drivers(carrier_id=carrier_id, active_only=True)
-    found = driving.budgets(carrier_id=carrier_id, chauffeur_ids=[d.id for d in people])
+    found = driving.budgets(carrier_id=carrier_id, driver_ids=[d.id for d in people])
     rows = sorted(
         (
             BudgetRow(d, found[d.id].budget, found[d.id].bron, found[d.id].card_until)

@@ -179,7 +179,7 @@ def link(
     carrier_id: uuid.UUID,
     tacho_file_id: uuid.UUID,
     actor: Actor,
-    chauffeur_id: uuid.UUID | object | None = KEEP,
+    driver_id: uuid.UUID | object | None = KEEP,
     vehicle_id: uuid.UUID | object | None = KEEP,
 ) -> TachoFile:
     """Link the file to a driver and/or vehicle of the carrier (None unlinks; KEEP leaves a
@@ -187,11 +187,11 @@ def link(
     row = get_file(carrier_id=carrier_id, tacho_file_id=tacho_file_id)
     check_links(
         carrier_id,
-        chauffeur_id if isinstance(chauffeur_id, uuid.UUID) else None,
+        driver_id if isinstance(driver_id, uuid.UUID) else None,
         vehicle_id if isinstance(vehicle_id, uuid.UUID) else None,
     )
     changes = {}
-    for name, value in (("chauffeur_id", chauffeur_id), ("vehicle_id", vehicle_id)):
+    for name, value in (("chauffeur_id", driver_id), ("vehicle_id", vehicle_id)):
         if value is KEEP or getattr(row, name) == value:
             continue
         changes[name] = [getattr(row, name), value]
@@ -204,7 +204,7 @@ def link(
             reading.relink_card(
                 carrier_id=carrier_id,
                 kaartnummer=row.kaartnummer,
-                chauffeur_id=owner.id if owner else row.chauffeur_id,
+                driver_id=owner.id if owner else row.chauffeur_id,
             )
         audit.record(
             carrier_id=carrier_id,
@@ -301,12 +301,12 @@ def assign_card(
         carrier_id=carrier_id, driver_id=driver_id, kaartnummer=kaartnummer, actor=actor
     )
     if old and old != driver.kaartnummer:
-        reading.relink_card(carrier_id=carrier_id, kaartnummer=old, chauffeur_id=None)
+        reading.relink_card(carrier_id=carrier_id, kaartnummer=old, driver_id=None)
         for number in _card_numbers_like(carrier_id, old):
-            reading.relink_card(carrier_id=carrier_id, kaartnummer=number, chauffeur_id=None)
+            reading.relink_card(carrier_id=carrier_id, kaartnummer=number, driver_id=None)
     if driver.kaartnummer:
         for number in _card_numbers_like(carrier_id, driver.kaartnummer):
-            reading.relink_card(carrier_id=carrier_id, kaartnummer=number, chauffeur_id=driver.id)
+            reading.relink_card(carrier_id=carrier_id, kaartnummer=number, driver_id=driver.id)
         _adopt_card_files(carrier_id, driver.id, driver.kaartnummer, actor)
     return driver
 

@@ -167,7 +167,7 @@ def _upload_one(upload, chauffeur_id, vehicle_id) -> Outcome:
             stream=upload.stream,
             filename=upload.filename,
             actor=current_actor(),
-            chauffeur_id=chauffeur_id,
+            driver_id=chauffeur_id,
             vehicle_id=vehicle_id,
         )
     except service.Refused as error:

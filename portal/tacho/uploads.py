@@ -155,7 +155,7 @@ def upload(
     stream: BinaryIO,
     filename: str | None,
     actor: Actor,
-    chauffeur_id: uuid.UUID | None = None,
+    driver_id: uuid.UUID | None = None,
     vehicle_id: uuid.UUID | None = None,
 ) -> Upload:
     """Recognise, hash and store a tachograph download, linked to the driver or vehicle given
@@ -171,13 +171,13 @@ def upload(
         return Upload(existing, False)
     now = utcnow()
     parsed = read(data, filename=filename, received_at=now)
-    check_links(carrier_id, chauffeur_id, vehicle_id)
+    check_links(carrier_id, driver_id, vehicle_id)
     kenteken = painted(info.kenteken)
     automatic = []
-    if chauffeur_id is None and info.kaartnummer:
+    if driver_id is None and info.kaartnummer:
         owner = drivers.find_by_card(carrier_id=carrier_id, kaartnummer=info.kaartnummer)
-        chauffeur_id = owner.id if owner else _known_driver_of_card(carrier_id, info.kaartnummer)
-        if chauffeur_id is not None:
+        driver_id = owner.id if owner else _known_driver_of_card(carrier_id, info.kaartnummer)
+        if driver_id is not None:
             automatic.append("chauffeur_id")
     if vehicle_id is None and kenteken:
         vehicle_id = _vehicle_by_plate(carrier_id, kenteken)
@@ -198,7 +198,7 @@ def upload(
                 bestandsnaam=name,
                 sha256=sha256,
                 grootte=len(data),
-                chauffeur_id=chauffeur_id,
+                chauffeur_id=driver_id,
                 vehicle_id=vehicle_id,
                 periode_van=info.periode_van,
                 periode_tot=info.periode_tot,
@@ -264,7 +264,7 @@ def adopt_card_number(carrier_id: uuid.UUID, row: TachoFile, actor: Actor) -> No
     drivers.set_card_number(
         carrier_id=carrier_id, driver_id=driver.id, kaartnummer=row.kaartnummer, actor=actor
     )
-    reading.relink_card(carrier_id=carrier_id, kaartnummer=row.kaartnummer, chauffeur_id=driver.id)
+    reading.relink_card(carrier_id=carrier_id, kaartnummer=row.kaartnummer, driver_id=driver.id)
 
 
 def reread(*, carrier_id: uuid.UUID, tacho_file_id: uuid.UUID) -> int:

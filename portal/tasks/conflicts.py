@@ -97,7 +97,7 @@ class Planned:
     def of_task(cls, task: Task) -> Planned:
         return cls.of_data(
             {name: getattr(task, name) for name in (*IDENTITY, "duur_min")},
-            chauffeur_id=task.chauffeur_id,
+            driver_id=task.chauffeur_id,
             task_id=task.id,
             status=task.status,
         )
@@ -107,13 +107,13 @@ class Planned:
         cls,
         data: dict,
         *,
-        chauffeur_id: uuid.UUID | None,
+        driver_id: uuid.UUID | None,
         task_id: uuid.UUID | None = None,
         row: int | None = None,
         status: str = "gepland",
     ) -> Planned:
         values = {name: data.get(name) for name in IDENTITY}
-        values["chauffeur_id"] = chauffeur_id
+        values["chauffeur_id"] = driver_id
         vdm = (data.get("vdm_nummer") or "").strip() or None
         return cls(
             naam=data.get("naam") or "",
@@ -121,7 +121,7 @@ class Planned:
             status=status,
             id=task_id,
             row=row,
-            chauffeur_id=chauffeur_id,
+            chauffeur_id=driver_id,
             vehicle_id=data.get("vehicle_id"),
             gepland_op=data.get("gepland_op"),
             duur_min=data.get("duur_min"),
@@ -224,9 +224,7 @@ def _stored(carrier_id: uuid.UUID, planned: list[Planned], *, by_name: bool) -> 
         )
     )
     return [
-        Planned.of_data(
-            row._mapping, chauffeur_id=row.chauffeur_id, task_id=row.id, status=row.status
-        )
+        Planned.of_data(row._mapping, driver_id=row.chauffeur_id, task_id=row.id, status=row.status)
         for row in rows
     ]
 

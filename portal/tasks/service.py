@@ -75,14 +75,14 @@ def _driving_warnings(carrier_id: uuid.UUID, planned: list[Planned]) -> list[lis
 def draft_warnings(
     *,
     carrier_id: uuid.UUID,
-    chauffeur_id: uuid.UUID | None,
+    driver_id: uuid.UUID | None,
     data: dict,
     task: Task | None = None,
 ) -> list[PlanningWarning]:
     """The warnings of a task as a form would save it (task: the one being edited)."""
     draft = Planned.of_data(
         data,
-        chauffeur_id=chauffeur_id,
+        driver_id=driver_id,
         task_id=task.id if task else None,
         status=task.status if task else "gepland",
     )
@@ -97,7 +97,7 @@ def import_warnings(
 ) -> list[list[PlanningWarning]]:
     """The warnings of an import's rows (number, driver, task data), against the carrier's
     tasks and each other, including rows identical to a task or an earlier row."""
-    planned = [Planned.of_data(data, chauffeur_id=c, row=n) for n, c, data in rows]
+    planned = [Planned.of_data(data, driver_id=c, row=n) for n, c, data in rows]
     return conflicts.check(carrier_id=carrier_id, planned=planned, rows=True)
 
 
@@ -107,10 +107,10 @@ def _check_references(carrier_id: uuid.UUID, data: dict) -> None:
 
 
 def create_task(
-    *, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID | None, data: dict, actor: Actor
+    *, carrier_id: uuid.UUID, driver_id: uuid.UUID | None, data: dict, actor: Actor
 ) -> Task:
     """A new task in status gepland; it pins the active questionnaire of its type."""
-    return create_tasks(carrier_id=carrier_id, rows=[(chauffeur_id, data)], actor=actor)[0]
+    return create_tasks(carrier_id=carrier_id, rows=[(driver_id, data)], actor=actor)[0]
 
 
 def create_tasks(
@@ -270,9 +270,7 @@ def duplicate_task(*, carrier_id: uuid.UUID, task_id: uuid.UUID, actor: Actor) -
     data = {name: getattr(source, name) for name in EDITABLE if name != "chauffeur_id"}
     data["naam"] = source.naam
     revision_id = data.pop("activity_questionnaire_id")
-    copy = create_task(
-        carrier_id=carrier_id, chauffeur_id=source.chauffeur_id, data=data, actor=actor
-    )
+    copy = create_task(carrier_id=carrier_id, driver_id=source.chauffeur_id, data=data, actor=actor)
     copy.activity_questionnaire_id = revision_id
     audit.record(
         carrier_id=carrier_id,
@@ -307,12 +305,12 @@ def delete_task(*, carrier_id: uuid.UUID, task_id: uuid.UUID, actor: Actor) -> s
     return outcome
 
 
-def delete_driver_tasks(*, carrier_id: uuid.UUID, chauffeur_id: uuid.UUID, actor: Actor) -> dict:
+def delete_driver_tasks(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> dict:
     """Delete every task of a driver (archiving those that hold work)."""
     ids = db.session.scalars(
         select(Task.id).where(
             Task.transporteur_id == carrier_id,
-            Task.chauffeur_id == chauffeur_id,
+            Task.chauffeur_id == driver_id,
             Task.gearchiveerd_op.is_(None),
         )
     ).all()

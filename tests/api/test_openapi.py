@@ -398,9 +398,7 @@ def vehicle_and_session(app, carrier, driver):
 
     def make():
         vehicle = service.create_vehicle(carrier_id=carrier.id, kenteken="BX-12-LP")
-        session = sessions.start_session(
-            carrier_id=carrier.id, chauffeur_id=driver.id, actor=SYSTEM
-        )
+        session = sessions.start_session(carrier_id=carrier.id, driver_id=driver.id, actor=SYSTEM)
         return vehicle.id, session.id, service.sticker_payload(vehicle)
 
     return in_carrier(app, carrier.id, make)
@@ -419,7 +417,7 @@ def work_day_with_activity(app, carrier, driver):
     def make():
         day = service.start_work_day(
             carrier_id=carrier.id,
-            chauffeur_id=driver.id,
+            driver_id=driver.id,
             actor=SYSTEM,
             gestart_op=start,
             beeindigd_op=start + timedelta(hours=8),
@@ -446,7 +444,7 @@ def queued_message(app, carrier, driver):
         lambda: (
             service.send_message(
                 carrier_id=carrier.id,
-                chauffeur_ids=[driver.id],
+                driver_ids=[driver.id],
                 titel="Omleiding",
                 tekst="Rij via de N279.",
                 actor=SYSTEM,
@@ -486,7 +484,7 @@ def submit_answers(app, carrier, driver, task, revision):
         lambda: (
             answering.save(
                 carrier_id=carrier.id,
-                chauffeur_id=driver.id,
+                driver_id=driver.id,
                 revision_id=revision.id,
                 answers={"gewicht": 1200},
                 submit=True,

@@ -134,17 +134,17 @@ def make_rows(carrier: Ref, driver: Ref, started: Ref, revision: Ref) -> dict:
 
     answer_session = answering.save(
         carrier_id=carrier.id,
-        chauffeur_id=driver.id,
+        driver_id=driver.id,
         revision_id=revision.id,
         answers={"gewicht": 1200},
         submit=True,
         task=answering.TaskRef(started.id, revision.id),
     ).session
     vehicle = fleet.create_vehicle(carrier_id=carrier.id, kenteken="BX-12-LP")
-    session = sessions.start_session(carrier_id=carrier.id, chauffeur_id=driver.id, actor=SYSTEM)
+    session = sessions.start_session(carrier_id=carrier.id, driver_id=driver.id, actor=SYSTEM)
     (message,) = messages.send_message(
         carrier_id=carrier.id,
-        chauffeur_ids=[driver.id],
+        driver_ids=[driver.id],
         titel="Omleiding",
         tekst="Rij via de N279.",
         actor=SYSTEM,
@@ -152,7 +152,7 @@ def make_rows(carrier: Ref, driver: Ref, started: Ref, revision: Ref) -> dict:
     start = datetime(2026, 11, 9, 5, 0, tzinfo=UTC)
     day = hours.start_work_day(
         carrier_id=carrier.id,
-        chauffeur_id=driver.id,
+        driver_id=driver.id,
         actor=SYSTEM,
         gestart_op=start,
         beeindigd_op=start + timedelta(hours=8),

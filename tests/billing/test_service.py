@@ -187,7 +187,7 @@ def test_a_driver_filter_selects_that_drivers_lines(app, carrier, driver):
     record(app, carrier, completed(app, carrier, driver, local(2025, 3, 3, 9), naam="Jan rit"))
     record(app, carrier, completed(app, carrier, other, local(2025, 3, 4, 9), naam="Piet rit"))
 
-    rows = unexported(app, carrier, **MARCH, chauffeur_id=other.id)
+    rows = unexported(app, carrier, **MARCH, driver_id=other.id)
 
     assert [r.naam for r in rows] == ["Piet rit"]
 

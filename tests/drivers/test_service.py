@@ -207,11 +207,11 @@ def test_a_deactivated_driver_frees_the_vehicle_and_gets_no_more_pushes(app, car
     def arrange():
         vehicle = fleet.create_vehicle(carrier_id=carrier.id, kenteken="BX-12-LP")
         session = sessions.start_session(
-            carrier_id=carrier.id, chauffeur_id=driver.id, vehicle_id=vehicle.id, actor=SYSTEM
+            carrier_id=carrier.id, driver_id=driver.id, vehicle_id=vehicle.id, actor=SYSTEM
         )
         messages.subscribe(
             carrier_id=carrier.id,
-            chauffeur_id=driver.id,
+            driver_id=driver.id,
             endpoint="https://push.example.net/telefoon",
             p256dh="sleutel",
             auth="geheim",

@@ -75,7 +75,7 @@ def _seed_hours(live_server, naam: str):
     def record():
         day = hours.start_work_day(
             carrier_id=carrier_id,
-            chauffeur_id=driver.id,
+            driver_id=driver.id,
             actor=SYSTEM,
             gestart_op=start,
             beeindigd_op=start + timedelta(hours=9),

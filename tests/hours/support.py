@@ -47,7 +47,7 @@ def record_day(
     def make():
         day = service.start_work_day(
             carrier_id=carrier.id,
-            chauffeur_id=driver.id,
+            driver_id=driver.id,
             actor=_actor(),
             gestart_op=start,
             beeindigd_op=end,
@@ -88,7 +88,7 @@ def approve(app, carrier: Ref, driver: Ref, week: str, user: Ref | None = None):
         carrier.id,
         lambda: (
             weeks.approve_week(
-                carrier_id=carrier.id, chauffeur_id=driver.id, week=IsoWeek.parse(week), actor=actor
+                carrier_id=carrier.id, driver_id=driver.id, week=IsoWeek.parse(week), actor=actor
             ).id
         ),
     )
@@ -146,7 +146,7 @@ def store_month(app, carrier: Ref, plan: dict) -> None:
             for start, end, acts in days:
                 day = service.start_work_day(
                     carrier_id=carrier.id,
-                    chauffeur_id=driver_id,
+                    driver_id=driver_id,
                     actor=_actor(),
                     gestart_op=start,
                     beeindigd_op=end,

@@ -445,7 +445,7 @@ def test_an_approved_week_refuses_changes_until_reopened(
         carrier.id,
         lambda: weeks.reopen_week(
             carrier_id=carrier.id,
-            chauffeur_id=driver.id,
+            driver_id=driver.id,
             week=IsoWeek.parse("2026-W47"),
             reden="Rijtijd maandag verkeerd ingevoerd",
             actor=Actor("user", planner.id, "planner"),

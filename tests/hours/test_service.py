@@ -93,7 +93,7 @@ def test_approval_and_reopening_keep_their_history_and_audit_trail(app, carrier,
             app,
             carrier,
             lambda: weeks.reopen_week(
-                carrier_id=carrier.id, chauffeur_id=driver.id, week=W47, reden="  ", actor=actor
+                carrier_id=carrier.id, driver_id=driver.id, week=W47, reden="  ", actor=actor
             ),
         )
     assert no_reason.value.field == "reden"
@@ -102,7 +102,7 @@ def test_approval_and_reopening_keep_their_history_and_audit_trail(app, carrier,
         carrier,
         lambda: weeks.reopen_week(
             carrier_id=carrier.id,
-            chauffeur_id=driver.id,
+            driver_id=driver.id,
             week=W47,
             reden="Laden op maandag was lossen",
             actor=actor,
@@ -111,7 +111,7 @@ def test_approval_and_reopening_keep_their_history_and_audit_trail(app, carrier,
     second = approve(app, carrier, driver, "2026-W47", planner)
 
     def read():
-        history = weeks.approval_history(carrier_id=carrier.id, chauffeur_id=driver.id, week=W47)
+        history = weeks.approval_history(carrier_id=carrier.id, driver_id=driver.id, week=W47)
         trail = entries_for(carrier_id=carrier.id, entity="week_goedkeuring", entity_id=first)
         return (
             [(h.id, h.heropend_reden, h.goedgekeurd_door) for h in history],
@@ -264,9 +264,7 @@ def test_the_overview_and_the_week_run_a_fixed_number_of_queries(app, carrier, c
                 weeks.overview(carrier_id=carrier.id, van=W47.monday, tot=W47.sunday)
             drivers = weeks.overview(carrier_id=carrier.id, van=W47.monday, tot=W47.sunday).rows
             with count_queries() as week:
-                weeks.week_detail(
-                    carrier_id=carrier.id, chauffeur_id=drivers[0].driver.id, week=W47
-                )
+                weeks.week_detail(carrier_id=carrier.id, driver_id=drivers[0].driver.id, week=W47)
             return overview.count, week.count
 
         return call(app, carrier, run)

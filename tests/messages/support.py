@@ -126,7 +126,7 @@ def subscribe(app, carrier: Ref, driver: Ref, endpoint: str, device: Device) -> 
         carrier.id,
         lambda: service.subscribe(
             carrier_id=carrier.id,
-            chauffeur_id=driver.id,
+            driver_id=driver.id,
             endpoint=endpoint,
             p256dh=device.p256dh,
             auth=device.auth,
@@ -141,7 +141,7 @@ def send(app, carrier: Ref, drivers: list[Ref], titel="Omleiding", tekst="Via de
         carrier.id,
         lambda: service.send_message(
             carrier_id=carrier.id,
-            chauffeur_ids=[d.id for d in drivers],
+            driver_ids=[d.id for d in drivers],
             titel=titel,
             tekst=tekst,
             actor=SYSTEM,

@@ -115,7 +115,7 @@ def test_a_driver_of_another_carrier_or_inactive_can_not_be_chosen(app, browser,
         from portal.tenancy import carrier_scope
 
         with carrier_scope(db.session, elsewhere.id):
-            assert service.inbox(carrier_id=elsewhere.id, chauffeur_id=theirs.id).total == 0
+            assert service.inbox(carrier_id=elsewhere.id, driver_id=theirs.id).total == 0
 
 
 def test_sending_to_several_drivers_shows_one_batch_with_each_status(app, browser, carrier, driver):
@@ -142,7 +142,7 @@ def service_count(app, carrier, driver) -> int:
     return in_carrier(
         app,
         carrier.id,
-        lambda: service.inbox(carrier_id=carrier.id, chauffeur_id=driver.id).total,
+        lambda: service.inbox(carrier_id=carrier.id, driver_id=driver.id).total,
     )
 
 

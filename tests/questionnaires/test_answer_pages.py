@@ -23,7 +23,7 @@ def answer(app, carrier, driver, revision, answers: dict, *, task=None, submit=T
     def run():
         return answering.save(
             carrier_id=carrier.id,
-            chauffeur_id=driver.id,
+            driver_id=driver.id,
             revision_id=revision.id,
             answers=answers,
             submit=submit,

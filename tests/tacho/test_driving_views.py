@@ -92,7 +92,7 @@ def piet(app, carrier, store_tacho):
         carrier,
         card_download(days, downloaded),
         f"C_{downloaded:%Y%m%d_%H%M}_P_Rijder_{CARD}.DDD",
-        chauffeur_id=driver.id,
+        driver_id=driver.id,
     )
     d0, d2, d3 = days_ago(5), days_ago(2), days_ago(1)
     # The driver has used the app since five days ago (before it, there is nothing to compare).
@@ -239,7 +239,7 @@ def test_days_after_the_newest_download_are_not_compared_yet(app, browser, carri
         carrier,
         card_download(kept, downloaded),
         f"C_{downloaded:%Y%m%d_%H%M}_P_Later_{CARD}.DDD",
-        chauffeur_id=driver.id,
+        driver_id=driver.id,
     )
     yesterday = days_ago(1)
     record_day(
@@ -417,7 +417,7 @@ def test_the_deadlines_put_what_is_overdue_first(app, browser, carrier, piet, st
         carrier,
         card_download(days, at(old, "12:00"), number="NB99999999999000"),
         "oud.ddd",
-        chauffeur_id=late.id,
+        driver_id=late.id,
     )
     create_vehicle(app, carrier)
     response = browser.get("/rijtijden/downloads")
@@ -460,7 +460,7 @@ def test_the_vehicles_of_a_day_are_shown_as_their_plates_are_painted(
         kaartnummer=CARD, achternaam="Kenteken", voornamen="Piet", dagen=days,
         download_time=downloaded, vehicles=[use],
     )  # fmt: skip
-    store_tacho(carrier, data, "C_kenteken.DDD", chauffeur_id=driver.id)
+    store_tacho(carrier, data, "C_kenteken.DDD", driver_id=driver.id)
     page = html_of(browser.get(f"/rijtijden/chauffeurs/{driver.id}/dagen/{day}"))
     assert '<span class="plate">OT-48-KX</span>' in page
     assert '<span class="plate">OT-48-KX</span>' in html_of(

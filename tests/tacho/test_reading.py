@@ -139,7 +139,7 @@ def test_linking_a_card_file_gives_the_driver_its_card_number(app, carrier):
         app,
         carrier.id,
         lambda: service.link(
-            carrier_id=carrier.id, tacho_file_id=file_id, chauffeur_id=driver.id, actor=ACTOR
+            carrier_id=carrier.id, tacho_file_id=file_id, driver_id=driver.id, actor=ACTOR
         ),
     )
     assert {r[2] for r in stored_days(app, carrier)} == {driver.id}

@@ -158,7 +158,7 @@ def test_the_limit_is_ten_megabytes_at_most(app):
 def test_a_given_driver_and_vehicle_are_linked(app, carrier, store_tacho):
     driver = create_driver(app, carrier, "Piet Bakker")
     vehicle = create_vehicle(app, carrier, "VZH-56-E")
-    ref, _ = store_tacho(carrier, CARD, chauffeur_id=driver.id, vehicle_id=vehicle.id)
+    ref, _ = store_tacho(carrier, CARD, driver_id=driver.id, vehicle_id=vehicle.id)
     assert fields(app, carrier, ref, "chauffeur_id", "vehicle_id") == (driver.id, vehicle.id)
 
 
@@ -168,7 +168,7 @@ def test_another_carriers_driver_or_vehicle_is_refused_at_the_field(
     driver = create_driver(app, other_carrier)
     vehicle = create_vehicle(app, other_carrier)
     with pytest.raises(ValidationFailed) as caught:
-        store_tacho(carrier, CARD, chauffeur_id=driver.id, vehicle_id=vehicle.id)
+        store_tacho(carrier, CARD, driver_id=driver.id, vehicle_id=vehicle.id)
     assert {e["field"] for e in caught.value.errors} == {"chauffeur", "vehicle_id"}
     assert rows(app, carrier, TachoFile) == 0
 
@@ -187,7 +187,7 @@ def test_a_card_follows_the_driver_of_an_earlier_download_of_the_same_card(
     app, carrier, store_tacho
 ):
     driver = create_driver(app, carrier, "Jan de Vries")
-    store_tacho(carrier, CARD, chauffeur_id=driver.id)
+    store_tacho(carrier, CARD, driver_id=driver.id)
     later, _ = store_tacho(carrier, card_file(first_day=date(2026, 10, 29), days=28))
     other_card, _ = store_tacho(carrier, card_file(card_number="NB00000999999900"))
 
@@ -235,7 +235,7 @@ def _at(app, carrier, ref, moment):
 def test_the_list_filters_by_driver_vehicle_kind_and_period(app, carrier, store_tacho):
     jan = create_driver(app, carrier, "Jan")
     truck = create_vehicle(app, carrier, "BX-34-CD")
-    card, _ = store_tacho(carrier, CARD, chauffeur_id=jan.id)  # 1-28 Oct
+    card, _ = store_tacho(carrier, CARD, driver_id=jan.id)  # 1-28 Oct
     vu, _ = store_tacho(carrier, VU, vehicle_id=truck.id)  # 2-8 Nov
     bare, _ = store_tacho(carrier, overview_1("WDB9634031L123456", "45BLK6", date(2026, 12, 1)))
     _at(app, carrier, bare, datetime(2026, 12, 1, 9, tzinfo=UTC))  # no period: the upload
@@ -300,10 +300,10 @@ def test_linking_and_unlinking_is_kept_in_the_history(app, carrier, store_tacho)
             carrier_id=carrier.id,
             tacho_file_id=ref.id,
             actor=SYSTEM,
-            chauffeur_id=driver.id,
+            driver_id=driver.id,
             vehicle_id=vehicle.id,
         )
-        service.link(carrier_id=carrier.id, tacho_file_id=ref.id, actor=SYSTEM, chauffeur_id=None)
+        service.link(carrier_id=carrier.id, tacho_file_id=ref.id, actor=SYSTEM, driver_id=None)
         row = service.get_file(carrier_id=carrier.id, tacho_file_id=ref.id)
         actions = [e.action for e in service.history(carrier_id=carrier.id, tacho_file_id=ref.id)]
         return row.chauffeur_id, row.vehicle_id, actions
@@ -319,7 +319,7 @@ def test_linking_to_another_carriers_driver_is_refused(app, carrier, other_carri
             app,
             carrier.id,
             lambda: service.link(
-                carrier_id=carrier.id, tacho_file_id=ref.id, actor=SYSTEM, chauffeur_id=foreign.id
+                carrier_id=carrier.id, tacho_file_id=ref.id, actor=SYSTEM, driver_id=foreign.id
             ),
         )
 

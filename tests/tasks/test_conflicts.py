@@ -180,7 +180,7 @@ def test_an_edited_task_is_checked_as_the_form_would_save_it(app, carrier, drive
             task = service.get_task(carrier_id=carrier.id, task_id=mine.id)
             data = {"type": "mest_laden", "naam": "Mijn taak", "gepland_op": at(clock)}
             found = service.draft_warnings(
-                carrier_id=carrier.id, chauffeur_id=driver.id, data=data, task=task
+                carrier_id=carrier.id, driver_id=driver.id, data=data, task=task
             )
             return [(w.code, w.params["task_id"]) for w in found]
 

@@ -178,7 +178,7 @@ def index():
         found_budgets = (
             driving.budgets(
                 carrier_id=carrier_id,
-                chauffeur_ids={uuid.UUID(lane.key) for lane in lanes if lane.key},
+                driver_ids={uuid.UUID(lane.key) for lane in lanes if lane.key},
             )
             if day >= today
             else {}

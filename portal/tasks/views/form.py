@@ -104,7 +104,7 @@ def _form_warnings(form: TaskForm, task: Task | None) -> list:
     if data["gepland_op"] is None and not data["vdm_nummer"]:
         return []  # nothing to check yet (a new, empty form): no query
     return service.draft_warnings(
-        carrier_id=current_carrier_id(), chauffeur_id=chauffeur_id, data=data, task=task
+        carrier_id=current_carrier_id(), driver_id=chauffeur_id, data=data, task=task
     )
 
 
@@ -223,7 +223,7 @@ def new():
     try:
         task = service.create_task(
             carrier_id=current_carrier_id(),
-            chauffeur_id=_parse_uuid(form.chauffeur_id.data),
+            driver_id=_parse_uuid(form.chauffeur_id.data),
             data=data,
             actor=current_actor(),
         )
