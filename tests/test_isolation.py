@@ -207,7 +207,7 @@ def populate(app, client, name: str) -> dict:
                 caller="x",
                 key="k",
                 request_hash="h",
-                expires_at=now + timedelta(days=7),
+                verloopt_op=now + timedelta(days=7),
             )
         )
         from portal.fleet.models import VehicleSession

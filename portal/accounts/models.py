@@ -150,9 +150,9 @@ class RefreshToken(CarrierScoped, db.Model):
     family_id: Mapped[uuid.UUID] = mapped_column(Uuid)
     token_hash: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    rotated_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    verloopt_op: Mapped[datetime] = mapped_column(UTCDateTime)
+    geroteerd_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    ingetrokken_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class ActivationCode(CarrierScoped, db.Model):
@@ -169,8 +169,8 @@ class ActivationCode(CarrierScoped, db.Model):
     chauffeur_id: Mapped[uuid.UUID] = mapped_column(Uuid)
     code_hash: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    verloopt_op: Mapped[datetime] = mapped_column(UTCDateTime)
+    gebruikt_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class LoginAttempt(db.Model):

@@ -188,7 +188,7 @@ def _new_refresh_token(driver: Driver, family_id: uuid.UUID) -> str:
             chauffeur_id=driver.id,
             family_id=family_id,
             token_hash=sha256(token),
-            expires_at=utcnow() + current_app.config["REFRESH_TOKEN_TTL"],
+            verloopt_op=utcnow() + current_app.config["REFRESH_TOKEN_TTL"],
         )
     )
     return token
@@ -239,9 +239,9 @@ def create_activation_code(*, carrier_id: uuid.UUID, user_token: str) -> tuple[s
         .where(
             ActivationCode.transporteur_id == carrier_id,
             ActivationCode.chauffeur_id == driver.id,
-            ActivationCode.used_at.is_(None),
+            ActivationCode.gebruikt_op.is_(None),
         )
-        .values(expires_at=now)
+        .values(verloopt_op=now)
     )
     code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
     expires_at = now + current_app.config["ACTIVATION_CODE_TTL"]
@@ -250,7 +250,7 @@ def create_activation_code(*, carrier_id: uuid.UUID, user_token: str) -> tuple[s
             transporteur_id=carrier_id,
             chauffeur_id=driver.id,
             code_hash=sha256(code),
-            expires_at=expires_at,
+            verloopt_op=expires_at,
         )
     )
     db.session.flush()
@@ -269,14 +269,14 @@ def activation_grant(*, code: str, ip: str | None) -> TokenPair:
         db.session, ActivationCode, "rijplan_activatiecode", ActivationCode.code_hash, sha256(code)
     )
     now = utcnow()
-    if row is None or row.used_at is not None or row.expires_at <= now:
+    if row is None or row.gebruikt_op is not None or row.verloopt_op <= now:
         record_failure(scope="activation", identity=None, ip=ip)
         raise InvalidGrant("This activation code is unknown, used or expired.")
     activate(db.session, row.transporteur_id)
     driver = get_driver(carrier_id=row.transporteur_id, driver_id=row.chauffeur_id)
     if not driver.actief:
         raise InvalidGrant("This activation code is unknown, used or expired.")
-    row.used_at = now
+    row.gebruikt_op = now
     return _pair(driver)
 
 
@@ -291,20 +291,20 @@ def refresh_grant(*, refresh_token: str) -> TokenPair:
         sha256(refresh_token),
     )
     now = utcnow()
-    if row is None or row.revoked_at is not None or row.expires_at <= now:
+    if row is None or row.ingetrokken_op is not None or row.verloopt_op <= now:
         raise InvalidGrant("This refresh token is unknown, revoked or expired.")
     activate(db.session, row.transporteur_id)
     if (
-        row.rotated_at is not None
-        and now - row.rotated_at > current_app.config["REFRESH_TOKEN_GRACE"]
+        row.geroteerd_op is not None
+        and now - row.geroteerd_op > current_app.config["REFRESH_TOKEN_GRACE"]
     ):
         _revoke_family(row, now)
         raise InvalidGrant("This refresh token was already used; sign in again.")
     driver = get_driver(carrier_id=row.transporteur_id, driver_id=row.chauffeur_id)
     if not driver.actief:
         raise InvalidGrant("This driver is deactivated.")
-    if row.rotated_at is None:
-        row.rotated_at = now
+    if row.geroteerd_op is None:
+        row.geroteerd_op = now
     return _pair(driver, row.family_id)
 
 
@@ -314,9 +314,9 @@ def _revoke_family(row: RefreshToken, now: datetime) -> None:
         .where(
             RefreshToken.transporteur_id == row.transporteur_id,
             RefreshToken.family_id == row.family_id,
-            RefreshToken.revoked_at.is_(None),
+            RefreshToken.ingetrokken_op.is_(None),
         )
-        .values(revoked_at=now)
+        .values(ingetrokken_op=now)
     )
 
 
@@ -340,9 +340,9 @@ def sign_out_everywhere(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> None:
         .where(
             RefreshToken.transporteur_id == carrier_id,
             RefreshToken.chauffeur_id == driver_id,
-            RefreshToken.revoked_at.is_(None),
+            RefreshToken.ingetrokken_op.is_(None),
         )
-        .values(revoked_at=utcnow())
+        .values(ingetrokken_op=utcnow())
     )
 
 

@@ -24,7 +24,7 @@ class IdempotencyRecord(CarrierScoped, db.Model):
     response_body: Mapped[str | None] = mapped_column(Text)
     response_headers: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    verloopt_op: Mapped[datetime] = mapped_column(UTCDateTime)
     # A running claim holds until then; after it a retry takes the claim over (its worker
     # died). None: a claim of before leases, ended.
     lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime)

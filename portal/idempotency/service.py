@@ -47,7 +47,7 @@ def claim(
     response of an earlier one."""
     now = utcnow()
     existing = _find(carrier_id, caller, key)
-    if existing is not None and existing.expires_at <= now:
+    if existing is not None and existing.verloopt_op <= now:
         db.session.delete(existing)
         db.session.flush()
         existing = None
@@ -58,7 +58,7 @@ def claim(
             key=key,
             request_hash=request_hash,
             status="running",
-            expires_at=now + KEEP,
+            verloopt_op=now + KEEP,
             lease_until=now + LEASE,
         )
         try:

@@ -137,7 +137,7 @@ def test_an_expired_activation_code_is_refused(app, client, driver):
         app,
         driver.carrier_id,
         lambda: db.session.execute(
-            update(ActivationCode).values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
+            update(ActivationCode).values(verloopt_op=datetime.now(UTC) - timedelta(seconds=1))
         ),
     )
     response = client.post(TOKEN_URL, json={"grant_type": "activation_code", "code": code})
