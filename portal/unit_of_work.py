@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import wraps
 
-from flask import make_response
+from flask import g, make_response
 
 from portal.extensions import db
 
@@ -41,6 +41,28 @@ def _commits(response) -> bool:
     return response.status_code < 400
 
 
+def after_commit(action) -> None:
+    """Run action once this request's changes are committed (e.g. a file that must say what
+    the database says), never when they are rolled back."""
+    g.setdefault("uow_after", {"commit": [], "rollback": []})["commit"].append(action)
+
+
+def after_rollback(action) -> None:
+    """Run action when this request's changes are rolled back, also when the commit fails
+    (e.g. release a lock taken for the change)."""
+    g.setdefault("uow_after", {"commit": [], "rollback": []})["rollback"].append(action)
+
+
+def _finish(outcome: str) -> None:
+    for action in g.pop("uow_after", {}).get(outcome, []):
+        action()
+
+
+def _roll_back() -> None:
+    db.session.rollback()
+    _finish("rollback")
+
+
 def portal_write(view):
     """Commit the view's changes once on a 2xx/3xx answer; roll back on 4xx/5xx or an error."""
 
@@ -49,12 +71,17 @@ def portal_write(view):
         try:
             response = make_response(view(*args, **kwargs))
         except BaseException:
-            db.session.rollback()
+            _roll_back()
             raise
-        if _commits(response):
+        if not _commits(response):
+            _roll_back()
+            return response
+        try:
             db.session.commit()
-        else:
-            db.session.rollback()
+        except BaseException:
+            _roll_back()
+            raise
+        _finish("commit")
         return response
 
     wrapper.portal_write = True

@@ -41,7 +41,7 @@ from portal.extensions import csrf
 from portal.tasks import csv_import, service
 from portal.tasks.csv_import import FileRefused, ParsedFile
 from portal.tasks.detail_views import FIELD_LABELS
-from portal.unit_of_work import portal_write, refused
+from portal.unit_of_work import after_commit, after_rollback, portal_write, refused
 from portal.web.kit import current_actor, current_carrier_id
 
 logger = logging.getLogger(__name__)
@@ -257,6 +257,8 @@ def run(token: str):
     except FileExistsError:
         flash(_("Dit bestand wordt al geïmporteerd."), "error")
         return back
+    # Whatever refuses or breaks the import from here (also its commit) frees the upload.
+    after_rollback(lambda: lock.unlink(missing_ok=True))
     try:
         _parsed, results = _check(record)
         good = [r for r in results if r.valid]
@@ -274,7 +276,6 @@ def run(token: str):
     except ValidationFailed as failed:
         # The rows were checked a moment ago; a driver or vehicle removed since then lands
         # here. Nothing is imported: the planner looks at the fresh preview and tries again.
-        lock.unlink(missing_ok=True)
         logger.warning("import %s refused by the service: %s", token[:6], failed)
         flash(
             _(
@@ -284,15 +285,13 @@ def run(token: str):
             "error",
         )
         return refused(back)
-    except BaseException:
-        lock.unlink(missing_ok=True)
-        raise
     record["imported"] = {
         "at": time.time(),
         "count": len(good),
         "skipped": len(results) - len(good),
     }
-    _write(_path(token), record)
+    # The upload says "imported" once the tasks are committed, not before.
+    after_commit(lambda: _write(_path(token), record))
     logger.info("import %s: %s tasks created for carrier %s", token[:6], len(good), carrier_id)
     flash(
         ngettext("%(num)s taak geïmporteerd.", "%(num)s taken geïmporteerd.", len(good)),

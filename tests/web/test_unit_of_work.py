@@ -10,7 +10,7 @@ from flask import make_response, redirect
 from portal.drivers import service as drivers
 from portal.extensions import db
 from portal.tenancy import carrier_scope
-from portal.unit_of_work import kept, portal_write, refused
+from portal.unit_of_work import after_commit, after_rollback, kept, portal_write, refused
 
 
 def _names(app, carrier) -> list[str]:
@@ -73,3 +73,39 @@ def test_a_portal_form_keeps_what_it_saved_and_nothing_it_refused(app, carrier, 
     assert add("Kees", "kees@example.nl") == 303
     assert add("Kees twee", "KEES@example.nl") == 422  # the address is Kees's already
     assert _names(app, carrier) == ["Kees"]
+
+
+def _run_noting(app, carrier, answer, *, fail_commit=False, monkeypatch=None):
+    """A portal write that notes what ran after it: commit or rollback callbacks."""
+    ran: list[str] = []
+
+    @portal_write
+    def view():
+        after_commit(lambda: ran.append("after commit"))
+        after_rollback(lambda: ran.append("after rollback"))
+        return answer()
+
+    if fail_commit:
+
+        def refuse():
+            raise RuntimeError("the database went away at the commit")
+
+        monkeypatch.setattr(db.session, "commit", refuse)
+    with app.test_request_context("/", method="POST"), carrier_scope(db.session, carrier.id):
+        try:
+            view()
+        except RuntimeError:
+            ran.append("raised")
+    return ran
+
+
+def test_after_commit_runs_only_once_the_change_is_committed(app, carrier, monkeypatch):
+    assert _run_noting(app, carrier, lambda: ("ok", 200)) == ["after commit"]
+    assert _run_noting(app, carrier, lambda: ("fout", 422)) == ["after rollback"]
+    refused_redirect = lambda: refused(redirect("/", code=303))  # noqa: E731
+    assert _run_noting(app, carrier, refused_redirect) == ["after rollback"]
+    # A commit that fails rolls back, frees what the rollback callbacks free, and raises.
+    failed = _run_noting(
+        app, carrier, lambda: ("ok", 200), fail_commit=True, monkeypatch=monkeypatch
+    )
+    assert failed == ["after rollback", "raised"]
