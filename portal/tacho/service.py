@@ -317,17 +317,12 @@ def _adopt_card_files(
     """Card downloads of this card number that were linked to nobody are the driver's now,
     as a new upload of the card would be (its history says so): the download deadline and
     the driver's file list count them. A file a planner linked to someone else stays."""
-    same_card = (
-        or_(TachoFile.kaartnummer == number, TachoFile.kaartnummer.like(f"{number[:14]}__"))
-        if len(number) == 14
-        else TachoFile.kaartnummer == number
-    )
     orphans = db.session.scalars(
         select(TachoFile).where(
             TachoFile.transporteur_id == carrier_id,
             TachoFile.soort == detect.BESTUURDERSKAART,
             TachoFile.chauffeur_id.is_(None),
-            same_card,
+            _same_card(TachoFile.kaartnummer, number),
         )
     ).all()
     for row in orphans:
@@ -344,6 +339,14 @@ def _adopt_card_files(
         db.session.flush()
 
 
+def _same_card(column, number: str):
+    """Where column holds this card number: the same, or, for the 14 characters without the
+    replacement and renewal index, that card in any of its issues."""
+    if len(number) == 14:
+        return or_(column == number, column.like(f"{number}__"))
+    return column == number
+
+
 def _card_numbers_like(carrier_id: uuid.UUID, number: str) -> set[str]:
     """The full card numbers of stored days that this number names (the same, or the same
     14 characters with any replacement and renewal index)."""
@@ -352,9 +355,7 @@ def _card_numbers_like(carrier_id: uuid.UUID, number: str) -> set[str]:
             select(TachoDay.kaartnummer)
             .where(
                 TachoDay.transporteur_id == carrier_id,
-                or_(TachoDay.kaartnummer == number, TachoDay.kaartnummer.like(f"{number[:14]}__"))
-                if len(number) == 14
-                else TachoDay.kaartnummer == number,
+                _same_card(TachoDay.kaartnummer, number),
             )
             .distinct()
         )
