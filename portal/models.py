@@ -17,6 +17,7 @@ from portal.questionnaires.models import (
 )
 from portal.tacho.models import TachoFile
 from portal.tasks.models import Task, TaskEvidence
+from portal.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
 
 __all__ = [
     "ActivationCode",
@@ -46,6 +47,10 @@ __all__ = [
     "Vehicle",
     "VehicleSession",
     "WeekApproval",
+    "WebhookAttempt",
+    "WebhookDelivery",
+    "WebhookEndpoint",
+    "WebhookEvent",
     "WorkDay",
 ]
 
