@@ -11,9 +11,8 @@ function (as for messages, migration c0d1c0de0180), then acts in each carrier's 
 Run `flask grant-app-role` again after this migration (EXECUTE on the new function).
 """
 
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 # revision identifiers, used by Alembic.
 revision = "c0d1c0de0200"
