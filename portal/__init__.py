@@ -80,6 +80,10 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     web.init_app(app)
 
+    from portal.webhooks import shapes
+
+    shapes.register()
+
     from portal.api.unchanged import UnchangedPolls
 
     app.wsgi_app = UnchangedPolls(app, app.wsgi_app)

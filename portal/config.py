@@ -138,6 +138,11 @@ def load(overrides: dict | None = None) -> dict:
         # Development only: allow push endpoints on http and private addresses (a local push
         # server). Never in production: the worker posts to whatever a phone registers.
         "WEBPUSH_ALLOW_PRIVATE": os.environ.get("WEBPUSH_ALLOW_PRIVATE") == "1",
+        # Webhooks: seconds a receiver has to answer (the whole exchange), and, for
+        # development only, endpoints on http and private addresses (a receiver on this
+        # machine). Never in production: the worker posts to whatever an admin registers.
+        "WEBHOOKS_TIMEOUT": float(os.environ.get("WEBHOOKS_TIMEOUT", "10")),
+        "WEBHOOKS_ALLOW_PRIVATE": os.environ.get("WEBHOOKS_ALLOW_PRIVATE") == "1",
         # The drivers' map: a tile server URL template ({z}/{x}/{y}, optionally {s}); empty
         # means no background tiles (markers on a plain background, positions in a table).
         "MAP_TILE_URL": os.environ.get("MAP_TILE_URL", "").strip(),

@@ -41,6 +41,7 @@ from portal.tasks.schemas import (
     TaskOut,
     TaskQuery,
     TaskUpdate,
+    serialize_line,
     serialize_task,
 )
 from portal.types import iso
@@ -346,18 +347,7 @@ def complete_for_billing(task_id: uuid.UUID):
         "taak": serialize_task(
             task, service.definitions_for(carrier_id=who.carrier_id, tasks=[task])
         ),
-        "facturatieregel": {
-            "id": str(line.id),
-            "taak_id": str(line.taak_id),
-            "chauffeur_id": str(line.chauffeur_id) if line.chauffeur_id else None,
-            "afgerond_op": iso(line.afgerond_op),
-            "hoeveelheid": line.hoeveelheid,
-            "eenheid": line.eenheid,
-            "kilometers": line.kilometers,
-            "wachttijd_minuten": line.wachttijd_minuten,
-            "opmerkingen": line.opmerkingen,
-            "geexporteerd": line.export_id is not None,
-        },
+        "facturatieregel": serialize_line(line),
     }
     return json_response(data)
 

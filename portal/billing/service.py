@@ -121,6 +121,11 @@ def _line_of(carrier_id: uuid.UUID, task_id: uuid.UUID) -> tuple[BillingLine, da
     return (found[0], found[1]) if found else (None, None)
 
 
+def line_of_task(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> BillingLine | None:
+    """The task's billing line, if it has one."""
+    return _line_of(carrier_id, task_id)[0]
+
+
 def _already_billed(carrier_id: uuid.UUID, line: BillingLine, exported_at: datetime):
     day = exported_at.astimezone(carrier_zone(carrier_id)).date().isoformat()
     return AlreadyBilled(f"already billed in export {day}", export_id=str(line.export_id))

@@ -18,6 +18,7 @@ from portal.cli import (
     messages,
     questionnaires,
     tacho,
+    webhooks,
 )
 from portal.cli.database import grant
 
@@ -36,6 +37,7 @@ def register(app: Flask, factory) -> None:
         tacho,
         questionnaires,
         messages,
+        webhooks,
         demo,
         database,
     ):

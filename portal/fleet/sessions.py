@@ -22,6 +22,7 @@ from portal.extensions import db
 from portal.fleet import qr
 from portal.fleet.models import Vehicle, VehicleSession
 from portal.types import utcnow
+from portal.webhooks import events as webhooks
 
 PENDING_TTL = timedelta(minutes=15)  # how long a started session waits for its scan
 
@@ -339,6 +340,7 @@ def validate_session(
         raise SessionConflict(
             "Another session became active at the same moment; try again.", reden="race"
         ) from None
+    webhooks.emit(db.session, carrier_id=carrier_id, type="voertuigsessie.actief", subject=session)
     return session
 
 

@@ -362,3 +362,29 @@ def serialize_driver_hours(row, *, van: date, tot: date, zone) -> dict:
             for week, t in hours.per_week.items()
         ],
     }
+
+
+class WeekApprovalOut(BaseModel):
+    """A driver's week a planner approved (the werkweek.goedgekeurd event's data)."""
+
+    model_config = ConfigDict(title="WeekApproval")
+
+    id: uuid.UUID
+    chauffeur_id: uuid.UUID
+    week: str = Field(examples=["2026-W47"])
+    jaar: int
+    weeknummer: int
+    goedgekeurd_op: Timestamp
+    goedgekeurd_door: uuid.UUID | None = Field(description="the planner's user id")
+
+
+def serialize_week_approval(approval, week: IsoWeek) -> dict:
+    return {
+        "id": str(approval.id),
+        "chauffeur_id": str(approval.chauffeur_id),
+        "week": week.label,
+        "jaar": week.jaar,
+        "weeknummer": week.week,
+        "goedgekeurd_op": iso(approval.goedgekeurd_op),
+        "goedgekeurd_door": str(approval.goedgekeurd_door) if approval.goedgekeurd_door else None,
+    }

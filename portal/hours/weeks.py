@@ -25,6 +25,7 @@ from portal.drivers.models import Driver
 from portal.extensions import db
 from portal.hours import totals
 from portal.hours.models import Activity, WeekApproval, WorkDay
+from portal.hours.schemas import serialize_week_approval
 from portal.hours.service import (
     REDEN_MAX,
     HoursConflict,
@@ -38,6 +39,7 @@ from portal.hours.service import (
 from portal.hours.totals import MAX_DAY, IsoWeek, Span
 from portal.tasks import service as tasks
 from portal.types import utcnow
+from portal.webhooks import events as webhooks
 
 logger = logging.getLogger(__name__)
 
@@ -130,6 +132,12 @@ def approve_week(
         changes={"chauffeur_id": [None, driver.id], "week": [None, week.label]},
     )
     logger.info("week %s of driver %s approved by %s", week.label, driver.id, actor.label)
+    webhooks.emit(
+        db.session,
+        carrier_id=carrier_id,
+        type="werkweek.goedgekeurd",
+        data=serialize_week_approval(approval, week),
+    )
     return approval
 
 

@@ -8,9 +8,7 @@ message is sent, retried later or failed, and records every attempt.
 from __future__ import annotations
 
 import base64
-import ipaddress
 import logging
-import socket
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
@@ -24,6 +22,7 @@ from py_vapid import Vapid
 from pywebpush import WebPushException, webpush
 
 from portal.messages.failures import failure
+from portal.outbound import NoRedirects, endpoint_problem, resolves_to_public
 from portal.types import iso
 
 logger = logging.getLogger(__name__)
@@ -35,17 +34,6 @@ RETRY_STATUSES = {408, 425, 429, 500, 502, 503, 504}
 GONE_STATUSES = {404, 410}
 
 Outcome = Literal["sent", "retry", "gone", "rejected"]
-# Names that never lead to a public push service (RFC 6761, 6762, 8375 and common LAN names).
-PRIVATE_SUFFIXES = (
-    ".localhost",
-    ".local",
-    ".internal",
-    ".invalid",
-    ".test",
-    ".example",
-    ".home.arpa",
-    ".lan",
-)
 
 
 @dataclass(frozen=True)
@@ -105,55 +93,6 @@ class Channel(Protocol):
     def send(self, target: PushTarget, message: PushMessage) -> SendResult: ...
 
 
-# --- endpoint safety ------------------------------------------------------------------
-
-
-def endpoint_problem(url: str, *, allow_private: bool = False) -> str | None:
-    """Why the server must not post to this push endpoint, or None when it may.
-
-    The worker sends an HTTP request to whatever endpoint a phone registers, so an endpoint
-    must be an https URL on a public host: never the server's own network."""
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        return "not a valid URL"
-    if parts.scheme != "https" and not (allow_private and parts.scheme == "http"):
-        return "must be an https URL"
-    host = parts.hostname
-    if not host:
-        return "has no host"
-    if parts.username or parts.password:
-        return "must not carry a user name or password"
-    if port is not None and not 0 < port < 65536:
-        return "has an invalid port"
-    if allow_private:
-        return None
-    if host == "localhost" or host.endswith(PRIVATE_SUFFIXES):
-        return "must be on a public host"
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return None if "." in host else "must be on a public host"
-    return None if address.is_global else "must be on a public host"
-
-
-def _resolves_to_public(host: str, port: int) -> bool:
-    """Whether every address host resolves to is public (checked again at send time: a
-    name may point elsewhere since it was registered)."""
-    infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
-    return bool(infos) and all(ipaddress.ip_address(info[4][0]).is_global for info in infos)
-
-
-class _NoRedirects(requests.Session):
-    """A push service answers; it does not send us elsewhere (a redirect could point into
-    our own network)."""
-
-    def request(self, *args, **kwargs):
-        kwargs["allow_redirects"] = False
-        return super().request(*args, **kwargs)
-
-
 # --- VAPID keys -----------------------------------------------------------------------
 
 
@@ -206,7 +145,7 @@ class WebPushChannel:
         self.ttl = ttl
         self.timeout = timeout
         self.allow_private = allow_private
-        self.session = _NoRedirects()
+        self.session = NoRedirects()
 
     def send(self, target: PushTarget, message: PushMessage) -> SendResult:
         problem = endpoint_problem(target.endpoint, allow_private=self.allow_private)
@@ -214,7 +153,7 @@ class WebPushChannel:
         try:
             if problem is None and not self.allow_private:
                 port = parts.port or (443 if parts.scheme == "https" else 80)
-                if not _resolves_to_public(parts.hostname, port):
+                if not resolves_to_public(parts.hostname, port):
                     problem = "must be on a public host"
         except OSError as exc:
             return SendResult("retry", fout=failure("network_error", error=type(exc).__name__))

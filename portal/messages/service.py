@@ -31,7 +31,9 @@ from portal.messages.models import (
     PushSubscription,
     WorkerStatus,
 )
+from portal.messages.schemas import serialize_message
 from portal.types import utcnow
+from portal.webhooks import events as webhooks
 
 logger = logging.getLogger(__name__)
 
@@ -150,7 +152,7 @@ def mark_read(
     """The driver has read the message: status read, gelezen_op stamped once (idempotent).
     A message still waiting in the outbox is not pushed any more."""
     get_message(carrier_id=carrier_id, message_id=message_id)
-    db.session.execute(
+    changed = db.session.execute(
         update(Message)
         .where(
             Message.transporteur_id == carrier_id,
@@ -159,12 +161,20 @@ def mark_read(
         )
         .values(status="read", gelezen_op=now or utcnow(), volgende_poging_op=None)
         .execution_options(synchronize_session=False)
-    )
-    return db.session.scalar(
+    ).rowcount
+    message = db.session.scalar(
         select(Message)
         .where(Message.transporteur_id == carrier_id, Message.id == message_id)
         .execution_options(populate_existing=True)
     )
+    if changed:
+        webhooks.emit(
+            db.session,
+            carrier_id=carrier_id,
+            type="bericht.gelezen",
+            data=serialize_message(message),
+        )
+    return message
 
 
 # --- the portal's history ----------------------------------------------------------------

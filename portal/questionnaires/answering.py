@@ -30,7 +30,9 @@ from portal.extensions import db
 from portal.files import service as files
 from portal.questionnaires import engine
 from portal.questionnaires.models import ActivityQuestionnaire, Answer, AnswerSession
+from portal.questionnaires.schemas import serialize_session
 from portal.types import period_bound, utcnow
+from portal.webhooks import events as webhooks
 
 FILE_TYPES = ("photo", "signature", "document_scan")
 
@@ -180,6 +182,12 @@ def save(
             )
     session.updated_at = at
     db.session.flush()
+    if submit:
+        told = serialize_session(session, stored, revision.revisie)
+        kind = "antwoorden.ingediend"
+        webhooks.emit(
+            db.session, carrier_id=carrier_id, type=kind, data=told, order_key=session.taak_id
+        )
     return Saved(session=session, answers=stored, created=created, revisie=revision.revisie)
 
 

@@ -21,6 +21,7 @@ from portal.questionnaires import answering
 from portal.tasks.models import STATUSES, Task, TaskEvidence
 from portal.tasks.service import PreconditionFailed, etag_of, get_task
 from portal.types import Expected, utcnow, version_stale, versions_text
+from portal.webhooks import events as webhooks
 
 # Status moves (DESIGN.md). Reopening a completed task is for the office only.
 MOVES = {
@@ -138,6 +139,23 @@ def move_task(
         action="reopened" if old == "afgerond" else "status",
         changes={"status": [old, to]},
     )
+    webhooks.emit(
+        db.session,
+        carrier_id=carrier_id,
+        type="taak.status_gewijzigd",
+        subject=task,
+        params={"van": old, "naar": to},
+        order_key=task.id,
+    )
+    if to == "afgerond":
+        webhooks.emit(
+            db.session,
+            carrier_id=carrier_id,
+            type="taak.afgerond",
+            subject=task,
+            order_key=task.id,
+            once_per=task.id,
+        )
     return task
 
 

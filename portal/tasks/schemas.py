@@ -298,6 +298,22 @@ class BillingLineOut(BaseModel):
     geexporteerd: bool
 
 
+def serialize_line(line) -> dict:
+    """A billing line as BillingLine (the API's afronding answer and the taak.afgerond event)."""
+    return {
+        "id": str(line.id),
+        "taak_id": str(line.taak_id),
+        "chauffeur_id": str(line.chauffeur_id) if line.chauffeur_id else None,
+        "afgerond_op": iso(line.afgerond_op),
+        "hoeveelheid": line.hoeveelheid,
+        "eenheid": line.eenheid,
+        "kilometers": line.kilometers,
+        "wachttijd_minuten": line.wachttijd_minuten,
+        "opmerkingen": line.opmerkingen,
+        "geexporteerd": line.export_id is not None,
+    }
+
+
 class AfrondingOut(BaseModel):
     model_config = ConfigDict(title="AfrondingResult")
 

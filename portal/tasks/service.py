@@ -26,7 +26,9 @@ from portal.tasks.listing import TaskPage as TaskPage
 from portal.tasks.listing import definitions_for as definitions_for
 from portal.tasks.listing import list_tasks as list_tasks
 from portal.tasks.models import OPEN_STATUSES, STATUSES, Task, TaskEvidence
+from portal.tasks.schemas import serialize_task
 from portal.types import Expected, utcnow, version_stale, versions_text
+from portal.webhooks import events as webhooks
 
 
 class PreconditionFailed(DomainError):
@@ -143,6 +145,14 @@ def create_tasks(
         )
         db.session.add(task)
         tasks.append(task)
+        webhooks.emit(
+            db.session,
+            carrier_id=carrier_id,
+            type="taak.aangemaakt",
+            subject=task,
+            order_key=task.id,
+            once_per=task.id,
+        )
         audit.record(
             carrier_id=carrier_id,
             actor=actor,
@@ -261,6 +271,15 @@ def update_task(
             action="updated",
             changes=changes,
         )
+        webhooks.emit(
+            db.session,
+            carrier_id=carrier_id,
+            type="taak.gewijzigd",
+            subject=task,
+            order_key=task.id,
+            once_per=task.id,
+            unless="taak.aangemaakt",
+        )
     return task
 
 
@@ -287,6 +306,9 @@ def delete_task(*, carrier_id: uuid.UUID, task_id: uuid.UUID, actor: Actor) -> s
     """Delete a task; one that holds work (completed, evidence, answers, billing) is archived
     instead, so nothing billed is lost. Answers "deleted" or "archived"."""
     task = get_task(carrier_id=carrier_id, task_id=task_id, lock=True)
+    told = None
+    if webhooks.wanted(db.session, carrier_id=carrier_id, type="taak.verwijderd"):
+        told = serialize_task(task, definitions_for(carrier_id=carrier_id, tasks=[task]))
     if task.status == "afgerond" or _holds_work(carrier_id, task.id):
         task.gearchiveerd_op = utcnow()
         outcome = "archived"
@@ -302,6 +324,14 @@ def delete_task(*, carrier_id: uuid.UUID, task_id: uuid.UUID, actor: Actor) -> s
         action=outcome,
         changes={"status": [task.status, None]},
     )
+    if told is not None:
+        webhooks.emit(
+            db.session,
+            carrier_id=carrier_id,
+            type="taak.verwijderd",
+            data={"taak": told, "gearchiveerd": outcome == "archived"},
+            order_key=task_id,
+        )
     return outcome
 
 

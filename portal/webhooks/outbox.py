@@ -1,0 +1,303 @@
+"""The webhook outbox: which carriers have deliveries due, claiming them for a worker pass,
+and recording each attempt. Used by the worker (worker.py); with service.py the only door to
+the webhook tables.
+
+Deliveries of the same task reach an endpoint in the order of their events: a delivery is
+claimed only when no earlier one of its task to that endpoint is still queued (also while
+that one waits for its retry), or together with that earlier one by the worker that claims
+it, which sends them in order and hands back the later ones when an earlier one must wait.
+A failed one no longer holds the later ones back.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import and_, exists, func, select, tuple_, update
+from sqlalchemy.orm import aliased
+
+from portal.extensions import db
+from portal.tenancy import lookup
+from portal.webhooks.failures import failure
+from portal.webhooks.models import (
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEvent,
+)
+from portal.webhooks.sender import Answer
+
+# After attempt n fails in a way worth retrying, wait BACKOFF[n - 1]: about a day in all;
+# attempt 10 is the last.
+BACKOFF = (
+    timedelta(minutes=1),
+    timedelta(minutes=5),
+    timedelta(minutes=15),
+    timedelta(minutes=30),
+    timedelta(hours=1),
+    timedelta(hours=2),
+    timedelta(hours=4),
+    timedelta(hours=8),
+    timedelta(hours=8),
+)
+MAX_ATTEMPTS = len(BACKOFF) + 1
+MAX_RETRY_AFTER = timedelta(hours=1)
+# How long a worker holds what it claimed; after that another worker may take over. Longer
+# than a pass can take: a batch of 50 with receivers at their 10-second limit.
+LEASE = timedelta(minutes=15)
+# An endpoint whose every attempt failed for this long is paused at its next failure.
+PAUSE_AFTER = timedelta(days=1)
+
+
+def due_carriers(*, now: datetime, limit: int = 1000) -> list[uuid.UUID]:
+    """Carriers with queued deliveries whose next attempt is due, most overdue first (on
+    PostgreSQL through the owner's function: carrier ids only, see tenancy.lookup)."""
+    found = lookup(
+        db.session,
+        "rijplan_webhooks_te_bezorgen",
+        select(WebhookDelivery.transporteur_id)
+        .where(WebhookDelivery.status == "queued", WebhookDelivery.volgende_poging_op <= now)
+        .group_by(WebhookDelivery.transporteur_id)
+        .order_by(func.min(WebhookDelivery.volgende_poging_op))
+        .limit(limit),
+        now=now,
+        limit=limit,
+    )
+    return [row[0] for row in found]
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """A delivery a worker holds: what to post where, as which attempt."""
+
+    id: uuid.UUID
+    claim_id: uuid.UUID
+    poging: int
+    endpoint_id: uuid.UUID
+    url: str
+    secret: str
+    event_id: uuid.UUID
+    type: str
+    body: bytes
+    order_key: uuid.UUID | None = None
+
+
+def claim_due(*, carrier_id: uuid.UUID, now: datetime, limit: int = 100) -> list[Claimed]:
+    """Take up to limit due deliveries of the carrier's active endpoints for one pass.
+
+    The claim moves the next attempt to the end of a lease and counts the attempt, so other
+    workers pass these by; on PostgreSQL the candidates are also locked with FOR UPDATE
+    SKIP LOCKED, so concurrent workers pick different rows without waiting."""
+    d = WebhookDelivery
+    earlier = aliased(WebhookDelivery)
+    due = (d.transporteur_id == carrier_id, d.status == "queued", d.volgende_poging_op <= now)
+    held_back = exists().where(
+        earlier.transporteur_id == d.transporteur_id,
+        earlier.endpoint_id == d.endpoint_id,
+        earlier.volgorde_sleutel == d.volgorde_sleutel,
+        earlier.status == "queued",
+        earlier.volgnummer < d.volgnummer,
+    )
+    active = exists().where(
+        WebhookEndpoint.transporteur_id == d.transporteur_id,
+        WebhookEndpoint.id == d.endpoint_id,
+        WebhookEndpoint.actief.is_(True),
+    )
+    candidates = (
+        select(d.id)
+        .where(*due, active, ~and_(d.volgorde_sleutel.is_not(None), held_back))
+        .order_by(d.volgnummer)
+        .limit(limit)
+    )
+    if db.session.get_bind().dialect.name == "postgresql":
+        candidates = candidates.with_for_update(skip_locked=True, of=d)
+    ids = list(db.session.scalars(candidates))
+    if not ids:
+        return []
+    claim_id = uuid.uuid4()
+    _claim(carrier_id, due, ids, claim_id, now)
+    # The later due deliveries of the same tasks to the same endpoints: no other worker
+    # takes them while the earlier ones are queued.
+    room = limit - len(ids)
+    if room > 0:
+        heads = select(d.endpoint_id, d.volgorde_sleutel).where(
+            d.transporteur_id == carrier_id,
+            d.claim_id == claim_id,
+            d.volgorde_sleutel.is_not(None),
+        )
+        followers = list(
+            db.session.scalars(
+                select(d.id)
+                .where(
+                    *due,
+                    d.claim_id.is_(None),
+                    tuple_(d.endpoint_id, d.volgorde_sleutel).in_(heads),
+                )
+                .order_by(d.volgnummer)
+                .limit(room)
+            )
+        )
+        if followers:
+            _claim(carrier_id, due, followers, claim_id, now)
+    rows = db.session.execute(
+        select(
+            d.id,
+            d.pogingen,
+            d.endpoint_id,
+            d.gebeurtenis_id,
+            d.type,
+            d.volgnummer,
+            d.volgorde_sleutel,
+            WebhookEndpoint.url,
+            WebhookEndpoint.geheim,
+            WebhookEvent.body,
+        )
+        .join(
+            WebhookEndpoint,
+            and_(
+                WebhookEndpoint.transporteur_id == d.transporteur_id,
+                WebhookEndpoint.id == d.endpoint_id,
+            ),
+        )
+        .join(
+            WebhookEvent,
+            and_(
+                WebhookEvent.transporteur_id == d.transporteur_id,
+                WebhookEvent.id == d.gebeurtenis_id,
+            ),
+        )
+        .where(d.transporteur_id == carrier_id, d.claim_id == claim_id)
+        .order_by(d.volgnummer)
+    ).all()
+    return [
+        Claimed(
+            id=row.id,
+            claim_id=claim_id,
+            poging=row.pogingen,
+            endpoint_id=row.endpoint_id,
+            url=row.url,
+            secret=row.geheim,
+            event_id=row.gebeurtenis_id,
+            type=row.type,
+            body=row.body.encode(),
+            order_key=row.volgorde_sleutel,
+        )
+        for row in rows
+    ]
+
+
+def _claim(carrier_id, due, ids, claim_id, now) -> None:
+    d = WebhookDelivery
+    db.session.execute(
+        update(d)
+        .where(*due, d.id.in_(ids))
+        .values(claim_id=claim_id, volgende_poging_op=now + LEASE, pogingen=d.pogingen + 1)
+        .execution_options(synchronize_session=False)
+    )
+
+
+def release(*, carrier_id: uuid.UUID, claimed: Claimed, now: datetime) -> None:
+    """Hand back a claimed delivery unsent (an earlier one of its task must wait): due again
+    as soon as that one is through, this attempt not counted."""
+    db.session.execute(
+        update(WebhookDelivery)
+        .where(
+            WebhookDelivery.transporteur_id == carrier_id,
+            WebhookDelivery.id == claimed.id,
+            WebhookDelivery.claim_id == claimed.claim_id,
+        )
+        .values(claim_id=None, volgende_poging_op=now, pogingen=WebhookDelivery.pogingen - 1)
+        .execution_options(synchronize_session=False)
+    )
+
+
+def record_outcome(
+    *, carrier_id: uuid.UUID, claimed: Claimed, answer: Answer, now: datetime
+) -> str:
+    """Record one attempt and move the delivery on; answers its status (sent, queued for a
+    retry, failed). A failure that may pass is retried after BACKOFF until the last attempt;
+    one that will not (a 4xx, a refused address) fails at once. An endpoint failing since
+    PAUSE_AFTER, or whose delivery was given up, is paused with the reason."""
+    final_attempt = claimed.poging >= MAX_ATTEMPTS
+    if answer.outcome == "sent":
+        status, reason, next_at = "sent", None, None
+    elif answer.outcome == "retry" and not final_attempt:
+        wait = BACKOFF[claimed.poging - 1]
+        if answer.retry_after:
+            wait = max(wait, min(timedelta(seconds=answer.retry_after), MAX_RETRY_AFTER))
+        status, reason, next_at = "queued", answer.fout, now + wait
+    elif answer.outcome == "retry":
+        status = "failed"
+        reason = failure("given_up", attempts=claimed.poging, last=answer.fout)
+        next_at = None
+    else:
+        status, reason, next_at = "failed", answer.fout, None
+
+    db.session.add(
+        WebhookAttempt(
+            transporteur_id=carrier_id,
+            levering_id=claimed.id,
+            poging=claimed.poging,
+            at=now,
+            resultaat="retry" if status == "queued" else status,
+            http_status=answer.http_status,
+            duur_ms=answer.duration_ms,
+            antwoord=answer.start,
+            fout=answer.fout,
+        )
+    )
+    values: dict = {"status": status, "fout": reason, "volgende_poging_op": next_at}
+    values["claim_id"] = None
+    if status == "sent":
+        values["verzonden_op"] = now
+    changed = db.session.execute(
+        update(WebhookDelivery)
+        .where(
+            WebhookDelivery.transporteur_id == carrier_id,
+            WebhookDelivery.id == claimed.id,
+            WebhookDelivery.claim_id == claimed.claim_id,
+        )
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    ).rowcount
+    _endpoint_after(carrier_id, claimed.endpoint_id, status, reason, now)
+    return status if changed else "queued"
+
+
+def _endpoint_after(carrier_id, endpoint_id, status: str, reason: str | None, now) -> None:
+    endpoint = db.session.scalar(
+        select(WebhookEndpoint)
+        .where(WebhookEndpoint.transporteur_id == carrier_id, WebhookEndpoint.id == endpoint_id)
+        .with_for_update()
+    )
+    if endpoint is None:
+        return
+    if status == "sent":
+        endpoint.fouten_sinds = None
+        endpoint.laatste_succes_op = now
+        return
+    if endpoint.fouten_sinds is None:
+        endpoint.fouten_sinds = now
+    given_up = status == "failed" and (reason or "").startswith('{"code":"given_up"')
+    failing_long = endpoint.fouten_sinds <= now - PAUSE_AFTER
+    if endpoint.actief and status == "failed" and (given_up or failing_long):
+        pause(carrier_id=carrier_id, endpoint=endpoint, reason=reason, now=now)
+
+
+def pause(*, carrier_id: uuid.UUID, endpoint: WebhookEndpoint, reason: str | None, now) -> None:
+    """Stop delivering to the endpoint; its queued deliveries wait, unscheduled."""
+    endpoint.actief = False
+    endpoint.pauze_reden = reason
+    endpoint.gepauzeerd_op = now
+    db.session.execute(
+        update(WebhookDelivery)
+        .where(
+            WebhookDelivery.transporteur_id == carrier_id,
+            WebhookDelivery.endpoint_id == endpoint.id,
+            WebhookDelivery.status == "queued",
+        )
+        .values(volgende_poging_op=None, claim_id=None)
+        .execution_options(synchronize_session=False)
+    )

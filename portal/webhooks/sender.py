@@ -1,0 +1,139 @@
+"""Posting one event to one endpoint over HTTP, with limits: the answer is read for at most
+MAX_ANSWER bytes and the whole exchange may take at most `timeout` seconds, so a receiver
+that answers with 10 MB or never stops answering costs the worker little. Never follows a
+redirect; refuses private addresses unless development allows them (portal/outbound.py).
+Touches no database: the worker records what this answers."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Literal, Protocol
+from urllib.parse import urlsplit
+
+import requests
+
+from portal.outbound import NoRedirects, resolves_to_public, url_refusal
+from portal.webhooks.failures import failure
+from portal.webhooks.models import ANSWER_KEPT
+
+MAX_ANSWER = 64 * 1024
+RETRY_STATUSES = {408, 425, 429, 500, 502, 503, 504}
+Outcome = Literal["sent", "retry", "failed"]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One attempt: sent (2xx), retry (may pass later) or failed (will not)."""
+
+    outcome: Outcome
+    http_status: int | None = None
+    duration_ms: int = 0
+    start: str | None = None  # the first bytes of the answer, as text
+    fout: str | None = None
+    retry_after: int | None = None
+
+
+class Sender(Protocol):
+    def send(self, url: str, body: bytes, headers: dict[str, str]) -> Answer: ...
+
+
+class HttpSender:
+    def __init__(
+        self,
+        *,
+        timeout: float = 10.0,
+        connect_timeout: float = 5.0,
+        allow_private: bool = False,
+        max_answer: int = MAX_ANSWER,
+    ):
+        self.timeout = timeout
+        self.connect_timeout = min(connect_timeout, timeout)
+        self.allow_private = allow_private
+        self.max_answer = max_answer
+        self.session = NoRedirects()
+
+    def send(self, url: str, body: bytes, headers: dict[str, str]) -> Answer:
+        began = time.monotonic()
+
+        def elapsed() -> int:
+            return int((time.monotonic() - began) * 1000)
+
+        refusal = url_refusal(url, allow_private=self.allow_private)
+        if refusal is None and not self.allow_private:
+            parts = urlsplit(url)
+            try:
+                if not resolves_to_public(parts.hostname, parts.port or 443):
+                    refusal = "private_host"
+            except OSError as exc:
+                return Answer("retry", fout=failure("network_error", error=type(exc).__name__))
+        if refusal is not None:
+            return Answer("failed", fout=failure("url_refused", reason=refusal))
+        try:
+            response = self.session.post(
+                url,
+                data=body,
+                headers=headers,
+                timeout=(self.connect_timeout, self.timeout),
+                stream=True,
+            )
+        except requests.Timeout:
+            return Answer("retry", duration_ms=elapsed(), fout=self._timeout())
+        except requests.RequestException as exc:
+            return Answer(
+                "retry",
+                duration_ms=elapsed(),
+                fout=failure("network_error", error=type(exc).__name__),
+            )
+        try:
+            start, cut_short = self._read(response, began)
+        finally:
+            response.close()
+        status = response.status_code
+        text = start.decode("utf-8", "replace") if start else None
+        if cut_short and not 200 <= status < 300:
+            return Answer("retry", status, elapsed(), text, self._timeout())
+        if 200 <= status < 300:
+            return Answer("sent", status, elapsed(), text)
+        if 300 <= status < 400:
+            return Answer("failed", status, elapsed(), text, failure("redirect", http=status))
+        if status in RETRY_STATUSES or status >= 500:
+            return Answer(
+                "retry",
+                status,
+                elapsed(),
+                text,
+                failure("unavailable", http=status),
+                _seconds(response.headers.get("Retry-After")),
+            )
+        return Answer("failed", status, elapsed(), text, failure("refused", http=status))
+
+    def _read(self, response: requests.Response, began: float) -> tuple[bytes, bool]:
+        """The first ANSWER_KEPT bytes; reads on (and discards) up to max_answer or until
+        the time is up. Answers (bytes, whether the time ran out)."""
+        kept = b""
+        read = 0
+        try:
+            for chunk in response.iter_content(chunk_size=8192):
+                if len(kept) < ANSWER_KEPT:
+                    kept += chunk[: ANSWER_KEPT - len(kept)]
+                read += len(chunk)
+                if read >= self.max_answer:
+                    break
+                if time.monotonic() - began > self.timeout:
+                    return kept, True
+        except requests.RequestException:
+            return kept, True
+        return kept, False
+
+    def _timeout(self) -> str:
+        return failure("timeout", seconds=int(self.timeout))
+
+
+def _seconds(value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return max(0, int(str(value).strip()))
+    except ValueError:
+        return None

@@ -1,0 +1,64 @@
+"""The data of each event type, made with the API's own serialisers when the transaction
+that emitted it commits (events.py): a receiver reads the same shapes as the API answers.
+
+Registered by the app factory (`register()`); the domains emit events without knowing
+these, so a domain that a shape reads (the task's billing line, its proof link) never has
+to import the domain that emits.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from flask import current_app, has_request_context, request
+from sqlalchemy.orm import Session
+
+from portal.billing import service as billing
+from portal.fleet import service as fleet
+from portal.fleet.schemas import serialize_session
+from portal.tasks import service as tasks
+from portal.tasks.models import Task
+from portal.tasks.schemas import serialize_line, serialize_task
+from portal.webhooks import events
+
+
+def _task(carrier_id: uuid.UUID, task: Task) -> dict:
+    return serialize_task(task, tasks.definitions_for(carrier_id=carrier_id, tasks=[task]))
+
+
+def site_url(path: str) -> str:
+    """An address on this site as a receiver outside it needs it: PUBLIC_BASE_URL, else the
+    host of the request that made the change."""
+    base = current_app.config.get("PUBLIC_BASE_URL") or (
+        request.host_url if has_request_context() else ""
+    )
+    return base.rstrip("/") + path
+
+
+def task_shape(_session: Session, carrier_id: uuid.UUID, task: Task, _params: dict) -> dict:
+    return _task(carrier_id, task)
+
+
+def status_shape(_session: Session, carrier_id: uuid.UUID, task: Task, params: dict) -> dict:
+    return {"van": params["van"], "naar": params["naar"], "taak": _task(carrier_id, task)}
+
+
+def completed_shape(_session: Session, carrier_id: uuid.UUID, task: Task, _params: dict) -> dict:
+    line = billing.line_of_task(carrier_id=carrier_id, task_id=task.id)
+    return {
+        "taak": _task(carrier_id, task),
+        "facturatieregel": serialize_line(line) if line is not None else None,
+    }
+
+
+def vehicle_session_shape(_session: Session, carrier_id: uuid.UUID, session, _params) -> dict:
+    plates = fleet.plates_by_id(carrier_id=carrier_id, vehicle_ids={session.vehicle_id})
+    return serialize_session(session, plates.get(session.vehicle_id))
+
+
+def register() -> None:
+    events.register_shape("taak.aangemaakt", task_shape)
+    events.register_shape("taak.gewijzigd", task_shape)
+    events.register_shape("taak.status_gewijzigd", status_shape)
+    events.register_shape("taak.afgerond", completed_shape)
+    events.register_shape("voertuigsessie.actief", vehicle_session_shape)

@@ -1,0 +1,149 @@
+"""The webhook worker: `flask --app wsgi deliver-webhooks` posts queued deliveries.
+
+One pass finds the carriers with deliveries due (the owner's narrow look-up, carrier ids
+only), then per carrier, in its scope: claims due deliveries (committed at once, so no lock
+is held while a receiver is slow), posts each, signed, and records the outcome in its own
+transaction. A worker that dies between posting and recording leaves its claim to expire
+after the lease; the delivery is then posted again with the same event id (at least once:
+receivers deduplicate by `Rijplan-Event-Id`). Several workers may run side by side.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from collections import Counter
+from collections.abc import Callable
+from datetime import datetime
+
+from flask import current_app
+
+from portal.extensions import db
+from portal.tenancy import carrier_scope
+from portal.types import utcnow
+from portal.webhooks import outbox
+from portal.webhooks.failures import failure
+from portal.webhooks.sender import Answer, HttpSender, Sender
+from portal.webhooks.signing import HEADER, signature_header
+
+logger = logging.getLogger(__name__)
+USER_AGENT = "Rijplan-Webhooks/1.0"
+
+
+def sender_from_config(app) -> HttpSender:
+    return HttpSender(
+        timeout=app.config.get("WEBHOOKS_TIMEOUT", 10.0),
+        allow_private=app.config.get("WEBHOOKS_ALLOW_PRIVATE", False),
+    )
+
+
+def headers_for(item: outbox.Claimed, now: datetime) -> dict[str, str]:
+    return {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        "Rijplan-Event-Id": str(item.event_id),
+        "Rijplan-Event-Type": item.type,
+        "Rijplan-Delivery-Attempt": str(item.poging),
+        HEADER: signature_header(item.secret, int(now.timestamp()), item.body),
+    }
+
+
+def deliver_due(
+    *,
+    sender: Sender,
+    now: datetime | None = None,
+    clock: Callable[[], datetime] | None = None,
+    limit: int = 100,
+) -> Counter[str]:
+    """One pass: post up to limit due deliveries; answers how many ended in each status
+    (sent, queued for a retry, failed)."""
+    clock = clock or ((lambda: now) if now is not None else utcnow)
+    done: Counter[str] = Counter()
+    carriers = outbox.due_carriers(now=clock())
+    db.session.commit()
+    for carrier_id in carriers:
+        if done.total() >= limit:
+            break
+        with carrier_scope(db.session, carrier_id):
+            claimed = outbox.claim_due(
+                carrier_id=carrier_id, now=clock(), limit=limit - done.total()
+            )
+            db.session.commit()
+            waiting: set[tuple] = set()  # (endpoint, task) whose earlier delivery must wait
+            for item in claimed:
+                key = (item.endpoint_id, item.order_key)
+                if item.order_key is not None and key in waiting:
+                    outbox.release(carrier_id=carrier_id, claimed=item, now=clock())
+                    db.session.commit()
+                    continue
+                answer = _send(sender, item, clock())
+                status = outbox.record_outcome(
+                    carrier_id=carrier_id, claimed=item, answer=answer, now=clock()
+                )
+                db.session.commit()
+                if status == "queued":
+                    waiting.add(key)
+                done[status] += 1
+                logger.info(
+                    "webhook %s (%s) to endpoint %s attempt %s: %s",
+                    item.event_id,
+                    item.type,
+                    item.endpoint_id,
+                    item.poging,
+                    status,
+                )
+    return done
+
+
+def _send(sender: Sender, item: outbox.Claimed, now: datetime) -> Answer:
+    """The sender's answer; an unexpected error becomes a retry, so one bad delivery cannot
+    stop the worker."""
+    try:
+        return sender.send(item.url, item.body, headers_for(item, now))
+    except Exception as exc:  # the worker must go on with the next delivery
+        logger.exception("webhook %s failed unexpectedly", item.id)
+        return Answer("retry", fout=failure("internal_error", error=type(exc).__name__))
+
+
+def main(*, once: bool, interval: float, batch: int, emit: Callable[[dict], None]) -> None:
+    """The deliver-webhooks command: one draining run (--once) or a service loop that stops
+    cleanly on SIGTERM or Ctrl-C after the delivery in hand."""
+    sender = sender_from_config(current_app._get_current_object())
+    if once:
+        total: Counter[str] = Counter()
+        while True:
+            done = deliver_due(sender=sender, limit=batch)
+            total.update(done)
+            if done.total() < batch:
+                break
+        emit({status: total.get(status, 0) for status in ("sent", "queued", "failed")})
+        return
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    stop = threading.Event()
+
+    def _stop(signum, _frame):
+        logger.info("signal %s: stopping after the delivery in hand", signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    logger.info("deliver-webhooks: polling every %ss, %s per pass", interval, batch)
+    run(sender=sender, interval=interval, limit=batch, stop=stop)
+
+
+def run(*, sender: Sender, interval: float, limit: int, stop: threading.Event) -> None:
+    """Pass after pass until stop is set: at once again after a full batch, else after
+    interval seconds. A failing pass (database away) is logged and retried."""
+    while not stop.is_set():
+        try:
+            done = deliver_due(sender=sender, limit=limit)
+        except Exception:  # keep serving; the next pass tries again
+            logger.exception("webhook pass failed")
+            db.session.rollback()
+            db.session.remove()
+            stop.wait(interval)
+            continue
+        if done.total() < limit:
+            stop.wait(interval)
