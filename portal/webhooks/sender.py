@@ -127,7 +127,7 @@ class HttpSender:
         return kept, False
 
     def _timeout(self) -> str:
-        return failure("timeout", seconds=int(self.timeout))
+        return failure("timeout", seconds=f"{self.timeout:g}")
 
 
 def _seconds(value: str | None) -> int | None:
