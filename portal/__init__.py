@@ -56,6 +56,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.tasks.detail_views import bp as task_detail_bp
     from portal.tasks.import_views import bp as task_import_bp
     from portal.tasks.views import bp as tasks_bp
+    from portal.webhooks.views import bp as webhooks_bp
 
     blueprints = (
         accounts_bp,
@@ -73,6 +74,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         tacho_bp,
         driving_bp,
         admin_bp,
+        webhooks_bp,
         api_bp,
     )
     for blueprint in blueprints:

@@ -175,6 +175,26 @@ TEXTS = {
     "push_service_refused": _l("de pushdienst weigerde het bericht (HTTP %(http)s)"),
     "push_internal_error": _l("interne fout in de berichtendienst (%(error)s)"),
     "push_given_up": _l("opgegeven na %(attempts)s pogingen: %(last)s"),
+    # --- a webhook delivery that did not arrive (webhooks.failures, prefixed "webhook_")
+    "webhook_url_refused": _l("het adres van het endpoint is geweigerd (%(reason)s)"),
+    "webhook_network_error": _l("netwerkfout naar het endpoint (%(error)s)"),
+    "webhook_timeout": _l("geen antwoord binnen %(seconds)s seconden"),
+    "webhook_redirect": _l(
+        "het endpoint antwoordde met een doorverwijzing (HTTP %(http)s); die volgen we niet"
+    ),
+    "webhook_unavailable": _l("het endpoint is tijdelijk niet bereikbaar (HTTP %(http)s)"),
+    "webhook_refused": _l("het endpoint weigerde de gebeurtenis (HTTP %(http)s)"),
+    "webhook_internal_error": _l("interne fout in de webhookdienst (%(error)s)"),
+    "webhook_given_up": _l("opgegeven na %(attempts)s pogingen: %(last)s"),
+    # --- why an address the server would post to is refused (portal/outbound.py)
+    "url_invalid_url": _l("geen geldig adres"),
+    "url_not_https": _l("het moet een https-adres zijn"),
+    "url_no_host": _l("er staat geen server in het adres"),
+    "url_credentials": _l("er mag geen gebruikersnaam of wachtwoord in het adres staan"),
+    "url_bad_port": _l("ongeldige poort"),
+    "url_private_host": _l(
+        "het adres moet op een openbare server staan, niet in een eigen netwerk"
+    ),
 }
 
 JSON_TYPES = {

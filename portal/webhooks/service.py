@@ -374,6 +374,36 @@ def attempts(*, carrier_id: uuid.UUID, delivery_id: uuid.UUID) -> list[WebhookAt
     )
 
 
+def attempts_for(
+    *, carrier_id: uuid.UUID, delivery_ids: list[uuid.UUID]
+) -> dict[uuid.UUID, list[WebhookAttempt]]:
+    """The attempts of several deliveries (a page of them), in one query."""
+    found: dict[uuid.UUID, list[WebhookAttempt]] = {d: [] for d in delivery_ids}
+    if not delivery_ids:
+        return found
+    for attempt in db.session.scalars(
+        select(WebhookAttempt)
+        .where(
+            WebhookAttempt.transporteur_id == carrier_id,
+            WebhookAttempt.levering_id.in_(delivery_ids),
+        )
+        .order_by(WebhookAttempt.at, WebhookAttempt.poging, WebhookAttempt.id)
+    ):
+        found[attempt.levering_id].append(attempt)
+    return found
+
+
+def oldest_due(*, carrier_id: uuid.UUID) -> datetime | None:
+    """When the longest-waiting due delivery became due (a stalled worker shows here)."""
+    return db.session.scalar(
+        select(func.min(WebhookDelivery.volgende_poging_op)).where(
+            WebhookDelivery.transporteur_id == carrier_id,
+            WebhookDelivery.status == "queued",
+            WebhookDelivery.claim_id.is_(None),
+        )
+    )
+
+
 def _requeue(carrier_id: uuid.UUID, where: list, now: datetime) -> int:
     """Queue deliveries again with a fresh schedule; those of a paused endpoint wait."""
     d = WebhookDelivery
