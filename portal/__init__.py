@@ -49,6 +49,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.fleet.views import bp as fleet_bp
     from portal.hours.views import bp as hours_bp
     from portal.messages.views import bp as messages_bp
+    from portal.proof.views import bp as proof_bp
     from portal.questionnaires.answer_views import bp as answers_bp
     from portal.questionnaires.builder import bp as questionnaires_bp
     from portal.tacho.driving_views import bp as driving_bp
@@ -63,6 +64,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         tasks_bp,
         task_detail_bp,
         task_import_bp,
+        proof_bp,
         billing_bp,
         messages_bp,
         answers_bp,

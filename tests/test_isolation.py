@@ -58,6 +58,7 @@ EXPECTED_TENANT_TABLES = {
     "werkdagen",
     "activiteiten",
     "week_goedkeuringen",
+    "bewijs_links",
 }
 
 
@@ -246,9 +247,22 @@ def populate(app, client, name: str) -> dict:
         weeks.approve_week(
             carrier_id=carrier.id, driver_id=driver.id, week=IsoWeek(2026, 47), actor=SYSTEM
         )
-        return stored.id, export_id, vehicle_session_id
+        from portal.proof.models import ProofLink
 
-    file_id, export_id, vehicle_session_id = in_carrier(app, carrier.id, extra)
+        proof_link_id = uuid.uuid4()
+        db.session.add(
+            ProofLink(
+                id=proof_link_id,
+                transporteur_id=carrier.id,
+                taak_id=task.id,
+                token_hash=uuid.uuid4().hex * 2,
+                verloopt_op=now + timedelta(days=30),
+                aangemaakt_door="test",
+            )
+        )
+        return stored.id, export_id, vehicle_session_id, proof_link_id
+
+    file_id, export_id, vehicle_session_id, proof_link_id = in_carrier(app, carrier.id, extra)
     return {
         "carrier": carrier,
         "driver": driver,
@@ -267,6 +281,7 @@ def populate(app, client, name: str) -> dict:
         "user_id": user.id,
         "api_key_id": key.id,
         "key": key,
+        "proof_link_id": proof_link_id,
     }
 
 
@@ -494,6 +509,8 @@ def route_values(refs: dict) -> dict[str, str]:
         "datum": "2026-11-02",  # not an id: any valid day
         "user_id": str(refs["user_id"]),
         "key_id": str(refs["api_key_id"]),
+        "link_id": str(refs["proof_link_id"]),
+        "name": "bewijs.json",  # not an id: a part every bundle has
     }
 
 
@@ -502,6 +519,12 @@ SWEEP_EXEMPT = {
     # Signed links: any request without a valid signature is 403 before anything is looked
     # up, so it tells nothing about what exists (tests/files cover it).
     "files.download": "signature first",
+    # A share link's token is the permission and names no id: an unknown token is 404 and a
+    # revoked or expired one 410 before anything is read (tests/proof cover them).
+    "proof.shared": "token first",
+    "proof.shared_pdf": "token first",
+    "proof.shared_part": "token first",
+    "proof.shared_manifest": "token first",
 }
 
 

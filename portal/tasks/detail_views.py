@@ -23,11 +23,13 @@ from portal.drivers import service as drivers
 from portal.files import service as files
 from portal.fleet import service as fleet
 from portal.labels import activity_label
+from portal.proof import service as proof
 from portal.questionnaires import presenting
 from portal.questionnaires import service as questionnaires
 from portal.tasks import lifecycle, service
 from portal.tasks.conflicts import expected_duration
 from portal.tasks.forms import STATUS_LABELS
+from portal.types import utcnow
 from portal.web import is_fragment
 from portal.web.kit import current_carrier_id
 
@@ -74,6 +76,7 @@ FIELD_LABELS = {
     "bestanden": _l("Bestanden"),
     "vragenlijst": _l("Vragenlijst"),
     "bron": _l("Kopie van"),
+    "bewijslink": _l("Link geldig tot"),
 }
 ACTION_LABELS = {
     "created": _l("Aangemaakt"),
@@ -85,13 +88,15 @@ ACTION_LABELS = {
     "duplicated": _l("Gekopieerd"),
     "archived": _l("Gearchiveerd"),
     "deleted": _l("Verwijderd"),
+    "proof_shared": _l("Bewijs gedeeld"),
+    "proof_revoked": _l("Bewijslink ingetrokken"),
 }
 SOORT_LABELS = {
     "photo": _l("Foto"),
     "signature": _l("Handtekening"),
     "document_scan": _l("Scan"),
 }
-TIME_FIELDS = ("gepland_op", "ontvangen_op", "gestart_op", "afgerond_op")
+TIME_FIELDS = ("gepland_op", "ontvangen_op", "gestart_op", "afgerond_op", "bewijslink")
 
 
 @dataclass
@@ -190,6 +195,10 @@ def show(task_id: uuid.UUID):
         "expected_min": expected_duration(task.type, task.duur_min),
         "sessions": [presenting.session_view(s, answers, loaded, links) for s, answers in sessions],
         "pinned_title": pinned.get("title"),
+        "proof_links": proof.links_for(carrier_id=carrier_id, task_id=task.id)
+        if task.status == "afgerond"
+        else [],
+        "proof_now": utcnow(),
         "edit_url": url_for("tasks.edit", task_id=task.id)
         if not finished and task.gearchiveerd_op is None
         else None,

@@ -149,12 +149,21 @@ def python_client(document, tmp_path_factory) -> Iterator[tuple[object, str]]:
     """The generated Python package, importable as rijplan_client, and the generator's output."""
     generator = tool(PYTHON_BIN / "openapi-python-client")
     folder = tmp_path_factory.mktemp("python-client")
+    # A PDF answer (a proof of delivery) is binary: the generator reads application/pdf as
+    # it reads application/octet-stream (a File), as an integrator's config tells it to.
+    config = folder / "config.json"
+    config.write_text(
+        json.dumps({"content_type_overrides": {"application/pdf": "application/octet-stream"}}),
+        encoding="utf-8",
+    )
     output = run(
         [
             generator,
             "generate",
             "--path",
             document,
+            "--config",
+            config,
             "--output-path",
             folder / PACKAGE,
             "--meta",

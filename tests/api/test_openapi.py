@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 
 import jsonschema_rs
 import pytest
@@ -339,6 +340,9 @@ def test_an_escaped_backslash_before_u0000_is_no_nul(client, driver, api_key):
 # --- 3. schemathesis over the whole document --------------------------------------------
 
 
+COMPLETED_AT = datetime(2026, 11, 20, 14, 30, tzinfo=UTC)
+
+
 @pytest.fixture
 def world(app, client, carrier, driver, api_key) -> dict:
     """A carrier with a driver (with a password), an API key, a published questionnaire,
@@ -349,6 +353,9 @@ def world(app, client, carrier, driver, api_key) -> dict:
     started = create_task(app, carrier, driver, naam="Gestart", status="gestart")
     session_id = submit_answers(app, carrier, driver, started, revision)
     spare = create_task(app, carrier, driver, naam="Weg ermee")
+    completed = create_task(
+        app, carrier, driver, naam="Afgerond", status="afgerond", afgerond_op=COMPLETED_AT
+    )
     upload = client.post(  # the driver's photo: the driver and the office read it
         f"{PREFIX}/bestanden",
         data={"soort": "photo", "file": (io.BytesIO(TINY_PNG), "foto.png")},
@@ -388,6 +395,7 @@ def world(app, client, carrier, driver, api_key) -> dict:
         "revision_id": str(revision.id),
         "started_task_id": str(started.id),
         "spare_task_id": str(spare.id),
+        "completed_task_id": str(completed.id),
     }
 
 
@@ -575,6 +583,8 @@ def explicit_cases(operation, world: dict) -> list:
         params = {"task_id": world["started_task_id"]}
     if operation.label == "DELETE /taken/{task_id}":
         params = {"task_id": world["spare_task_id"]}
+    if operation.label == "GET /taken/{task_id}/bewijs":  # a proof exists once completed
+        params = {"task_id": world["completed_task_id"]}
     if operation.label == "POST /bestanden":
         return [
             operation.Case(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,14 @@ def world(request, tmp_path_factory):
     task = create_task(app, carrier, driver)
     started = create_task(app, carrier, driver, naam="Gestart", status="gestart")
     spare_task = create_task(app, carrier, driver, naam="Weg ermee")
+    completed = create_task(
+        app,
+        carrier,
+        driver,
+        naam="Afgerond",
+        status="afgerond",
+        afgerond_op=datetime(2026, 11, 20, 14, 30, tzinfo=UTC),
+    )
     keys = {scope: key_with(app, carrier, scope) for scope in SCOPES}
     full = key_with(app, carrier, None)
     tacho = client.post(
@@ -102,6 +111,7 @@ def world(request, tmp_path_factory):
         # What a call may destroy gets objects of its own, so the others keep theirs.
         "overrides": {
             "DELETE /taken/{task_id}": {"task_id": str(spare_task.id)},
+            "GET /taken/{task_id}/bewijs": {"task_id": str(completed.id)},
             "DELETE /users/{user_token}/taken": {"user_token": spare_driver.user_token},
         },
     }

@@ -31,6 +31,8 @@ class Operation:
     form: bool = False  # the body may also come as application/x-www-form-urlencoded
     headers: dict[str, str] = field(default_factory=dict)  # headers of the success response
     response_schema: dict | None = None  # a plain JSON schema when there is no model
+    # A success body that is no JSON (a PDF): {media type: OpenAPI media object}.
+    response_content: dict[str, dict] | None = None
     path_params: dict[str, dict] = field(default_factory=dict)
     multipart: dict | None = None  # JSON schema of a multipart/form-data body (file uploads)
     # Other success statuses answering the same body: {status: description}.
