@@ -9,6 +9,7 @@ from portal.fleet.models import Vehicle, VehicleSession
 from portal.hours.models import Activity, WeekApproval, WorkDay
 from portal.idempotency.models import IdempotencyRecord
 from portal.messages.models import DeliveryAttempt, Message, PushSubscription
+from portal.proof.models import ProofLink
 from portal.questionnaires.models import (
     ActivityQuestionnaire,
     Answer,
@@ -36,6 +37,7 @@ __all__ = [
     "IdempotencyRecord",
     "LoginAttempt",
     "Message",
+    "ProofLink",
     "PushSubscription",
     "QuestionnaireDraft",
     "RefreshToken",

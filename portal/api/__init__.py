@@ -8,6 +8,7 @@ from portal.api import (  # noqa: F401  (register routes)
     hours,
     messages,
     openapi,
+    proof,
     questionnaires,
     tacho,
     tasks,

@@ -317,6 +317,8 @@ class _Builder:
                 }
         elif op.response_schema is not None:
             success["content"] = {"application/json": {"schema": op.response_schema}}
+        elif op.response_content is not None:
+            success["content"] = op.response_content
         if op.idempotent:
             headers["Idempotent-Replayed"] = {
                 "description": "`true` when this answers a retry with the first response",
