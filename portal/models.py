@@ -48,11 +48,11 @@ __all__ = [
     "User",
     "Vehicle",
     "VehicleSession",
-    "WeekApproval",
     "WebhookAttempt",
     "WebhookDelivery",
     "WebhookEndpoint",
     "WebhookEvent",
+    "WeekApproval",
     "WorkDay",
 ]
 

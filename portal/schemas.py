@@ -80,6 +80,11 @@ class Problem(BaseModel):
     title: str
     status: int
     detail: str | None = _extension("This occurrence in plain words.")
+    code: str | None = _extension(
+        "409 where a stable code says more than the type: task_not_completed (a proof of "
+        "delivery needs a completed task), already_queued (a webhook delivery waits already), "
+        "too_many_endpoints (a carrier has at most 20 webhook endpoints)."
+    )
     errors: list[FieldError] | None = _extension(
         "422: each field's problem (`field` names the body field, query parameter or header)."
     )

@@ -59,6 +59,10 @@ EXPECTED_TENANT_TABLES = {
     "activiteiten",
     "week_goedkeuringen",
     "bewijs_links",
+    "webhook_endpoints",
+    "webhook_gebeurtenissen",
+    "webhook_leveringen",
+    "webhook_pogingen",
 }
 
 
@@ -260,9 +264,22 @@ def populate(app, client, name: str) -> dict:
                 aangemaakt_door="test",
             )
         )
-        return stored.id, export_id, vehicle_session_id, proof_link_id
+        from portal.webhooks import service as webhooks
 
-    file_id, export_id, vehicle_session_id, proof_link_id = in_carrier(app, carrier.id, extra)
+        endpoint, _secret = webhooks.create_endpoint(
+            carrier_id=carrier.id,
+            data=webhooks.EndpointIn(
+                url="https://tms.example.com/in", gebeurtenissen=["taak.afgerond"]
+            ),
+            actor=SYSTEM,
+        )
+        webhooks.send_test(carrier_id=carrier.id, endpoint_id=endpoint.id, actor=SYSTEM)
+        return stored.id, export_id, vehicle_session_id, proof_link_id, endpoint.id
+
+    file_id, export_id, vehicle_session_id, proof_link_id, endpoint_id = in_carrier(
+        app, carrier.id, extra
+    )
+    delivery_id = in_carrier(app, carrier.id, lambda: first_delivery(carrier.id))
     return {
         "carrier": carrier,
         "driver": driver,
@@ -282,7 +299,32 @@ def populate(app, client, name: str) -> dict:
         "api_key_id": key.id,
         "key": key,
         "proof_link_id": proof_link_id,
+        "endpoint_id": endpoint_id,
+        "delivery_id": delivery_id,
     }
+
+
+def first_delivery(carrier_id):
+    """The webhook delivery a test event made (with its event, its attempt to come)."""
+    from sqlalchemy import select
+
+    from portal.webhooks.models import WebhookAttempt, WebhookDelivery
+
+    delivery_id = db.session.scalar(
+        select(WebhookDelivery.id).where(WebhookDelivery.transporteur_id == carrier_id)
+    )
+    db.session.add(
+        WebhookAttempt(
+            transporteur_id=carrier_id,
+            levering_id=delivery_id,
+            poging=1,
+            at=datetime.now(UTC),
+            resultaat="retry",
+            http_status=503,
+            duur_ms=12,
+        )
+    )
+    return delivery_id
 
 
 def csv_upload(app, carrier) -> str:
@@ -511,6 +553,8 @@ def route_values(refs: dict) -> dict[str, str]:
         "key_id": str(refs["api_key_id"]),
         "link_id": str(refs["proof_link_id"]),
         "name": "bewijs.json",  # not an id: a part every bundle has
+        "endpoint_id": str(refs["endpoint_id"]),
+        "delivery_id": str(refs["delivery_id"]),
     }
 
 

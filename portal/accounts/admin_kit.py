@@ -89,6 +89,7 @@ SCOPE_DOMAINS = {
     "billing": _l("Facturatie"),
     "files": _l("Bestanden"),
     "locations": _l("Locaties"),
+    "webhooks": _l("Webhooks"),
 }
 SCOPE_ACCESS = {"read": _l("lezen"), "write": _l("wijzigen")}
 

@@ -41,6 +41,8 @@ SCOPES = (
     "tacho:write",
     "hours:read",
     "hours:write",
+    "webhooks:read",
+    "webhooks:write",
 )
 DEFAULT_SCOPES = " ".join(SCOPES)
 

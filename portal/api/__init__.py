@@ -12,6 +12,7 @@ from portal.api import (  # noqa: F401  (register routes)
     questionnaires,
     tacho,
     tasks,
+    webhooks,
 )
 from portal.api.core import bp
 

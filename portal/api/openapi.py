@@ -51,6 +51,9 @@ SCOPE_TEXT = {
     "tacho:write": "upload tachograph files",
     "hours:read": "read drivers' work days, activities and hours",
     "hours:write": "record and correct work days and activities",
+    "webhooks:read": "read webhook endpoints and their deliveries",
+    "webhooks:write": "register, change, pause, test and delete webhook endpoints; resend "
+    "deliveries",
 }
 SCOPE_403 = (
     "The caller may not do this. An API key without the scope this operation needs gets "

@@ -9,16 +9,20 @@ to import the domain that emits.
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 from flask import current_app, has_request_context, request
 from sqlalchemy.orm import Session
 
+from portal.audit.service import SYSTEM
 from portal.billing import service as billing
 from portal.fleet import service as fleet
 from portal.fleet.schemas import serialize_session
+from portal.proof import service as proof
 from portal.tasks import service as tasks
 from portal.tasks.models import Task
 from portal.tasks.schemas import serialize_line, serialize_task
+from portal.types import iso, utcnow
 from portal.webhooks import events
 
 
@@ -44,10 +48,19 @@ def status_shape(_session: Session, carrier_id: uuid.UUID, task: Task, params: d
 
 
 def completed_shape(_session: Session, carrier_id: uuid.UUID, task: Task, _params: dict) -> dict:
+    """The task, its billing line, and a link to its proof of delivery that a shipper opens
+    without an account (a link of its own per event, valid for the default 30 days)."""
     line = billing.line_of_task(carrier_id=carrier_id, task_id=task.id)
+    now = utcnow()
+    token = proof.create_link(carrier_id=carrier_id, task_id=task.id, actor=SYSTEM, now=now)
     return {
         "taak": _task(carrier_id, task),
         "facturatieregel": serialize_line(line) if line is not None else None,
+        "bewijs": {
+            "url": site_url(proof.public_path(token)),
+            "pdf": site_url(proof.public_path(token) + ".pdf"),
+            "verloopt_op": iso(now + timedelta(days=proof.DEFAULT_DAYS)),
+        },
     }
 
 

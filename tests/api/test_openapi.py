@@ -373,6 +373,7 @@ def world(app, client, carrier, driver, api_key) -> dict:
         headers=bearer(api_key.key),
     )
     assert tacho.status_code == 201, tacho.get_data(as_text=True)
+    endpoint_id, delivery_id = webhook_with_a_failed_delivery(app, carrier)
     return {
         "driver": driver,
         "key": api_key.key,
@@ -389,6 +390,8 @@ def world(app, client, carrier, driver, api_key) -> dict:
             "tacho_file_id": tacho.get_json()["id"],
             "werkdag_id": str(work_day_id),
             "activiteit_id": str(activity_id),
+            "endpoint_id": str(endpoint_id),
+            "delivery_id": str(delivery_id),
         },
         "vehicle_qr": vehicle_qr,
         "task_id": str(task.id),
@@ -397,6 +400,39 @@ def world(app, client, carrier, driver, api_key) -> dict:
         "spare_task_id": str(spare.id),
         "completed_task_id": str(completed.id),
     }
+
+
+def webhook_with_a_failed_delivery(app, carrier):
+    """A webhook endpoint (a public address nobody posts to: no worker runs here) and a
+    test event's delivery to it, marked failed so it can be sent again."""
+    from sqlalchemy import update
+
+    from portal.audit.service import SYSTEM
+    from portal.extensions import db
+    from portal.webhooks import service
+    from portal.webhooks.models import WebhookDelivery
+
+    def make():
+        data = service.EndpointIn(
+            url="https://tms.example.com/in", gebeurtenissen=["taak.afgerond"]
+        )
+        endpoint, _secret = service.create_endpoint(carrier_id=carrier.id, data=data, actor=SYSTEM)
+        service.send_test(carrier_id=carrier.id, endpoint_id=endpoint.id, actor=SYSTEM)
+        return endpoint.id
+
+    endpoint_id = in_carrier(app, carrier.id, make)
+
+    def fail():
+        db.session.execute(
+            update(WebhookDelivery)
+            .where(WebhookDelivery.transporteur_id == carrier.id)
+            .values(status="failed", volgende_poging_op=None)
+        )
+        return db.session.scalar(
+            db.select(WebhookDelivery.id).where(WebhookDelivery.transporteur_id == carrier.id)
+        )
+
+    return endpoint_id, in_carrier(app, carrier.id, fail)
 
 
 def vehicle_and_session(app, carrier, driver):
@@ -570,6 +606,13 @@ def explicit_cases(operation, world: dict) -> list:
             {"soort": "laden", "begin": "2026-11-09T06:00:00.000Z", "einde": "2026-11-09T06:45:00Z"}
         ],
         "PATCH /activiteiten/{activiteit_id}": [{"opmerking": "Bij de weegbrug"}],
+        "POST /webhooks": [
+            {"url": "https://erp.example.com/rijplan", "gebeurtenissen": ["taak.aangemaakt"]}
+        ],
+        "PATCH /webhooks/{endpoint_id}": [{"omschrijving": "TMS"}, {"actief": False}],
+        "POST /webhooks/{endpoint_id}/opnieuw": [
+            {"van": "2026-01-01T00:00:00.000Z", "tot": "2027-01-01T00:00:00.000Z"}
+        ],
         "POST /vehicle_sessions": [{}, {"vehicle_id": world["params"]["vehicle_id"]}],
         "POST /vehicle_sessions/{session_id}/validate": [{"qr": world["vehicle_qr"]}],
         "POST /questionnaire_answers": [
@@ -614,7 +657,11 @@ def explicit_cases(operation, world: dict) -> list:
             )
             for body in bodies[operation.label]
         ]
-    if operation.method.upper() == "DELETE" or {"transporteur_id", "tacho_file_id"} & set(names):
+    if (
+        operation.method.upper() == "DELETE"
+        or {"transporteur_id", "tacho_file_id"} & set(names)
+        or operation.path.startswith("/webhooks")
+    ):
         return [operation.Case(path_parameters=params, headers=headers)]  # integrations only
     if operation.label == "POST /vehicle_sessions/{session_id}/end":
         return [operation.Case(path_parameters=params, headers=headers)]  # ends it: once

@@ -113,6 +113,7 @@ def world(request, tmp_path_factory):
             "DELETE /taken/{task_id}": {"task_id": str(spare_task.id)},
             "GET /taken/{task_id}/bewijs": {"task_id": str(completed.id)},
             "DELETE /users/{user_token}/taken": {"user_token": spare_driver.user_token},
+            "DELETE /webhooks/{endpoint_id}": {"endpoint_id": params["spare_endpoint_id"]},
         },
     }
     with app.app_context():
@@ -173,7 +174,29 @@ def make_rows(carrier: Ref, driver: Ref, started: Ref, revision: Ref) -> dict:
         actor=SYSTEM,
         data={"soort": "rijden", "begin": start, "einde": start + timedelta(hours=1)},
     )
+    from sqlalchemy import select
+
+    from portal.webhooks import service as webhooks
+    from portal.webhooks.models import WebhookDelivery
+
+    def endpoint(url: str):
+        data = webhooks.EndpointIn(url=url, gebeurtenissen=["taak.afgerond"])
+        return webhooks.create_endpoint(carrier_id=carrier.id, data=data, actor=SYSTEM)[0]
+
+    hook, spare_hook = (
+        endpoint("https://tms.example.com/in"),
+        endpoint("https://oud.example.com/in"),
+    )
+    webhooks.send_test(carrier_id=carrier.id, endpoint_id=hook.id, actor=SYSTEM)
+    db.session.commit()  # the test event's delivery is written with the commit
+    delivery = db.session.scalar(
+        select(WebhookDelivery).where(WebhookDelivery.transporteur_id == carrier.id)
+    )
+    delivery.status = "failed"  # so it may be sent again
     return {
+        "endpoint_id": hook.id,
+        "spare_endpoint_id": spare_hook.id,
+        "delivery_id": delivery.id,
         "answer_session_id": answer_session.id,
         "vehicle_id": vehicle.id,
         "session_id": session.id,

@@ -7,6 +7,7 @@ import hashlib
 import hmac
 import time
 from datetime import date, timedelta
+from urllib.parse import urlsplit
 
 from factories import (
     bearer,
@@ -163,6 +164,14 @@ def test_every_event_type_reaches_the_receiver_once_per_change(
     assert completed["taak"] == api_task
     assert completed["facturatieregel"]["kilometers"] == 42
     assert completed["facturatieregel"]["hoeveelheid"] == 30
+    # The proof of delivery opens without an account.
+    proof = urlsplit(completed["bewijs"]["url"])
+    assert proof.path.startswith("/bewijs/")
+    shipper = app.test_client()
+    opened = shipper.get(proof.path)
+    assert opened.status_code == 200 and "Mest Enter" in opened.get_data(as_text=True)
+    pdf = shipper.get(urlsplit(completed["bewijs"]["pdf"]).path)
+    assert pdf.headers["Content-Type"] == "application/pdf"
     assert [
         e["data"]["van"] + ">" + e["data"]["naar"] for e in by_type["taak.status_gewijzigd"]
     ] == [
@@ -263,3 +272,17 @@ def test_a_task_changed_twice_in_one_request_is_told_once_in_its_final_state(
         ("taak.aangemaakt", "Mest laden Enter"),
         ("taak.gewijzigd", "B"),
     ]
+
+
+def test_a_receiver_that_never_answers_does_not_slow_the_planners_request(
+    app, client, carrier, driver, api_key, receiver
+):
+    """Delivery is the worker's: the request that makes the change contacts no receiver."""
+    register(app, carrier, receiver.url())
+    receiver.script = [("hang",)] * 5
+    created = client.post(
+        f"/api/v1/users/{driver.user_token}/taken", json=TASK, headers=bearer(api_key.key)
+    )
+    assert created.status_code == 201
+    assert receiver.received == []
+    assert [d["status"] for d in deliveries(app, carrier)] == ["queued"]
