@@ -44,6 +44,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.accounts.views import bp as accounts_bp
     from portal.api import bp as api_bp
     from portal.billing.views import bp as billing_bp
+    from portal.customers.views import bp as customers_bp
     from portal.drivers.views import bp as drivers_bp
     from portal.files.views import bp as files_bp
     from portal.fleet.views import bp as fleet_bp
@@ -66,6 +67,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         task_import_bp,
         proof_bp,
         billing_bp,
+        customers_bp,
         messages_bp,
         answers_bp,
         questionnaires_bp,

@@ -3,6 +3,7 @@
 from portal.accounts.models import ActivationCode, ApiKey, Carrier, LoginAttempt, RefreshToken, User
 from portal.audit.models import AuditEntry
 from portal.billing.models import BillingExport, BillingLine
+from portal.customers.models import Customer, CustomerPlace
 from portal.drivers.models import Driver, DriverLocation
 from portal.files.models import StoredFile
 from portal.fleet.models import Vehicle, VehicleSession
@@ -31,6 +32,8 @@ __all__ = [
     "BillingExport",
     "BillingLine",
     "Carrier",
+    "Customer",
+    "CustomerPlace",
     "DeliveryAttempt",
     "Driver",
     "DriverLocation",

@@ -63,6 +63,8 @@ EXPECTED_TENANT_TABLES = {
     "webhook_gebeurtenissen",
     "webhook_leveringen",
     "webhook_pogingen",
+    "klanten",
+    "klant_locaties",
 }
 
 
@@ -274,8 +276,18 @@ def populate(app, client, name: str) -> dict:
             actor=SYSTEM,
         )
         webhooks.send_test(carrier_id=carrier.id, endpoint_id=endpoint.id, actor=SYSTEM)
+        from portal.customers import service as customers
+
+        customer = customers.create_customer(
+            carrier_id=carrier.id, data={"naam": f"Klant van {name}"}, actor=SYSTEM
+        )
+        place = customers.add_place(
+            carrier_id=carrier.id, customer_id=customer.id, data={"naam": "Erf"}, actor=SYSTEM
+        )
+        customer_ids.update(klant_id=customer.id, locatie_id=place.id)
         return stored.id, export_id, vehicle_session_id, proof_link_id, endpoint.id
 
+    customer_ids: dict = {}
     file_id, export_id, vehicle_session_id, proof_link_id, endpoint_id = in_carrier(
         app, carrier.id, extra
     )
@@ -301,6 +313,7 @@ def populate(app, client, name: str) -> dict:
         "proof_link_id": proof_link_id,
         "endpoint_id": endpoint_id,
         "delivery_id": delivery_id,
+        **customer_ids,
     }
 
 
@@ -555,6 +568,8 @@ def route_values(refs: dict) -> dict[str, str]:
         "name": "bewijs.json",  # not an id: a part every bundle has
         "endpoint_id": str(refs["endpoint_id"]),
         "delivery_id": str(refs["delivery_id"]),
+        "klant_id": str(refs["klant_id"]),
+        "locatie_id": str(refs["locatie_id"]),
     }
 
 

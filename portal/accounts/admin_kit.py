@@ -90,6 +90,7 @@ SCOPE_DOMAINS = {
     "files": _l("Bestanden"),
     "locations": _l("Locaties"),
     "webhooks": _l("Webhooks"),
+    "customers": _l("Klanten"),
 }
 SCOPE_ACCESS = {"read": _l("lezen"), "write": _l("wijzigen")}
 

@@ -43,6 +43,8 @@ SCOPES = (
     "hours:write",
     "webhooks:read",
     "webhooks:write",
+    "customers:read",
+    "customers:write",
 )
 DEFAULT_SCOPES = " ".join(SCOPES)
 
@@ -129,7 +131,7 @@ class ApiKey(CarrierScoped, db.Model):
     naam: Mapped[str] = mapped_column(String(200))
     prefix: Mapped[str] = mapped_column(String(16))
     key_hash: Mapped[str] = mapped_column(String(64))
-    scopes: Mapped[str] = mapped_column(String(200), default=DEFAULT_SCOPES)
+    scopes: Mapped[str] = mapped_column(String(500), default=DEFAULT_SCOPES)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     ingetrokken_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # Recorded at most once a minute (see authenticate_api_key), not on every request.

@@ -2,6 +2,7 @@
 
 from portal.api import (  # noqa: F401  (register routes)
     auth,
+    customers,
     drivers,
     files,
     fleet,

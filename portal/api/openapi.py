@@ -54,6 +54,8 @@ SCOPE_TEXT = {
     "webhooks:read": "read webhook endpoints and their deliveries",
     "webhooks:write": "register, change, pause, test and delete webhook endpoints; resend "
     "deliveries",
+    "customers:read": "read customers and their loading and unloading places",
+    "customers:write": "add, change, deactivate and delete customers and their places",
 }
 SCOPE_403 = (
     "The caller may not do this. An API key without the scope this operation needs gets "

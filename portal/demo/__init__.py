@@ -1,8 +1,9 @@
 """Demo data: two carriers with users, drivers, vehicles, questionnaires and a week of tasks.
 
 `seed()` (the `flask seed-demo` command) builds each carrier here and its history through
-the modules beside this one: tasks and their answers, positions, vehicle sessions,
-messages, hours and tachograph downloads, all through the services as real use goes.
+the modules beside this one: customers and their places, tasks and their answers,
+positions, vehicle sessions, messages, hours and tachograph downloads, all through the
+services as real use goes.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from sqlalchemy import select
 from portal.accounts import service as accounts
 from portal.accounts.models import Carrier
 from portal.config import ROOT
+from portal.demo.customers import seed_customers
 from portal.demo.hours import seed_hours
 from portal.demo.messages import seed_messages
 from portal.demo.positions import seed_positions
@@ -125,6 +127,7 @@ def _seed_carrier(spec: dict) -> None:
             carrier_id=carrier_id, doc=orjson.loads(path.read_bytes()), activate=True
         )
     _seed_questionnaire_work(carrier_id, staff["author"])
+    seed_customers(carrier_id, staff["planner"])
     seed_tasks(carrier_id, driver_rows, vehicles, staff["planner"])
     seed_vehicle_sessions(carrier_id, driver_rows, vehicles, staff["planner"])
     seed_messages(carrier_id, driver_rows, staff["planner"])

@@ -10,6 +10,7 @@ from factories import create_user, csrf_from, login
 
 ALL_SECTIONS = [
     "/taken",
+    "/klanten",
     "/facturatie",
     "/vragenlijsten",
     "/antwoorden",

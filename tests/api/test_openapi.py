@@ -374,6 +374,7 @@ def world(app, client, carrier, driver, api_key) -> dict:
     )
     assert tacho.status_code == 201, tacho.get_data(as_text=True)
     endpoint_id, delivery_id = webhook_with_a_failed_delivery(app, carrier)
+    klant_id, locatie_id = customer_with_a_place(app, carrier)
     return {
         "driver": driver,
         "key": api_key.key,
@@ -392,6 +393,8 @@ def world(app, client, carrier, driver, api_key) -> dict:
             "activiteit_id": str(activity_id),
             "endpoint_id": str(endpoint_id),
             "delivery_id": str(delivery_id),
+            "klant_id": str(klant_id),
+            "locatie_id": str(locatie_id),
         },
         "vehicle_qr": vehicle_qr,
         "task_id": str(task.id),
@@ -400,6 +403,26 @@ def world(app, client, carrier, driver, api_key) -> dict:
         "spare_task_id": str(spare.id),
         "completed_task_id": str(completed.id),
     }
+
+
+def customer_with_a_place(app, carrier):
+    """A customer with one loading place."""
+    from portal.audit.service import SYSTEM
+    from portal.customers import service
+
+    def make():
+        customer = service.create_customer(
+            carrier_id=carrier.id, data={"naam": "Maatschap Ter Horst"}, actor=SYSTEM
+        )
+        place = service.add_place(
+            carrier_id=carrier.id,
+            customer_id=customer.id,
+            data={"naam": "Erf Enter", "soort": "laden"},
+            actor=SYSTEM,
+        )
+        return customer.id, place.id
+
+    return in_carrier(app, carrier.id, make)
 
 
 def webhook_with_a_failed_delivery(app, carrier):
@@ -613,6 +636,15 @@ def explicit_cases(operation, world: dict) -> list:
         "POST /webhooks/{endpoint_id}/opnieuw": [
             {"van": "2026-01-01T00:00:00.000Z", "tot": "2027-01-01T00:00:00.000Z"}
         ],
+        "POST /klanten": [
+            {"naam": "Mengvoederfabriek De Heus", "btw_nummer": "NL123456789B01"},
+            {"naam": "Agrar GmbH", "btw_nummer": "DE123456789", "debiteurnummer": "20417"},
+        ],
+        "PATCH /klanten/{klant_id}": [{"factuur_email": "facturen@terhorst.nl"}, {"actief": False}],
+        "POST /klanten/{klant_id}/locaties": [
+            {"naam": "Mestsilo", "soort": "lossen", "locatie_lat": 52.29, "locatie_lng": 6.57}
+        ],
+        "PATCH /klanten/{klant_id}/locaties/{locatie_id}": [{"openingstijden": "ma-vr 6-17"}],
         "POST /vehicle_sessions": [{}, {"vehicle_id": world["params"]["vehicle_id"]}],
         "POST /vehicle_sessions/{session_id}/validate": [{"qr": world["vehicle_qr"]}],
         "POST /questionnaire_answers": [
@@ -660,7 +692,7 @@ def explicit_cases(operation, world: dict) -> list:
     if (
         operation.method.upper() == "DELETE"
         or {"transporteur_id", "tacho_file_id"} & set(names)
-        or operation.path.startswith("/webhooks")
+        or operation.path.startswith(("/webhooks", "/klanten"))
     ):
         return [operation.Case(path_parameters=params, headers=headers)]  # integrations only
     if operation.label == "POST /vehicle_sessions/{session_id}/end":

@@ -114,6 +114,10 @@ def world(request, tmp_path_factory):
             "GET /taken/{task_id}/bewijs": {"task_id": str(completed.id)},
             "DELETE /users/{user_token}/taken": {"user_token": spare_driver.user_token},
             "DELETE /webhooks/{endpoint_id}": {"endpoint_id": params["spare_endpoint_id"]},
+            "DELETE /klanten/{klant_id}": {"klant_id": params["spare_klant_id"]},
+            "DELETE /klanten/{klant_id}/locaties/{locatie_id}": {
+                "locatie_id": params["spare_locatie_id"]
+            },
         },
     }
     with app.app_context():
@@ -193,7 +197,23 @@ def make_rows(carrier: Ref, driver: Ref, started: Ref, revision: Ref) -> dict:
         select(WebhookDelivery).where(WebhookDelivery.transporteur_id == carrier.id)
     )
     delivery.status = "failed"  # so it may be sent again
+    from portal.customers import service as customers
+
+    customer, spare_customer = (
+        customers.create_customer(carrier_id=carrier.id, data={"naam": naam}, actor=SYSTEM)
+        for naam in ("Maatschap Ter Horst", "Oud-klant")
+    )
+    place, spare_place = (
+        customers.add_place(
+            carrier_id=carrier.id, customer_id=customer.id, data={"naam": naam}, actor=SYSTEM
+        )
+        for naam in ("Erf Enter", "Oude schuur")
+    )
     return {
+        "klant_id": customer.id,
+        "spare_klant_id": spare_customer.id,
+        "locatie_id": place.id,
+        "spare_locatie_id": spare_place.id,
         "endpoint_id": hook.id,
         "spare_endpoint_id": spare_hook.id,
         "delivery_id": delivery.id,

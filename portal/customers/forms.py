@@ -1,0 +1,160 @@
+"""Portal forms of customers: the customer form, the place form, the list's filters."""
+
+from __future__ import annotations
+
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import SelectChoice, SelectField, StringField, TextAreaField
+from wtforms.validators import DataRequired, Length, Optional, ValidationError
+
+from portal.customers.models import PLACE_KINDS
+from portal.customers.rules import LIMITS
+from portal.fleet.forms import DecimalCommaField
+
+SOORT_LABELS = {
+    "laden": _l("Laden"),
+    "lossen": _l("Lossen"),
+    "beide": _l("Laden en lossen"),
+}
+ACTIVE_FILTERS = {
+    "actief": _l("Actief"),
+    "inactief": _l("Gedeactiveerd"),
+    "alle": _l("Alle"),
+}
+# The service's error codes as a planner reads them at the field.
+MESSAGES = {
+    "required": _l("Vul dit veld in."),
+    "too_long": _l("Dit is te lang."),
+    "vat_dutch": _l(
+        "Een Nederlands btw-nummer is NL, 9 cijfers, B en 2 cijfers, bijvoorbeeld NL123456789B01."
+    ),
+    "vat_format": _l(
+        "Geen btw-nummer: begin met de landcode en 2 tot 13 letters of cijfers, bijvoorbeeld "
+        "DE123456789."
+    ),
+    "email": _l("Vul een e-mailadres in, bijvoorbeeld facturen@klant.nl."),
+    "duplicate": _l("Een andere klant heeft dit debiteurnummer al."),
+    "country": _l("Vul een landcode van 2 letters in, bijvoorbeeld NL, DE of BE."),
+    "range": _l("Deze coördinaat ligt buiten het bereik."),
+    "coordinates_pair": _l("Vul breedte- en lengtegraad allebei in, of laat ze allebei leeg."),
+}
+
+
+def _length(name: str) -> list:
+    return [Optional(), Length(max=LIMITS[name], message=_l("Dit is te lang."))]
+
+
+class CustomerForm(FlaskForm):
+    naam = StringField(
+        _l("Naam"),
+        validators=[DataRequired(_l("Vul de naam van de klant in.")), *_length("naam")[1:]],
+        description=_l("Zoals op de factuur, bijvoorbeeld “Maatschap Ter Horst”."),
+    )
+    debiteurnummer = StringField(
+        _l("Debiteurnummer"),
+        validators=_length("debiteurnummer"),
+        description=_l("Het nummer van de klant in je boekhouding; uniek als je het invult."),
+        render_kw={"autocomplete": "off"},
+    )
+    btw_nummer = StringField(
+        _l("Btw-nummer"),
+        validators=_length("btw_nummer"),
+        description=_l("Bijvoorbeeld NL123456789B01, of een btw-nummer uit een ander EU-land."),
+        render_kw={"autocomplete": "off", "autocapitalize": "characters", "spellcheck": "false"},
+    )
+    factuur_email = StringField(
+        _l("E-mail voor facturen"),
+        validators=_length("factuur_email"),
+        render_kw={"type": "email", "autocomplete": "off"},
+    )
+    opmerkingen = TextAreaField(
+        _l("Opmerkingen"),
+        validators=_length("opmerkingen"),
+        description=_l("Voor planners en de administratie."),
+    )
+
+    def customer_data(self) -> dict:
+        """The form's fields as the service takes them."""
+        return {name: self[name].data for name in self.data if name != "csrf_token"}
+
+
+class PlaceForm(FlaskForm):
+    naam = StringField(
+        _l("Naam"),
+        validators=[DataRequired(_l("Vul de naam van de locatie in.")), *_length("naam")[1:]],
+        description=_l("Bijvoorbeeld “Erf Enter” of “Mengvoederfabriek”."),
+    )
+    soort = SelectField(
+        _l("Soort"),
+        choices=[SelectChoice(key, label) for key, label in SOORT_LABELS.items()],
+        default="beide",
+    )
+    adres = StringField(_l("Adres"), validators=_length("adres"))
+    postcode = StringField(_l("Postcode"), validators=_length("postcode"))
+    stad = StringField(_l("Plaats"), validators=_length("stad"))
+    land = StringField(
+        _l("Land"),
+        validators=[DataRequired(_l("Vul een landcode in.")), Length(max=2)],
+        default="NL",
+        description=_l("Landcode van 2 letters: NL, DE, BE."),
+        render_kw={"maxlength": 2, "autocapitalize": "characters"},
+    )
+    locatie_lat = DecimalCommaField(
+        _l("Breedtegraad"), validators=[Optional()], render_kw={"inputmode": "decimal"}
+    )
+    locatie_lng = DecimalCommaField(
+        _l("Lengtegraad"),
+        validators=[Optional()],
+        render_kw={"inputmode": "decimal"},
+        description=_l("Bijvoorbeeld 52,2936 en 6,5714: beide of geen van twee."),
+    )
+    openingstijden = TextAreaField(
+        _l("Openingstijden"),
+        validators=_length("openingstijden"),
+        description=_l("Bijvoorbeeld “ma-vr 6:00-17:00, za tot 12:00”."),
+    )
+    contactpersoon = StringField(_l("Contactpersoon"), validators=_length("contactpersoon"))
+    telefoon = StringField(
+        _l("Telefoon"), validators=_length("telefoon"), render_kw={"type": "tel"}
+    )
+    opmerkingen = TextAreaField(
+        _l("Opmerkingen voor de chauffeur"),
+        validators=_length("opmerkingen"),
+        description=_l("Bijvoorbeeld de route over het erf of waar de sleutel ligt."),
+    )
+
+    def validate_soort(self, field) -> None:
+        if field.data not in PLACE_KINDS:
+            raise ValidationError(_l("Kies een soort."))
+
+    def place_data(self) -> dict:
+        """The form's fields as the service takes them."""
+        return {name: self[name].data for name in self.data if name != "csrf_token"}
+
+
+class CustomerFilterForm(FlaskForm):
+    """The list's filters (GET; no CSRF: it changes nothing)."""
+
+    class Meta:
+        csrf = False
+
+    q = StringField(_l("Zoeken"), validators=[Optional(), Length(max=100)])
+    status = SelectField(
+        _l("Status"),
+        choices=[SelectChoice(key, label) for key, label in ACTIVE_FILTERS.items()],
+        default="actief",
+    )
+
+    def clean(self, name: str):
+        """A filter's value when valid, else its default."""
+        field = self[name]
+        if field.errors:
+            return field.default
+        if isinstance(field, SelectField):
+            valid = {value for value, *_rest in field.iter_choices()}
+            return field.data if field.data in valid else field.default
+        return field.data
+
+
+class ConfirmForm(FlaskForm):
+    """A confirmation: only its CSRF token."""

@@ -1,0 +1,161 @@
+"""The customers' field rules: what a customer's and a place's fields may hold, checked and
+normalised before the service writes them. Errors are {field, code, message}: a stable code
+for the portal to word and for API clients, an English message."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from portal.customers.models import PLACE_KINDS
+
+CUSTOMER_FIELDS = ("naam", "debiteurnummer", "btw_nummer", "factuur_email", "opmerkingen")
+PLACE_FIELDS = (
+    "naam",
+    "soort",
+    "adres",
+    "postcode",
+    "stad",
+    "land",
+    "locatie_lat",
+    "locatie_lng",
+    "openingstijden",
+    "contactpersoon",
+    "telefoon",
+    "opmerkingen",
+)
+# The longest value of each text field (the columns' sizes).
+LIMITS = {
+    "naam": 200,
+    "debiteurnummer": 50,
+    "btw_nummer": 20,
+    "factuur_email": 254,
+    "opmerkingen": 2000,
+    "adres": 200,
+    "postcode": 16,
+    "stad": 100,
+    "openingstijden": 500,
+    "contactpersoon": 200,
+    "telefoon": 50,
+}
+DUTCH_VAT = re.compile(r"NL[0-9]{9}B[0-9]{2}")
+EU_VAT = re.compile(r"[A-Z]{2}[0-9A-Z]{2,13}")
+EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
+DUTCH_POSTCODE = re.compile(r"([1-9][0-9]{3}) ?([A-Z]{2})")
+COUNTRY = re.compile(r"[A-Z]{2}")
+
+
+def error(field: str, code: str, message: str) -> dict:
+    return {"field": field, "code": code, "message": message}
+
+
+def normalise_vat(value: str) -> str:
+    """A VAT number as stored: upper case without spaces, dots or dashes."""
+    return re.sub(r"[\s.\-]", "", value).upper()
+
+
+def vat_problem(value: str) -> dict | None:
+    """Why value is no VAT number (a Dutch one strictly, other EU ones loosely), or None."""
+    compact = normalise_vat(value)
+    if compact.startswith("NL"):
+        if not DUTCH_VAT.fullmatch(compact):
+            return error(
+                "btw_nummer", "vat_dutch", "a Dutch VAT number is NL + 9 digits + B + 2 digits"
+            )
+        return None
+    if not EU_VAT.fullmatch(compact):
+        return error("btw_nummer", "vat_format", "a country code and 2 to 13 letters or digits")
+    return None
+
+
+def _text(data: dict, name: str, errors: list[dict], clean: dict, required=False) -> None:
+    value = data[name]
+    if value is not None and not isinstance(value, str):
+        errors.append(error(name, "type", "text"))
+        return
+    value = (value or "").strip() or None
+    if value is None and required:
+        errors.append(error(name, "required", "required"))
+    elif value is not None and len(value) > LIMITS[name]:
+        errors.append(error(name, "too_long", f"at most {LIMITS[name]} characters"))
+    else:
+        clean[name] = value
+
+
+def clean_customer(data: dict, errors: list[dict]) -> dict:
+    """The customer's fields of data checked and normalised; problems go to errors."""
+    clean: dict = {}
+    errors.extend(
+        error(name, "not_editable", "unknown field")
+        for name in sorted(set(data) - set(CUSTOMER_FIELDS))
+    )
+    for name in CUSTOMER_FIELDS:
+        if name in data:
+            _text(data, name, errors, clean, required=name == "naam")
+    if clean.get("btw_nummer"):
+        problem = vat_problem(clean["btw_nummer"])
+        if problem:
+            errors.append(problem)
+        clean["btw_nummer"] = normalise_vat(clean["btw_nummer"])
+    email = clean.get("factuur_email")
+    if email and not EMAIL.fullmatch(email):
+        errors.append(error("factuur_email", "email", "an e-mail address"))
+    return clean
+
+
+def _number(value, name: str, low: float, high: float, errors: list[dict]) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        errors.append(error(name, "type", "a number"))
+        return None
+    if not low <= value <= high:
+        errors.append(error(name, "range", f"between {low:g} and {high:g}"))
+        return None
+    return float(value)
+
+
+def clean_place(data: dict, errors: list[dict]) -> dict:
+    """The place's fields of data checked and normalised; problems go to errors."""
+    clean: dict = {}
+    errors.extend(
+        error(name, "not_editable", "unknown field")
+        for name in sorted(set(data) - set(PLACE_FIELDS))
+    )
+    for name in ("naam", "adres", "postcode", "stad", "openingstijden", "contactpersoon",
+                 "telefoon", "opmerkingen"):  # fmt: skip
+        if name in data:
+            _text(data, name, errors, clean, required=name == "naam")
+    if "soort" in data:
+        if data["soort"] not in PLACE_KINDS:
+            errors.append(error("soort", "choice", f"one of {', '.join(PLACE_KINDS)}"))
+        else:
+            clean["soort"] = data["soort"]
+    if "land" in data:
+        land = (data["land"] or "NL") if isinstance(data["land"], str | None) else ""
+        land = land.strip().upper()
+        if not COUNTRY.fullmatch(land):
+            errors.append(error("land", "country", "an ISO 3166 country code of 2 letters"))
+        else:
+            clean["land"] = land
+    if "locatie_lat" in data:
+        clean["locatie_lat"] = _number(data["locatie_lat"], "locatie_lat", -90, 90, errors)
+    if "locatie_lng" in data:
+        clean["locatie_lng"] = _number(data["locatie_lng"], "locatie_lng", -180, 180, errors)
+    return clean
+
+
+def check_coordinates(lat, lng, errors: list[dict]) -> None:
+    if lat is not None and lng is None:
+        errors.append(error("locatie_lng", "coordinates_pair", "required with locatie_lat"))
+    if lng is not None and lat is None:
+        errors.append(error("locatie_lat", "coordinates_pair", "required with locatie_lng"))
+
+
+def written_postcode(postcode: str | None, land: str) -> str | None:
+    """A Dutch postcode as written on letters (1234 AB); others as given."""
+    if postcode and land == "NL":
+        match = DUTCH_POSTCODE.fullmatch(postcode.upper())
+        if match:
+            return f"{match.group(1)} {match.group(2)}"
+    return postcode

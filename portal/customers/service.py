@@ -1,0 +1,362 @@
+"""Customers and their places: the only door to the klanten and klant_locaties tables.
+
+What the fields may hold is in `rules.py`; its errors at a field carry a stable `code`
+beside the English `message`, so the portal words them in the planner's language and an API
+client can rely on them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy import delete, func, or_, select
+from sqlalchemy.exc import IntegrityError
+
+from portal.audit import service as audit
+from portal.audit.service import Actor
+from portal.customers.models import Customer, CustomerPlace
+from portal.customers.rules import (  # noqa: F401  (LIMITS, vat_problem: for callers)
+    LIMITS,
+    check_coordinates,
+    clean_customer,
+    clean_place,
+    error,
+    normalise_vat,
+    vat_problem,
+    written_postcode,
+)
+from portal.errors import Conflict, NotFound, ValidationFailed
+from portal.extensions import db
+from portal.types import utcnow
+
+# Checks other domains register (e.g. tasks that name a customer): each answers whether a
+# customer is in use, which keeps it from being deleted (it can be deactivated).
+_usage_checks: list[Callable[[uuid.UUID, uuid.UUID], bool]] = []
+
+
+def on_usage_check(check: Callable[[uuid.UUID, uuid.UUID], bool]) -> None:
+    """Register check(carrier_id, customer_id) -> True when something refers to it."""
+    _usage_checks.append(check)
+
+
+@dataclass(frozen=True)
+class CustomerFilters:
+    """A selection of customers, by name."""
+
+    search: str | None = None  # in naam, debiteurnummer, and the places' stad
+    actief: bool | None = None  # None: active and inactive
+    limit: int = 50
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class CustomerPage:
+    customers: list[Customer]
+    total: int
+
+
+DUPLICATE = error("debiteurnummer", "duplicate", "another customer has this debtor number")
+
+
+def _number_taken(carrier_id: uuid.UUID, number: str, except_id: uuid.UUID | None) -> bool:
+    stmt = select(Customer.id).where(
+        Customer.transporteur_id == carrier_id, Customer.debiteurnummer == number
+    )
+    if except_id is not None:
+        stmt = stmt.where(Customer.id != except_id)
+    return db.session.scalar(stmt.limit(1)) is not None
+
+
+def _flush_unique(apply: Callable[[], None]) -> None:
+    """Apply and flush in a savepoint: a debtor number stored meanwhile by a concurrent
+    request is the same error at the field as one found before."""
+    try:
+        with db.session.begin_nested():
+            apply()
+            db.session.flush()
+    except IntegrityError:
+        raise ValidationFailed([DUPLICATE]) from None
+
+
+def _changes(obj, clean: dict) -> dict:
+    return {k: [getattr(obj, k), v] for k, v in clean.items() if getattr(obj, k) != v}
+
+
+# --- customers ---------------------------------------------------------------------------
+
+
+def create_customer(*, carrier_id: uuid.UUID, data: dict, actor: Actor) -> Customer:
+    """A new, active customer; naam is required, the rest optional."""
+    errors: list[dict] = []
+    clean = clean_customer({"naam": None, **data}, errors)
+    number = clean.get("debiteurnummer")
+    if number and _number_taken(carrier_id, number, None):
+        errors.append(DUPLICATE)
+    if errors:
+        raise ValidationFailed(errors)
+    customer = Customer(transporteur_id=carrier_id, id=uuid.uuid4(), actief=True, **clean)
+    _flush_unique(lambda: db.session.add(customer))
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="customer",
+        entity_id=customer.id,
+        action="created",
+        changes={k: [None, v] for k, v in clean.items() if v is not None},
+    )
+    return customer
+
+
+def update_customer(
+    *, carrier_id: uuid.UUID, customer_id: uuid.UUID, data: dict, actor: Actor
+) -> Customer:
+    """Change the given fields of a customer (naam stays required)."""
+    customer = get_customer(carrier_id=carrier_id, customer_id=customer_id)
+    errors: list[dict] = []
+    clean = clean_customer(data, errors)
+    number = clean.get("debiteurnummer")
+    if number and _number_taken(carrier_id, number, customer.id):
+        errors.append(DUPLICATE)
+    if errors:
+        raise ValidationFailed(errors)
+    changes = _changes(customer, clean)
+    if changes:
+
+        def apply() -> None:
+            for name, (_old, new) in changes.items():
+                setattr(customer, name, new)
+            customer.updated_at = utcnow()
+
+        _flush_unique(apply)
+        audit.record(
+            carrier_id=carrier_id,
+            actor=actor,
+            entity="customer",
+            entity_id=customer.id,
+            action="updated",
+            changes=changes,
+        )
+    return customer
+
+
+def set_active(
+    *, carrier_id: uuid.UUID, customer_id: uuid.UUID, actief: bool, actor: Actor
+) -> Customer:
+    """Deactivate a customer (no new work for it; what it has stays) or make it active."""
+    customer = get_customer(carrier_id=carrier_id, customer_id=customer_id)
+    if customer.actief != actief:
+        customer.actief = actief
+        customer.updated_at = utcnow()
+        db.session.flush()
+        audit.record(
+            carrier_id=carrier_id,
+            actor=actor,
+            entity="customer",
+            entity_id=customer.id,
+            action="activated" if actief else "deactivated",
+            changes={"actief": [not actief, actief]},
+        )
+    return customer
+
+
+def in_use(*, carrier_id: uuid.UUID, customer_id: uuid.UUID) -> bool:
+    """Whether anything refers to the customer (then it can be deactivated, not deleted)."""
+    return any(check(carrier_id, customer_id) for check in _usage_checks)
+
+
+def delete_customer(*, carrier_id: uuid.UUID, customer_id: uuid.UUID, actor: Actor) -> None:
+    """Delete a customer that nothing refers to, with its places; Conflict when in use."""
+    customer = get_customer(carrier_id=carrier_id, customer_id=customer_id)
+    if in_use(carrier_id=carrier_id, customer_id=customer_id):
+        raise Conflict("The customer is in use: deactivate it instead.", reden="in_use")
+    db.session.execute(
+        delete(CustomerPlace).where(
+            CustomerPlace.transporteur_id == carrier_id, CustomerPlace.klant_id == customer_id
+        )
+    )
+    db.session.delete(customer)
+    db.session.flush()
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="customer",
+        entity_id=customer_id,
+        action="deleted",
+        changes={"naam": [customer.naam, None]},
+    )
+
+
+def get_customer(*, carrier_id: uuid.UUID, customer_id: uuid.UUID) -> Customer:
+    """The carrier's customer; NotFound when absent or another carrier's."""
+    customer = db.session.scalar(
+        select(Customer).where(Customer.transporteur_id == carrier_id, Customer.id == customer_id)
+    )
+    if customer is None:
+        raise NotFound("customer not found")
+    return customer
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def find_customers(*, carrier_id: uuid.UUID, filters: CustomerFilters) -> CustomerPage:
+    """A page of the carrier's customers by name, and the size of the selection. The search
+    finds a part of the name or debtor number, or of the city of one of the places."""
+    where = [Customer.transporteur_id == carrier_id]
+    if filters.actief is not None:
+        where.append(Customer.actief.is_(filters.actief))
+    search = (filters.search or "").strip().lower()
+    if search:
+        pattern = f"%{_escape_like(search)}%"
+        in_city = (
+            select(CustomerPlace.klant_id)
+            .where(
+                CustomerPlace.transporteur_id == carrier_id,
+                func.lower(CustomerPlace.stad).like(pattern, escape="\\"),
+            )
+            .scalar_subquery()
+        )
+        where.append(
+            or_(
+                func.lower(Customer.naam).like(pattern, escape="\\"),
+                func.lower(Customer.debiteurnummer).like(pattern, escape="\\"),
+                Customer.id.in_(in_city),
+            )
+        )
+    total = db.session.scalar(select(func.count()).select_from(Customer).where(*where)) or 0
+    stmt = (
+        select(Customer)
+        .where(*where)
+        .order_by(func.lower(Customer.naam), Customer.id)
+        .limit(filters.limit)
+        .offset(filters.offset)
+    )
+    return CustomerPage(customers=list(db.session.scalars(stmt)), total=total)
+
+
+def history(*, carrier_id: uuid.UUID, customer_id: uuid.UUID):
+    """The customer's audit trail (its places' changes included), oldest first."""
+    return audit.entries_for(carrier_id=carrier_id, entity="customer", entity_id=customer_id)
+
+
+# --- places ------------------------------------------------------------------------------
+
+
+def places_by_customer(
+    *, carrier_id: uuid.UUID, customer_ids: set[uuid.UUID]
+) -> dict[uuid.UUID, list[CustomerPlace]]:
+    """The places of a page of customers by name, in one query."""
+    if not customer_ids:
+        return {}
+    stmt = (
+        select(CustomerPlace)
+        .where(
+            CustomerPlace.transporteur_id == carrier_id,
+            CustomerPlace.klant_id.in_(customer_ids),
+        )
+        .order_by(func.lower(CustomerPlace.naam), CustomerPlace.id)
+    )
+    found: dict[uuid.UUID, list[CustomerPlace]] = {i: [] for i in customer_ids}
+    for place in db.session.scalars(stmt):
+        found[place.klant_id].append(place)
+    return found
+
+
+def list_places(*, carrier_id: uuid.UUID, customer_id: uuid.UUID) -> list[CustomerPlace]:
+    """A customer's places by name; NotFound for another carrier's customer."""
+    get_customer(carrier_id=carrier_id, customer_id=customer_id)
+    return places_by_customer(carrier_id=carrier_id, customer_ids={customer_id})[customer_id]
+
+
+def get_place(
+    *, carrier_id: uuid.UUID, customer_id: uuid.UUID, place_id: uuid.UUID
+) -> CustomerPlace:
+    """One place of the customer; NotFound when absent, another customer's or carrier's."""
+    place = db.session.scalar(
+        select(CustomerPlace).where(
+            CustomerPlace.transporteur_id == carrier_id,
+            CustomerPlace.klant_id == customer_id,
+            CustomerPlace.id == place_id,
+        )
+    )
+    if place is None:
+        raise NotFound("place not found")
+    return place
+
+
+def _record_place(carrier_id, actor, place: CustomerPlace, action: str, changes: dict) -> None:
+    # On the customer's trail: its page tells the story of the customer with its places.
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="customer",
+        entity_id=place.klant_id,
+        action=action,
+        changes={"locatie": [None, place.naam], **changes},
+    )
+
+
+def add_place(
+    *, carrier_id: uuid.UUID, customer_id: uuid.UUID, data: dict, actor: Actor
+) -> CustomerPlace:
+    """A new place of the customer; naam is required, coordinates both or neither."""
+    get_customer(carrier_id=carrier_id, customer_id=customer_id)
+    errors: list[dict] = []
+    clean = clean_place({"naam": None, "soort": "beide", "land": "NL", **data}, errors)
+    check_coordinates(clean.get("locatie_lat"), clean.get("locatie_lng"), errors)
+    if errors:
+        raise ValidationFailed(errors)
+    clean["postcode"] = written_postcode(clean.get("postcode"), clean["land"])
+    place = CustomerPlace(
+        transporteur_id=carrier_id, id=uuid.uuid4(), klant_id=customer_id, **clean
+    )
+    db.session.add(place)
+    db.session.flush()
+    _record_place(carrier_id, actor, place, "place_added", {})
+    return place
+
+
+def update_place(
+    *,
+    carrier_id: uuid.UUID,
+    customer_id: uuid.UUID,
+    place_id: uuid.UUID,
+    data: dict,
+    actor: Actor,
+) -> CustomerPlace:
+    """Change the given fields of a place (coordinates stay both or neither)."""
+    place = get_place(carrier_id=carrier_id, customer_id=customer_id, place_id=place_id)
+    errors: list[dict] = []
+    clean = clean_place(data, errors)
+    check_coordinates(
+        clean.get("locatie_lat", place.locatie_lat),
+        clean.get("locatie_lng", place.locatie_lng),
+        errors,
+    )
+    if errors:
+        raise ValidationFailed(errors)
+    if "postcode" in clean or "land" in clean:
+        clean["postcode"] = written_postcode(
+            clean.get("postcode", place.postcode), clean.get("land", place.land)
+        )
+    changes = _changes(place, clean)
+    if changes:
+        for name, (_old, new) in changes.items():
+            setattr(place, name, new)
+        place.updated_at = utcnow()
+        db.session.flush()
+        _record_place(carrier_id, actor, place, "place_updated", changes)
+    return place
+
+
+def remove_place(
+    *, carrier_id: uuid.UUID, customer_id: uuid.UUID, place_id: uuid.UUID, actor: Actor
+) -> None:
+    """Remove a place of the customer."""
+    place = get_place(carrier_id=carrier_id, customer_id=customer_id, place_id=place_id)
+    db.session.delete(place)
+    db.session.flush()
+    _record_place(carrier_id, actor, place, "place_removed", {"locatie": [place.naam, None]})
