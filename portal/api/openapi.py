@@ -22,6 +22,7 @@ from portal.api.core import (
     scopes_granting,
 )
 from portal.schemas import Problem, not_null
+from portal.webhooks.event_docs import openapi_webhooks
 
 REF = "#/components/schemas/{model}"
 ERROR_TITLES = {
@@ -232,6 +233,7 @@ class _Builder:
             for name, schema in sorted(self.components.items(), key=lambda item: names[item[0]])
         }
         document["paths"] = _renamed(document["paths"], refs)
+        document["webhooks"] = _renamed(document.get("webhooks", {}), refs)
         document["components"]["schemas"] = self.components
 
     def operation(self, op: Operation) -> dict:
@@ -415,6 +417,7 @@ class _Builder:
                 },
             },
         }
+        document["webhooks"] = openapi_webhooks(self.schema)
         self.generate_schemas(document)
         return document
 

@@ -15,7 +15,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, exists, func, select, tuple_, update
+from sqlalchemy import and_, delete, exists, func, select, tuple_, update
 from sqlalchemy.orm import aliased
 
 from portal.extensions import db
@@ -49,6 +49,8 @@ MAX_RETRY_AFTER = timedelta(hours=1)
 LEASE = timedelta(minutes=15)
 # An endpoint whose every attempt failed for this long is paused at its next failure.
 PAUSE_AFTER = timedelta(days=1)
+# How long sent and failed deliveries (with their attempts and events) are kept.
+KEEP = timedelta(days=30)
 
 
 def due_carriers(*, now: datetime, limit: int = 1000) -> list[uuid.UUID]:
@@ -301,3 +303,34 @@ def pause(*, carrier_id: uuid.UUID, endpoint: WebhookEndpoint, reason: str | Non
         .values(volgende_poging_op=None, claim_id=None)
         .execution_options(synchronize_session=False)
     )
+
+
+def prune(*, carrier_id: uuid.UUID, before: datetime) -> int:
+    """Forget the carrier's sent and failed deliveries made before `before`, with their
+    attempts, and the events no delivery refers to any more; queued ones stay whatever
+    their age. Answers how many deliveries went."""
+    d = WebhookDelivery
+    old = select(d.id).where(
+        d.transporteur_id == carrier_id, d.status != "queued", d.created_at < before
+    )
+    db.session.execute(
+        delete(WebhookAttempt)
+        .where(WebhookAttempt.transporteur_id == carrier_id, WebhookAttempt.levering_id.in_(old))
+        .execution_options(synchronize_session=False)
+    )
+    gone = db.session.execute(
+        delete(d)
+        .where(d.transporteur_id == carrier_id, d.status != "queued", d.created_at < before)
+        .execution_options(synchronize_session=False)
+    ).rowcount
+    referred = select(d.gebeurtenis_id).where(d.transporteur_id == carrier_id)
+    db.session.execute(
+        delete(WebhookEvent)
+        .where(
+            WebhookEvent.transporteur_id == carrier_id,
+            WebhookEvent.created_at < before,
+            WebhookEvent.id.not_in(referred),
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return gone

@@ -15,7 +15,7 @@ import signal
 import threading
 from collections import Counter
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from flask import current_app
 
@@ -29,6 +29,9 @@ from portal.webhooks.signing import HEADER, signature_header
 
 logger = logging.getLogger(__name__)
 USER_AGENT = "Rijplan-Webhooks/1.0"
+# Each carrier's old deliveries are pruned when the worker is there anyway, at most this often.
+PRUNE_EVERY = timedelta(hours=1)
+_pruned: dict = {}  # carrier id: when this process last pruned its deliveries
 
 
 def sender_from_config(app) -> HttpSender:
@@ -70,6 +73,7 @@ def deliver_due(
                 carrier_id=carrier_id, now=clock(), limit=limit - done.total()
             )
             db.session.commit()
+            _prune(carrier_id, clock())
             waiting: set[tuple] = set()  # (endpoint, task) whose earlier delivery must wait
             for item in claimed:
                 key = (item.endpoint_id, item.order_key)
@@ -94,6 +98,17 @@ def deliver_due(
                     status,
                 )
     return done
+
+
+def _prune(carrier_id, now: datetime) -> None:
+    last = _pruned.get(carrier_id)
+    if last is not None and now - last < PRUNE_EVERY:
+        return
+    gone = outbox.prune(carrier_id=carrier_id, before=now - outbox.KEEP)
+    db.session.commit()
+    _pruned[carrier_id] = now
+    if gone:
+        logger.info("pruned %s old webhook deliveries of carrier %s", gone, carrier_id)
 
 
 def _send(sender: Sender, item: outbox.Claimed, now: datetime) -> Answer:

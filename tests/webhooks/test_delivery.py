@@ -264,3 +264,31 @@ def test_a_name_that_resolves_to_a_private_address_is_refused_when_sending(monke
     answer = HttpSender().send("https://hooks.transport.nl/in", b"{}", {})
     assert answer.outcome == "failed"
     assert failures.read(answer.fout) == ("url_refused", {"reason": "private_host"})
+
+
+def test_old_sent_and_failed_deliveries_are_pruned_queued_ones_kept(app, carrier, receiver):
+    from sqlalchemy import update
+
+    from portal.webhooks import worker
+    from portal.webhooks.models import WebhookDelivery, WebhookEvent
+
+    register(app, carrier, receiver.url(), ["taak.aangemaakt"])
+    receiver.script = [200, 400, 503]
+    for naam in ("Verstuurd", "Mislukt", "Wacht"):
+        create_task(app, carrier, None, naam=naam)
+    now = utcnow() + timedelta(seconds=1)
+    assert run_pass(app, now=now) == {"sent": 1, "failed": 1, "queued": 1}
+
+    def age_everything():
+        long_ago = now - outbox.KEEP - timedelta(days=1)
+        db.session.execute(update(WebhookDelivery).values(created_at=long_ago))
+        db.session.execute(update(WebhookEvent).values(created_at=long_ago))
+
+    in_carrier(app, carrier.id, age_everything)
+    create_task(app, carrier, None, naam="Nieuw")
+    worker._pruned.clear()
+    later = now + outbox.BACKOFF[0]
+    assert run_pass(app, now=later) == {"sent": 2}
+    kept = deliveries(app, carrier)
+    assert sorted(d["status"] for d in kept) == ["sent", "sent"]  # the waiting one and the new
+    assert len(kept) == 2

@@ -3,10 +3,9 @@ shapes in a signed envelope; a change that is refused or rolled back tells nothi
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import time
+import re
 from datetime import date, timedelta
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from factories import (
@@ -21,6 +20,7 @@ from factories import (
 from portal.audit.service import SYSTEM
 from portal.extensions import db
 from portal.webhooks import events
+from portal.webhooks.event_docs import EVENTS
 from webhooks.support import deliveries, register, run_pass
 
 TASK = {
@@ -34,14 +34,17 @@ TASK = {
 }
 
 
-def verify_like_the_readme(secret: str, header: str, body: bytes) -> bool:
-    """The receiver's recipe, as the README tells it."""
-    fields = dict(part.split("=", 1) for part in header.split(","))
-    timestamp = int(fields["t"])
-    expected = hmac.new(
-        secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256
-    ).hexdigest()
-    return abs(time.time() - timestamp) < 300 and hmac.compare_digest(expected, fields["v1"])
+def readme_recipe():
+    """The receiver's verification as the README shows it, run as written."""
+    text = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    code = re.search(r"```python\n(import hashlib.*?def verified.*?)```", text, re.S)
+    assert code, "the README shows how to verify a delivery"
+    scope: dict = {}
+    exec(code.group(1), scope)  # our own README's example
+    return scope["verified"]
+
+
+verify_like_the_readme = readme_recipe()
 
 
 def test_every_event_type_reaches_the_receiver_once_per_change(
@@ -149,6 +152,7 @@ def test_every_event_type_reaches_the_receiver_once_per_change(
         event = request.event
         by_type.setdefault(event["type"], []).append(event)
         assert set(event) == {"id", "type", "created_at", "transporteur_id", "data"}
+        EVENTS[event["type"]].model_validate(event)  # as the OpenAPI document describes it
         assert event["transporteur_id"] == str(carrier.id)
         assert request.headers["rijplan-event-id"] == event["id"]
         assert request.headers["rijplan-event-type"] == event["type"]
