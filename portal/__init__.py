@@ -43,6 +43,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.accounts.admin_views import bp as admin_bp
     from portal.accounts.views import bp as accounts_bp
     from portal.api import bp as api_bp
+    from portal.billing.tariff_views import bp as tariffs_bp
     from portal.billing.views import bp as billing_bp
     from portal.customers.views import bp as customers_bp
     from portal.drivers.views import bp as drivers_bp
@@ -67,6 +68,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         task_import_bp,
         proof_bp,
         billing_bp,
+        tariffs_bp,
         customers_bp,
         messages_bp,
         answers_bp,

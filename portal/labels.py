@@ -39,3 +39,26 @@ def duur(minutes: int | None) -> str:
     if rest == 0:
         return sign + _("%(h)s u", h=hours)
     return sign + _("%(h)s u %(m)s", h=hours, m=f"{rest:02d}")
+
+
+def money(amount, exact: bool = False) -> str:
+    """An amount in euros as the user reads it (€ 4,35 in Dutch, €4.35 in English); exact:
+    a price with all its decimals (€ 0,125), at least two."""
+    from decimal import Decimal
+
+    from babel.numbers import format_currency
+    from flask_babel import get_locale
+
+    if amount is None:
+        return ""
+    value = Decimal(amount).normalize() if exact else amount
+    return format_currency(value, "EUR", locale=get_locale(), decimal_quantization=not exact)
+
+
+def number(value) -> str:
+    """A decimal number as the user reads it (4,35 / 4.35), without trailing zeros."""
+    from flask_babel import format_decimal
+
+    if value is None:
+        return ""
+    return format_decimal(value, format="#,##0.####")

@@ -2,7 +2,7 @@
 
 from portal.accounts.models import ActivationCode, ApiKey, Carrier, LoginAttempt, RefreshToken, User
 from portal.audit.models import AuditEntry
-from portal.billing.models import BillingExport, BillingLine
+from portal.billing.models import BillingExport, BillingLine, Tariff
 from portal.customers.models import Customer, CustomerPlace
 from portal.drivers.models import Driver, DriverLocation
 from portal.files.models import StoredFile
@@ -46,6 +46,7 @@ __all__ = [
     "RefreshToken",
     "StoredFile",
     "TachoFile",
+    "Tariff",
     "Task",
     "TaskEvidence",
     "User",

@@ -65,6 +65,7 @@ EXPECTED_TENANT_TABLES = {
     "webhook_pogingen",
     "klanten",
     "klant_locaties",
+    "tarieven",
 }
 
 
@@ -276,6 +277,22 @@ def populate(app, client, name: str) -> dict:
             actor=SYSTEM,
         )
         webhooks.send_test(carrier_id=carrier.id, endpoint_id=endpoint.id, actor=SYSTEM)
+        from datetime import date
+        from decimal import Decimal
+
+        from portal.billing import tariffs
+
+        tariff = tariffs.create_tariff(
+            carrier_id=carrier.id,
+            data=tariffs.TariffIn(
+                activity_type="mest_laden",
+                geldig_vanaf=date(2026, 1, 1),
+                grondslag="vracht",
+                prijs=Decimal("85"),
+            ),
+            actor=SYSTEM,
+        )
+        hours_ids["tariff_id"] = tariff.id
         from portal.customers import service as customers
 
         customer = customers.create_customer(
@@ -307,6 +324,7 @@ def populate(app, client, name: str) -> dict:
         "tacho_file_id": tacho_ids[0],
         "work_day_id": hours_ids["work_day_id"],
         "activity_id": hours_ids["activity_id"],
+        "tariff_id": hours_ids["tariff_id"],
         "user_id": user.id,
         "api_key_id": key.id,
         "key": key,
@@ -567,6 +585,7 @@ def route_values(refs: dict) -> dict[str, str]:
         "link_id": str(refs["proof_link_id"]),
         "name": "bewijs.json",  # not an id: a part every bundle has
         "endpoint_id": str(refs["endpoint_id"]),
+        "tariff_id": str(refs["tariff_id"]),
         "delivery_id": str(refs["delivery_id"]),
         "klant_id": str(refs["klant_id"]),
         "locatie_id": str(refs["locatie_id"]),

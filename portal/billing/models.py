@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import date, datetime
+from decimal import Decimal
 
 from sqlalchemy import (
     CheckConstraint,
@@ -12,9 +13,11 @@ from sqlalchemy import (
     ForeignKeyConstraint,
     Index,
     Integer,
+    Numeric,
     String,
     Text,
     Uuid,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -67,3 +70,56 @@ class BillingExport(CarrierScoped, db.Model):
     regels: Mapped[int] = mapped_column(Integer)
     gemaakt_door: Mapped[str] = mapped_column(String(254))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Tariff(CarrierScoped, db.Model):
+    """A price agreement for one activity type, valid from a day on: a customer's own
+    (`klant_id`) or the carrier's default (`klant_id` NULL). A newer one of the same owner
+    and type takes over from its `geldig_vanaf`; pricing.py says what a line costs under it.
+    Amounts are exact decimals (Numeric; on SQLite read back at their scale)."""
+
+    __tablename__ = "tarieven"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["transporteur_id", "klant_id"], ["klanten.transporteur_id", "klanten.id"]
+        ),
+        CheckConstraint("grondslag IN ('eenheid', 'vracht', 'uur', 'km')", name="grondslag"),
+        CheckConstraint("prijs >= 0", name="prijs"),
+        CheckConstraint("minimum IS NULL OR minimum >= 0", name="minimum"),
+        CheckConstraint("wachttijd_vrij_minuten >= 0", name="wachttijd_vrij"),
+        CheckConstraint("btw_procent >= 0 AND btw_procent <= 100", name="btw"),
+        # One tariff per owner, type and day it starts (the default's owner is NULL).
+        Index(
+            "uq_tarieven_klant",
+            "transporteur_id",
+            "klant_id",
+            "activity_type",
+            "geldig_vanaf",
+            unique=True,
+            postgresql_where=text("klant_id IS NOT NULL"),
+            sqlite_where=text("klant_id IS NOT NULL"),
+        ),
+        Index(
+            "uq_tarieven_standaard",
+            "transporteur_id",
+            "activity_type",
+            "geldig_vanaf",
+            unique=True,
+            postgresql_where=text("klant_id IS NULL"),
+            sqlite_where=text("klant_id IS NULL"),
+        ),
+    )
+
+    klant_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    activity_type: Mapped[str] = mapped_column(String(40))
+    geldig_vanaf: Mapped[date] = mapped_column(Date)
+    grondslag: Mapped[str] = mapped_column(String(10))
+    eenheid: Mapped[str | None] = mapped_column(String(20))
+    prijs: Mapped[Decimal] = mapped_column(Numeric(12, 4))
+    minimum: Mapped[Decimal | None] = mapped_column(Numeric(12, 2))
+    wachttijd_vrij_minuten: Mapped[int] = mapped_column(Integer, default=0)
+    wachttijd_per_uur: Mapped[Decimal | None] = mapped_column(Numeric(12, 2))
+    weekend_toeslag_procent: Mapped[Decimal | None] = mapped_column(Numeric(5, 2))
+    btw_procent: Mapped[Decimal] = mapped_column(Numeric(5, 2), default=Decimal(21))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)

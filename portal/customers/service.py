@@ -360,3 +360,11 @@ def remove_place(
     db.session.delete(place)
     db.session.flush()
     _record_place(carrier_id, actor, place, "place_removed", {"locatie": [place.naam, None]})
+
+
+def names(*, carrier_id: uuid.UUID, active_only: bool = False) -> dict[uuid.UUID, str]:
+    """The carrier's customers by id, their names sorted (one query): for choosing one."""
+    stmt = select(Customer.id, Customer.naam).where(Customer.transporteur_id == carrier_id)
+    if active_only:
+        stmt = stmt.where(Customer.actief.is_(True))
+    return dict(db.session.execute(stmt.order_by(func.lower(Customer.naam), Customer.id)).all())

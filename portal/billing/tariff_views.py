@@ -1,0 +1,203 @@
+"""The tariffs in the portal (/facturatie/tarieven, role planner): the carrier's default
+price per activity and each customer's own, each from a day on; add, change, delete."""
+
+from __future__ import annotations
+
+import uuid
+
+from flask import Blueprint, flash, make_response, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+
+from portal.accounts.permissions import object_route, role_required
+from portal.billing import tariffs
+from portal.billing.models import Tariff
+from portal.billing.tariff_forms import TariffForm
+from portal.customers import service as customers
+from portal.errors import Conflict, ValidationFailed
+from portal.labels import activity_label
+from portal.tasks.forms import activity_choices
+from portal.unit_of_work import portal_write
+from portal.web import errors_at_fields
+from portal.web.kit import current_actor, current_carrier_id
+
+bp = Blueprint("tariffs", __name__, url_prefix="/facturatie/tarieven")
+ROLES = ("planner",)
+MESSAGES = {
+    ("eenheid", "name the unit the price is for"): _l("Vul de eenheid in, bijvoorbeeld ton."),
+    ("klant_id", "no such customer"): _l("Deze klant kennen we niet."),
+}
+
+
+SHORT = {"vracht": _l("per vracht"), "uur": _l("per uur"), "km": _l("per kilometer")}
+
+
+def per(tariff: Tariff) -> str:
+    """What the price is for: "per ton", "per vracht", "per uur"."""
+    if tariff.grondslag == "eenheid":
+        return _("per %(unit)s", unit=tariff.eenheid or _("eenheid"))
+    return str(SHORT.get(tariff.grondslag, tariff.grondslag))
+
+
+def _context(**extra) -> dict:
+    return {
+        "per": per,
+        "activity_label": activity_label,
+        **extra,
+    }
+
+
+@bp.get("")
+@role_required(*ROLES)
+def index():
+    carrier_id = current_carrier_id()
+    names = customers.names(carrier_id=carrier_id)
+    chosen = request.args.get("klant")
+    klant_id = None
+    if chosen:
+        try:
+            klant_id = uuid.UUID(chosen)
+        except ValueError:
+            klant_id = None
+    rows = tariffs.list_tariffs(carrier_id=carrier_id, klant_id=klant_id)
+    return render_template(
+        "billing/tariffs.html", **_context(rows=rows, names=names, klant_id=klant_id)
+    )
+
+
+def _form(carrier_id: uuid.UUID, formdata=None, **data) -> TariffForm:
+    form = TariffForm(formdata, **data)
+    form.set_choices(customers.names(carrier_id=carrier_id), activity_choices())
+    return form
+
+
+def _data(form: TariffForm) -> tariffs.TariffIn:
+    return tariffs.TariffIn(
+        klant_id=uuid.UUID(form.klant_id.data) if form.klant_id.data else None,
+        activity_type=form.activity_type.data or "",
+        geldig_vanaf=form.geldig_vanaf.data,
+        grondslag=form.grondslag.data,
+        eenheid=form.eenheid.data,
+        prijs=form.prijs.data,
+        minimum=form.minimum.data,
+        wachttijd_vrij_minuten=form.wachttijd_vrij_minuten.data or 0,
+        wachttijd_per_uur=form.wachttijd_per_uur.data,
+        weekend_toeslag_procent=form.weekend_toeslag_procent.data,
+        btw_procent=form.btw_procent.data if form.btw_procent.data is not None else 21,
+    )
+
+
+def _save(form: TariffForm, tariff: Tariff | None):
+    """Save the form's tariff; the page again with the problems at the fields when refused."""
+    general: list[str] = []
+    if form.validate():
+        try:
+            if tariff is None:
+                tariffs.create_tariff(
+                    carrier_id=current_carrier_id(), data=_data(form), actor=current_actor()
+                )
+            else:
+                tariffs.update_tariff(
+                    carrier_id=current_carrier_id(),
+                    tariff_id=tariff.id,
+                    data=_data(form),
+                    actor=current_actor(),
+                )
+        except ValidationFailed as error:
+            general = errors_at_fields(form, _worded(error.errors), MESSAGES)
+        except Conflict:
+            form.geldig_vanaf.errors = [
+                *form.geldig_vanaf.errors,
+                _("Er is al een tarief voor deze klant en activiteit vanaf die dag."),
+            ]
+        else:
+            flash(_("Het tarief is opgeslagen."))
+            return redirect(url_for("tariffs.index"), code=303)
+    html = render_template(
+        "billing/tariff_form.html", **_context(form=form, tariff=tariff, general=general)
+    )
+    return make_response(html, 422)
+
+
+def _worded(errors: list[dict]) -> list[dict]:
+    texts = {
+        "not_a_number": _("Vul een bedrag in, bijvoorbeeld 4,35."),
+        "out_of_range": _("Dit bedrag kan niet."),
+        "too_many_decimals": _("Te veel cijfers achter de komma."),
+        "required": _("Vul dit in."),
+    }
+    return [
+        {**e, "message": texts.get(e.get("code"), e["message"])}
+        if e.get("code") in texts and (e["field"], e["message"]) not in MESSAGES
+        else e
+        for e in errors
+    ]
+
+
+@bp.route("/nieuw", methods=["GET", "POST"])
+@role_required(*ROLES)
+@portal_write
+def new():
+    carrier_id = current_carrier_id()
+    if request.method == "POST":
+        return _save(_form(carrier_id, request.form), None)
+    klant = request.args.get("klant", "")
+    form = _form(carrier_id, klant_id=klant)
+    return render_template(
+        "billing/tariff_form.html", **_context(form=form, tariff=None, general=[])
+    )
+
+
+def tariff_route(rule: str, methods=("GET",)):
+    def load(tariff_id: uuid.UUID):
+        return tariffs.get_tariff(carrier_id=current_carrier_id(), tariff_id=tariff_id)
+
+    return object_route(bp, rule, load, methods=methods, roles=ROLES)
+
+
+@tariff_route("/<uuid:tariff_id>", methods=("GET", "POST"))
+def edit(tariff: Tariff):
+    carrier_id = current_carrier_id()
+    if request.method == "POST":
+        return _save(_form(carrier_id, request.form), tariff)
+    form = _form(
+        carrier_id,
+        klant_id=str(tariff.klant_id) if tariff.klant_id else "",
+        activity_type=tariff.activity_type,
+        geldig_vanaf=tariff.geldig_vanaf,
+        grondslag=tariff.grondslag,
+        eenheid=tariff.eenheid,
+        prijs=tariff.prijs,
+        minimum=tariff.minimum,
+        wachttijd_vrij_minuten=tariff.wachttijd_vrij_minuten,
+        wachttijd_per_uur=tariff.wachttijd_per_uur,
+        weekend_toeslag_procent=tariff.weekend_toeslag_procent,
+        btw_procent=tariff.btw_procent,
+    )
+    return render_template(
+        "billing/tariff_form.html", **_context(form=form, tariff=tariff, general=[])
+    )
+
+
+@tariff_route("/<uuid:tariff_id>/verwijderen", methods=("GET", "POST"))
+def delete(tariff: Tariff):
+    if request.method == "GET":
+        return render_template(
+            "admin/confirm.html",
+            title=_(
+                "Tarief voor %(activity)s vanaf %(day)s verwijderen?",
+                activity=activity_label(tariff.activity_type),
+                day=tariff.geldig_vanaf.strftime("%d-%m-%Y"),
+            ),
+            text=_("Het tarief verdwijnt; facturatieregels die er al zijn veranderen niet."),
+            button=_("Ja, verwijderen"),
+            danger=True,
+            action=url_for("tariffs.delete", tariff_id=tariff.id),
+            back=url_for("tariffs.index"),
+            problem=None,
+        )
+    tariffs.delete_tariff(
+        carrier_id=current_carrier_id(), tariff_id=tariff.id, actor=current_actor()
+    )
+    flash(_("Het tarief is verwijderd."))
+    return redirect(url_for("tariffs.index"), code=303)

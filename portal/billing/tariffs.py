@@ -1,0 +1,260 @@
+"""Tariffs: the carrier's default price per activity type and each customer's own, valid from
+a day on. With service.py the door to the billing tables; pricing.py holds the rules that
+use them."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from portal.audit import service as audit
+from portal.audit.service import Actor
+from portal.billing import pricing
+from portal.billing.models import Tariff
+from portal.customers import service as customers
+from portal.errors import Conflict, NotFound, ValidationFailed
+from portal.extensions import db
+
+PRICE_MAX = Decimal("99999999")
+FIELDS = (
+    "klant_id",
+    "activity_type",
+    "geldig_vanaf",
+    "grondslag",
+    "eenheid",
+    "prijs",
+    "minimum",
+    "wachttijd_vrij_minuten",
+    "wachttijd_per_uur",
+    "weekend_toeslag_procent",
+    "btw_procent",
+)
+
+
+@dataclass(frozen=True)
+class TariffIn:
+    activity_type: str
+    geldig_vanaf: date
+    grondslag: str
+    prijs: Decimal
+    klant_id: uuid.UUID | None = None
+    eenheid: str | None = None
+    minimum: Decimal | None = None
+    wachttijd_vrij_minuten: int = 0
+    wachttijd_per_uur: Decimal | None = None
+    weekend_toeslag_procent: Decimal | None = None
+    btw_procent: Decimal = Decimal(21)
+
+
+def _amount(errors: list, field: str, value, *, upper: Decimal, places: int) -> None:
+    if value is None:
+        return
+    try:
+        value = Decimal(value)
+    except (InvalidOperation, TypeError, ValueError):
+        errors.append({"field": field, "message": "not a number", "code": "not_a_number"})
+        return
+    if not value.is_finite() or value < 0 or value > upper:
+        errors.append({"field": field, "message": f"between 0 and {upper}", "code": "out_of_range"})
+    elif value != value.quantize(Decimal(1).scaleb(-places)):
+        errors.append(
+            {
+                "field": field,
+                "message": f"at most {places} decimals",
+                "code": "too_many_decimals",
+                "params": {"places": places},
+            }
+        )
+
+
+def _check(carrier_id: uuid.UUID, data: TariffIn) -> None:
+    errors: list[dict] = []
+    if not (data.activity_type or "").strip():
+        errors.append({"field": "activity_type", "message": "required", "code": "required"})
+    if data.grondslag not in pricing.BASES:
+        errors.append({"field": "grondslag", "message": "unknown basis", "code": "unknown"})
+    if data.grondslag == "eenheid" and not (data.eenheid or "").strip():
+        errors.append(
+            {"field": "eenheid", "message": "name the unit the price is for", "code": "required"}
+        )
+    if data.prijs is None:
+        errors.append({"field": "prijs", "message": "required", "code": "required"})
+    _amount(errors, "prijs", data.prijs, upper=PRICE_MAX, places=4)
+    _amount(errors, "minimum", data.minimum, upper=PRICE_MAX, places=2)
+    _amount(errors, "wachttijd_per_uur", data.wachttijd_per_uur, upper=PRICE_MAX, places=2)
+    _amount(
+        errors,
+        "weekend_toeslag_procent",
+        data.weekend_toeslag_procent,
+        upper=Decimal(1000),
+        places=2,
+    )
+    _amount(errors, "btw_procent", data.btw_procent, upper=Decimal(100), places=2)
+    if not 0 <= (data.wachttijd_vrij_minuten or 0) <= 24 * 60:
+        errors.append(
+            {"field": "wachttijd_vrij_minuten", "message": "0 to 1440", "code": "out_of_range"}
+        )
+    if data.klant_id is not None:
+        try:
+            customers.get_customer(carrier_id=carrier_id, customer_id=data.klant_id)
+        except NotFound:
+            errors.append({"field": "klant_id", "message": "no such customer", "code": "unknown"})
+    if errors:
+        raise ValidationFailed(errors)
+
+
+def _values(data: TariffIn) -> dict:
+    values = {name: getattr(data, name) for name in FIELDS}
+    values["activity_type"] = data.activity_type.strip()
+    values["eenheid"] = (
+        (data.eenheid or "").strip() or None if data.grondslag == "eenheid" else None
+    )
+    values["wachttijd_vrij_minuten"] = data.wachttijd_vrij_minuten or 0
+    return values
+
+
+def _flush_or_conflict(change) -> None:
+    """change() inside a savepoint (begin_nested flushes what is pending first, so the
+    change must come after it): a second tariff of the same day is a Conflict."""
+    try:
+        with db.session.begin_nested():
+            change()
+            db.session.flush()
+    except IntegrityError:
+        raise Conflict(
+            "There is a tariff for this customer and activity from that day already.",
+            code="tariff_exists",
+        ) from None
+
+
+def create_tariff(*, carrier_id: uuid.UUID, data: TariffIn, actor: Actor) -> Tariff:
+    _check(carrier_id, data)
+    tariff = Tariff(transporteur_id=carrier_id, **_values(data))
+    _flush_or_conflict(lambda: db.session.add(tariff))
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="tarief",
+        entity_id=tariff.id,
+        action="created",
+        changes={k: [None, v] for k, v in _values(data).items()},
+    )
+    return tariff
+
+
+def get_tariff(*, carrier_id: uuid.UUID, tariff_id: uuid.UUID) -> Tariff:
+    tariff = db.session.scalar(
+        select(Tariff).where(Tariff.transporteur_id == carrier_id, Tariff.id == tariff_id)
+    )
+    if tariff is None:
+        raise NotFound("tariff not found")
+    return tariff
+
+
+def update_tariff(
+    *, carrier_id: uuid.UUID, tariff_id: uuid.UUID, data: TariffIn, actor: Actor
+) -> Tariff:
+    tariff = get_tariff(carrier_id=carrier_id, tariff_id=tariff_id)
+    _check(carrier_id, data)
+    changes = {
+        name: [getattr(tariff, name), value]
+        for name, value in _values(data).items()
+        if getattr(tariff, name) != value
+    }
+    if changes:
+
+        def change():
+            for name, (_old, new) in changes.items():
+                setattr(tariff, name, new)
+
+        _flush_or_conflict(change)
+        audit.record(
+            carrier_id=carrier_id,
+            actor=actor,
+            entity="tarief",
+            entity_id=tariff.id,
+            action="updated",
+            changes=changes,
+        )
+    return tariff
+
+
+def delete_tariff(*, carrier_id: uuid.UUID, tariff_id: uuid.UUID, actor: Actor) -> None:
+    tariff = get_tariff(carrier_id=carrier_id, tariff_id=tariff_id)
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="tarief",
+        entity_id=tariff.id,
+        action="deleted",
+        changes={"activity_type": [tariff.activity_type, None]},
+    )
+    db.session.delete(tariff)
+    db.session.flush()
+
+
+def list_tariffs(*, carrier_id: uuid.UUID, klant_id: uuid.UUID | None = None) -> list[Tariff]:
+    """The carrier's tariffs: the defaults first, then by customer; per activity type the
+    newest first. klant_id: that customer's only."""
+    stmt = select(Tariff).where(Tariff.transporteur_id == carrier_id)
+    if klant_id is not None:
+        stmt = stmt.where(Tariff.klant_id == klant_id)
+    stmt = stmt.order_by(
+        Tariff.klant_id.is_not(None),
+        Tariff.klant_id,
+        Tariff.activity_type,
+        Tariff.geldig_vanaf.desc(),
+    )
+    return list(db.session.scalars(stmt))
+
+
+def count(*, carrier_id: uuid.UUID) -> int:
+    return (
+        db.session.scalar(
+            select(func.count()).select_from(Tariff).where(Tariff.transporteur_id == carrier_id)
+        )
+        or 0
+    )
+
+
+def as_rule(tariff: Tariff) -> pricing.Tariff:
+    """A stored tariff as the pricing rules read it."""
+    return pricing.Tariff(
+        id=tariff.id,
+        klant_id=tariff.klant_id,
+        activity_type=tariff.activity_type,
+        geldig_vanaf=tariff.geldig_vanaf,
+        grondslag=tariff.grondslag,
+        eenheid=tariff.eenheid,
+        prijs=tariff.prijs,
+        minimum=tariff.minimum,
+        wachttijd_vrij_minuten=tariff.wachttijd_vrij_minuten,
+        wachttijd_per_uur=tariff.wachttijd_per_uur,
+        weekend_toeslag_procent=tariff.weekend_toeslag_procent,
+        btw_procent=tariff.btw_procent,
+    )
+
+
+def holding(
+    *, carrier_id: uuid.UUID, activity_type: str, klant_id: uuid.UUID | None, dag: date
+) -> pricing.Tariff | None:
+    """The tariff that holds for a task of activity_type for klant_id on dag (one query)."""
+    owners = [Tariff.klant_id.is_(None)]
+    if klant_id is not None:
+        owners.append(Tariff.klant_id == klant_id)
+    rows = db.session.scalars(
+        select(Tariff).where(
+            Tariff.transporteur_id == carrier_id,
+            Tariff.activity_type == activity_type,
+            Tariff.geldig_vanaf <= dag,
+            (owners[0] if len(owners) == 1 else owners[0] | owners[1]),
+        )
+    )
+    return pricing.select_tariff(
+        [as_rule(t) for t in rows], activity_type=activity_type, klant_id=klant_id, dag=dag
+    )
