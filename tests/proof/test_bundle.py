@@ -146,9 +146,11 @@ def pdf_text(data: bytes) -> str:
     import zlib
 
     out = []
-    for stream in re.findall(rb"stream\r?\n(.*?)\r?\nendstream", data, re.S):
+    # Each stream inflated from where it starts up to the end of its zlib data, so a
+    # compressed stream that happens to end in a CR or LF byte is read whole.
+    for start in re.finditer(rb"(?<!end)stream\r?\n", data):
         try:
-            body = zlib.decompress(stream)
+            body = zlib.decompressobj().decompress(data[start.end() :])
         except zlib.error:
             continue
         out += [m.decode("latin-1") for m in re.findall(rb"\(((?:\\.|[^\\)])*)\) ?Tj", body)]
