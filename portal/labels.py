@@ -62,3 +62,20 @@ def number(value) -> str:
     if value is None:
         return ""
     return format_decimal(value, format="#,##0.####")
+
+
+PRICE_REASONS = {
+    "no_tariff": _l("geen tarief"),
+    "no_quantity": _l("geen hoeveelheid"),
+    "other_unit": _l("andere eenheid dan het tarief"),
+    "no_duration": _l("geen start- en eindtijd"),
+    "no_kilometres": _l("geen kilometers"),
+    "not_priced": _l("nog niet geprijsd"),
+}
+
+
+def price_reason(code: str | None) -> str:
+    """Why a billing line has no price, in the user's language."""
+    if not code:
+        return ""
+    return str(PRICE_REASONS.get(code, code))

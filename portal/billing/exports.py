@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime, time, timedelta
+from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import and_, exists, or_, select, update
@@ -53,6 +54,11 @@ class BillingRow:
     kilometers: float | None
     wachttijd_minuten: int | None
     opmerkingen: str | None
+    # The price (net, excluding VAT) under the tariff that held, or why there is none.
+    bedrag: Decimal | None
+    btw_procent: Decimal | None
+    btw_bedrag: Decimal | None
+    prijs_reden: str | None
     taak_id: uuid.UUID
     # Shown on the page, not exported: the quantity is the planned one, nobody reported it.
     gepland: bool = dataclasses.field(default=False, metadata={"export": False})
@@ -67,6 +73,9 @@ class Totals:
     hoeveelheid: dict[str, float]  # per eenheid; "" when a line names none
     kilometers: float
     wachttijd_minuten: int
+    bedrag: Decimal = Decimal(0)  # net, of the priced lines
+    btw_bedrag: Decimal = Decimal(0)
+    ongeprijsd: int = 0  # lines without a price
 
 
 # --- periods ----------------------------------------------------------------------------
@@ -150,6 +159,10 @@ def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
             BillingLine.wachttijd_minuten,
             BillingLine.opmerkingen,
             BillingLine.gemeld_op,
+            BillingLine.bedrag,
+            BillingLine.btw_procent,
+            BillingLine.btw_bedrag,
+            BillingLine.prijs_reden,
             Task.naam,
             Task.type,
             Task.adres,
@@ -188,6 +201,10 @@ def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
             kilometers=r.kilometers,
             wachttijd_minuten=r.wachttijd_minuten,
             opmerkingen=r.opmerkingen,
+            bedrag=r.bedrag,
+            btw_procent=r.btw_procent,
+            btw_bedrag=r.btw_bedrag,
+            prijs_reden=r.prijs_reden,
             taak_id=r.taak_id,
             gepland=r.gemeld_op is None,
         )
@@ -208,8 +225,15 @@ def totals(rows: Iterable[BillingRow]) -> Totals:
     per_unit: dict[str, list[float]] = {}
     km: list[float] = []
     minutes = 0
+    net = vat = Decimal(0)
+    unpriced = 0
     for row in rows:
         count += 1
+        if row.bedrag is None:
+            unpriced += 1
+        else:
+            net += row.bedrag
+            vat += row.btw_bedrag or 0
         if row.hoeveelheid is not None:
             per_unit.setdefault(row.eenheid or "", []).append(row.hoeveelheid)
         if row.kilometers is not None:
@@ -220,6 +244,9 @@ def totals(rows: Iterable[BillingRow]) -> Totals:
         hoeveelheid={unit: math.fsum(values) for unit, values in sorted(per_unit.items())},
         kilometers=math.fsum(km),
         wachttijd_minuten=minutes,
+        bedrag=net,
+        btw_bedrag=vat,
+        ongeprijsd=unpriced,
     )
 
 

@@ -56,6 +56,13 @@ class BillingLine(CarrierScoped, db.Model):
     # as a completion on the board or by a status move left it.
     gemeld_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
     export_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    # The price under the tariff that held (pricing.py), made with the line and again when
+    # the work is reported: the net amount and its VAT, or why there is none (a code).
+    tarief_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    bedrag: Mapped[Decimal | None] = mapped_column(Numeric(12, 2))
+    btw_procent: Mapped[Decimal | None] = mapped_column(Numeric(5, 2))
+    btw_bedrag: Mapped[Decimal | None] = mapped_column(Numeric(12, 2))
+    prijs_reden: Mapped[str | None] = mapped_column(String(30))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

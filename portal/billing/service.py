@@ -19,6 +19,7 @@ from datetime import datetime
 from sqlalchemy import and_, exists, select
 
 from portal.accounts.service import carrier_zone
+from portal.billing import pricing, tariffs
 from portal.billing.exports import (
     COLUMNS,
     FIRST_DAY,
@@ -157,6 +158,7 @@ def line_for_completion(*, carrier_id: uuid.UUID, task: Task) -> BillingLine:
         line.hoeveelheid, line.eenheid = task.hoeveelheid, task.eenheid
     line.chauffeur_id = task.chauffeur_id
     line.afgerond_op = task.afgerond_op
+    _price(carrier_id, line, task)
     db.session.flush()
     logger.info("billing line %s for completed task %s", line.id, task.id)
     return line
@@ -224,9 +226,42 @@ def record_line(
     line.wachttijd_minuten = wachttijd_minuten
     line.opmerkingen = opmerkingen
     line.gemeld_op = utcnow()
+    _price(carrier_id, line, task)
     db.session.flush()
     logger.info("billing line %s for task %s (%s)", line.id, task.id, "new" if new else "updated")
     return line
+
+
+def _price(carrier_id: uuid.UUID, line: BillingLine, task: Task) -> None:
+    """Price the line under the tariff that holds on the task's day (its planned day, else
+    the day it was completed, in the carrier's time zone). Until tasks name their customer
+    the carrier's default tariff holds. Hours run from the task's start to its completion."""
+    zone = carrier_zone(carrier_id)
+    day = (task.gepland_op or task.afgerond_op).astimezone(zone).date()
+    minutes = None
+    if task.gestart_op is not None and task.afgerond_op is not None:
+        minutes = max(0, int((task.afgerond_op - task.gestart_op).total_seconds() // 60))
+    rule = tariffs.holding(carrier_id=carrier_id, activity_type=task.type, klant_id=None, dag=day)
+    priced = pricing.price(
+        rule,
+        pricing.Work(
+            dag=day,
+            hoeveelheid=pricing.decimal(line.hoeveelheid),
+            eenheid=line.eenheid,
+            minuten=minutes,
+            kilometers=pricing.decimal(line.kilometers),
+            wachttijd_minuten=line.wachttijd_minuten,
+        ),
+    )
+    if isinstance(priced, pricing.Unpriced):
+        line.tarief_id = rule.id if rule is not None else None
+        line.bedrag = line.btw_procent = line.btw_bedrag = None
+        line.prijs_reden = priced.code
+        return
+    line.tarief_id = priced.tariff.id
+    line.bedrag, line.btw_bedrag = priced.netto, priced.btw
+    line.btw_procent = priced.tariff.btw_procent
+    line.prijs_reden = None
 
 
 def has_line(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> bool:

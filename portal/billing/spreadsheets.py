@@ -31,6 +31,8 @@ def _csv_value(value) -> str:
         return ""
     if isinstance(value, datetime):
         return value.strftime(CSV_DATETIME)
+    if isinstance(value, Decimal):
+        return format(value, "f").replace(".", ",")
     if isinstance(value, int | float):
         return _csv_number(value)
     text = str(value)
@@ -73,7 +75,7 @@ def to_xlsx(rows: Sequence[BillingRow]) -> bytes:
                 # Excel has no time zones: the carrier's wall-clock time.
                 cell.value = value.replace(tzinfo=None)
                 cell.number_format = XLSX_DATETIME
-            elif isinstance(value, int | float) or value is None:
+            elif isinstance(value, int | float | Decimal) or value is None:
                 cell.value = value
             else:
                 # Set as text explicitly: openpyxl would store '=...' as a formula.

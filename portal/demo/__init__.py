@@ -22,6 +22,7 @@ from portal.demo.messages import seed_messages
 from portal.demo.positions import seed_positions
 from portal.demo.sessions import seed_vehicle_sessions
 from portal.demo.tacho import seed_tacho
+from portal.demo.tariffs import seed_tariffs
 from portal.demo.tasks import seed_tasks
 from portal.drivers import service as drivers
 from portal.extensions import db
@@ -128,6 +129,7 @@ def _seed_carrier(spec: dict) -> None:
         )
     _seed_questionnaire_work(carrier_id, staff["author"])
     seed_customers(carrier_id, staff["planner"])
+    seed_tariffs(carrier_id, staff["planner"])
     seed_tasks(carrier_id, driver_rows, vehicles, staff["planner"])
     seed_vehicle_sessions(carrier_id, driver_rows, vehicles, staff["planner"])
     seed_messages(carrier_id, driver_rows, staff["planner"])

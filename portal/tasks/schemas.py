@@ -296,6 +296,21 @@ class BillingLineOut(BaseModel):
     wachttijd_minuten: int | None
     opmerkingen: str | None
     geexporteerd: bool
+    bedrag: str | None = Field(
+        description="the net amount in euros under the tariff that held, as a decimal string "
+        '("123.98"); null when there is no price (prijs_reden says why)',
+        examples=["123.98"],
+    )
+    btw_procent: str | None = Field(examples=["21.00"])
+    btw_bedrag: str | None = Field(examples=["26.04"])
+    prijs_reden: str | None = Field(
+        description="why there is no price: no_tariff, no_quantity, other_unit, no_duration, "
+        "no_kilometres, not_priced (a line made before lines were priced); null when priced"
+    )
+
+
+def _money(value) -> str | None:
+    return None if value is None else format(value, "f")
 
 
 def serialize_line(line) -> dict:
@@ -311,6 +326,10 @@ def serialize_line(line) -> dict:
         "wachttijd_minuten": line.wachttijd_minuten,
         "opmerkingen": line.opmerkingen,
         "geexporteerd": line.export_id is not None,
+        "bedrag": _money(line.bedrag),
+        "btw_procent": _money(line.btw_procent),
+        "btw_bedrag": _money(line.btw_bedrag),
+        "prijs_reden": (line.prijs_reden or "not_priced") if line.bedrag is None else None,
     }
 
 
