@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
+from zoneinfo import ZoneInfo
 
 import psycopg
 from factories import PASSWORD, bearer, create_user, driver_token, login, served
@@ -450,7 +451,9 @@ def portal_pages(v: dict, cookie: str) -> list[Target]:
     answers to its payloads (suspicions it refuted itself, and once a UNION probe that went
     looking for 600 columns), and a row more or less is a small part of a page."""
     ut, did, vid, tid = v["user_token"], v["driver_id"], v["vehicle_id"], v["task_id"]
-    today = datetime.now(UTC).date()
+    # The carrier's day (Amsterdam): the billing period is read on its clock, so between
+    # midnight there and midnight UTC a UTC "today" would leave today's line out.
+    today = datetime.now(ZoneInfo("Europe/Amsterdam")).date()
     long_ago = today - timedelta(days=60)  # a window that is not the default one
     pages = [
         (

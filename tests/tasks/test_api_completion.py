@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 from factories import bearer, create_task, driver_token, in_carrier
@@ -13,6 +14,8 @@ from sqlalchemy import func, select
 from portal.billing.models import BillingLine
 from portal.extensions import db
 from portal.tasks import service as tasks
+
+AMSTERDAM = ZoneInfo("Europe/Amsterdam")
 
 
 @pytest.fixture
@@ -99,7 +102,7 @@ def test_afronding_after_a_status_completion_updates_the_same_line(
 def billable_today(app, carrier) -> list[str]:
     from portal.billing import service as billing
 
-    today = datetime.now(UTC).date()
+    today = datetime.now(AMSTERDAM).date()  # the carrier's day: billing reads its clock
     return in_carrier(
         app,
         carrier.id,
@@ -156,7 +159,7 @@ def test_reopening_keeps_an_exported_line_and_never_bills_it_twice(
     client.post(
         f"/api/v1/taken/{task.id}/afronding", json={"kilometers": 12}, headers=bearer(token)
     )
-    today = datetime.now(UTC).date()
+    today = datetime.now(AMSTERDAM).date()  # the carrier's day: billing reads its clock
     in_carrier(
         app,
         carrier.id,
