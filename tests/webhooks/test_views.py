@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import html
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from factories import create_task, create_user, csrf_from, in_carrier, login
@@ -175,7 +176,7 @@ def test_resend_every_failed_delivery_of_a_period(app, as_admin, carrier, receiv
     create_task(app, carrier, None, naam="B")
     assert run_pass(app) == {"failed": 2}
     path = f"/beheer/webhooks/{endpoint_id}"
-    today = utcnow().date()
+    today = datetime.now(ZoneInfo("Europe/Amsterdam")).date()  # the period is the carrier's
     response = as_admin.post(
         f"{path}/opnieuw",
         data={
