@@ -1,23 +1,87 @@
-"""The admin page of the carrier's settings: its name, time zone and home base address."""
+"""The admin page of the carrier's settings: its name, time zone, home base address and the
+invoicing details its e-invoices name it by."""
 
 from __future__ import annotations
 
+from datetime import date
 from zoneinfo import available_timezones
 
 from babel import Locale
 from flask import flash, make_response, redirect, render_template, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from wtforms import SelectChoice
 
-from portal.accounts import management
-from portal.accounts.admin_kit import ROLES, apply_errors, bp, history_of, page_context
+from portal.accounts import invoicing, management
+from portal.accounts.admin_kit import (
+    FIELD_LABELS,
+    ROLES,
+    SERVICE_MESSAGES,
+    bp,
+    history_of,
+    page_context,
+)
 from portal.accounts.forms import SettingsForm
+from portal.accounts.models import Carrier
 from portal.accounts.permissions import role_required
 from portal.accounts.service import current_carrier_of
+from portal.billing import ubl
 from portal.errors import ValidationFailed
 from portal.unit_of_work import portal_write
+from portal.web import errors_at_fields
 from portal.web.kit import current_actor, current_carrier_id
+
+# The service's errors of the invoicing details as the page words them
+INVOICING_MESSAGES = {
+    ("btw_nummer", "a Dutch VAT number is NL + 9 digits + B + 2 digits"): _l(
+        "Een Nederlands btw-nummer is NL, 9 cijfers, B en 2 cijfers, bijvoorbeeld NL123456789B01."
+    ),
+    ("btw_nummer", "a country code and 2 to 13 letters or digits"): _l(
+        "Geen btw-nummer: begin met de landcode en 2 tot 13 letters of cijfers, bijvoorbeeld "
+        "DE123456789."
+    ),
+    ("kvk_nummer", "8 digits"): _l("Een KvK-nummer is 8 cijfers, bijvoorbeeld 12345678."),
+    ("iban", "not an IBAN"): _l(
+        "Een IBAN begint met een landcode en 2 cijfers, bijvoorbeeld NL91 ABNA 0417 1643 00."
+    ),
+    ("iban", "unknown IBAN country"): _l(
+        "Geen IBAN: de eerste twee letters zijn geen landcode van een land met IBAN."
+    ),
+    ("iban", "check digits do not match"): _l(
+        "Dit IBAN klopt niet: de controlecijfers passen niet bij het nummer. Kijk of er een "
+        "tikfout in zit."
+    ),
+    ("factuur_email", "not an email address"): _l(
+        "Vul een geldig e-mailadres in, bijvoorbeeld facturen@voorbeeld.nl."
+    ),
+    ("betaaltermijn_dagen", "between 1 and 365 days"): _l(
+        "Een betaaltermijn is 1 tot en met 365 dagen."
+    ),
+}
+# The invoicing details in the settings' history (the audit trail's field names)
+FIELD_LABELS.update(
+    {
+        "btw_nummer": _l("Btw-nummer"),
+        "kvk_nummer": _l("KvK-nummer"),
+        "iban": _l("IBAN"),
+        "factuur_email": _l("E-mail voor facturen"),
+        "betaaltermijn_dagen": _l("Betaaltermijn in dagen"),
+    }
+)
+# What the seller on an e-invoice lacks (ubl.problems, seller_<code>), as the admin fills it in
+STILL_NEEDED = {
+    "no_vat": _l("btw-nummer"),
+    "vat_invalid": _l("btw-nummer"),
+    "no_kvk": _l("KvK-nummer"),
+    "kvk_invalid": _l("KvK-nummer"),
+    "no_endpoint": _l("KvK-nummer"),
+    "no_iban": _l("IBAN"),
+    "iban_invalid": _l("IBAN"),
+    "address_incomplete": _l("straat, postcode en plaats van de thuisbasis"),
+    "no_country": _l("land van de thuisbasis"),
+    "no_name": _l("naam van de transporteur"),
+}
 
 
 def _countries() -> list[SelectChoice]:
@@ -33,6 +97,58 @@ def _countries() -> list[SelectChoice]:
     return [SelectChoice("", "—")] + [SelectChoice(c, names[c]) for c in first + rest]
 
 
+def still_needed(carrier: Carrier) -> list[str]:
+    """What the carrier's e-invoices still lack of the seller, in the words of this page.
+
+    Asks the UBL writer's own rules (ubl.problems) about an invoice with the carrier as seller,
+    as the billing export makes it, and keeps the seller's codes: the page cannot say
+    "complete" while the export refuses."""
+    seller = ubl.Party(
+        naam=carrier.naam,
+        land=carrier.thuisbasis_land or "NL",
+        btw_nummer=carrier.btw_nummer,
+        kvk_nummer=carrier.kvk_nummer,
+        adres=carrier.thuisbasis_straat,
+        postcode=carrier.thuisbasis_postcode,
+        stad=carrier.thuisbasis_plaats,
+        email=carrier.factuur_email,
+    )
+    invoice = ubl.Invoice(
+        nummer="",
+        datum=date.today(),
+        verkoper=seller,
+        koper=seller,
+        regels=(),
+        koper_referentie="",
+        iban=carrier.iban,
+    )
+    codes = {c.removeprefix("seller_") for c in ubl.problems(invoice) if c.startswith("seller_")}
+    return list(dict.fromkeys(str(label) for code, label in STILL_NEEDED.items() if code in codes))
+
+
+def _messages(form: SettingsForm) -> dict:
+    """The service's errors as the page words them; an IBAN's length names its country's."""
+    iban = invoicing.compact_iban(form.iban.data or "")
+    country = iban[:2]
+    length = _(
+        "Een IBAN uit %(country)s heeft %(expected)d tekens; dit heeft er %(found)d.",
+        country=(get_locale() or Locale("nl")).territories.get(country, country),
+        expected=invoicing.IBAN_LENGTHS.get(country, 0),
+        found=len(iban),
+    )
+    return {
+        **SERVICE_MESSAGES,
+        **INVOICING_MESSAGES,
+        ("iban", "wrong length for its country"): length,
+    }
+
+
+def _days(form: SettingsForm) -> int:
+    """The payment term as typed; an empty field is the default, 30 days."""
+    days = form.betaaltermijn_dagen.data
+    return 30 if days is None else days
+
+
 def _render_settings(form: SettingsForm, status: int = 200, general=()):
     carrier = current_carrier_of(current_carrier_id())
     html = render_template(
@@ -41,6 +157,7 @@ def _render_settings(form: SettingsForm, status: int = 200, general=()):
             form=form,
             general=list(general),
             zones=sorted(available_timezones()),
+            still_needed=still_needed(carrier),
             history=history_of("carrier", carrier.id),
         ),
     )
@@ -51,7 +168,7 @@ def _render_settings(form: SettingsForm, status: int = 200, general=()):
 @role_required(*ROLES)
 @portal_write
 def settings():
-    """The carrier's name, time zone and home base address."""
+    """The carrier's name, time zone, home base address and invoicing details."""
     carrier = current_carrier_of(current_carrier_id())
     form = SettingsForm(obj=carrier if request.method == "GET" else None)
     form.thuisbasis_land.choices = _countries()
@@ -73,11 +190,16 @@ def settings():
                 thuisbasis_land=form.thuisbasis_land.data,
                 thuisbasis_lat=form.thuisbasis_lat.data,
                 thuisbasis_lng=form.thuisbasis_lng.data,
+                btw_nummer=form.btw_nummer.data,
+                kvk_nummer=form.kvk_nummer.data,
+                iban=form.iban.data,
+                factuur_email=form.factuur_email.data,
+                betaaltermijn_dagen=_days(form),
             ),
             actor=current_actor(),
         )
     except ValidationFailed as error:
-        general = apply_errors(form, error)
+        general = errors_at_fields(form, error.errors, _messages(form))
         return _render_settings(form, 422, general)
     flash(_("De instellingen zijn opgeslagen."))
     return redirect(url_for("admin.settings"), code=303)

@@ -11,13 +11,23 @@ from wtforms import (
     EmailField,
     FloatField,
     HiddenField,
+    IntegerField,
     PasswordField,
     SelectChoice,
     SelectField,
     SelectMultipleField,
     StringField,
 )
-from wtforms.validators import DataRequired, Email, EqualTo, Length, NumberRange, Optional
+from wtforms.validators import (
+    DataRequired,
+    Email,
+    EqualTo,
+    Length,
+    NumberRange,
+    Optional,
+    StopValidation,
+)
+from wtforms.widgets import TextInput
 
 
 class LoginForm(FlaskForm):
@@ -137,6 +147,38 @@ class CoordinateField(FloatField):
         return format_decimal(self.data, format="#0.0#####")
 
 
+class DaysField(IntegerField):
+    """A whole number of days; what is no number stays in the field with a Dutch message.
+    A text input, not type=number: a browser posts that empty when it holds no number, which
+    would read as the default."""
+
+    widget = TextInput()
+
+    def process_formdata(self, valuelist):
+        raw = (valuelist[0] if valuelist else "").strip()
+        self.data = None
+        if not raw:
+            return
+        try:
+            self.data = int(raw)
+        except ValueError:
+            raise ValueError(_l("Vul een aantal dagen in, bijvoorbeeld 30.")) from None
+
+    def pre_validate(self, form) -> None:
+        if self.process_errors:
+            raise StopValidation()  # no number: the range check has nothing to add
+
+
+class IbanField(StringField):
+    """An IBAN, shown in groups of four (NL91 ABNA 0417 1643 00); stored compact."""
+
+    def _value(self) -> str:
+        if self.raw_data:
+            return self.raw_data[0]
+        compact = self.data or ""
+        return " ".join(compact[i : i + 4] for i in range(0, len(compact), 4))
+
+
 class SettingsForm(FlaskForm):
     naam = StringField(
         _l("Naam van de transporteur"),
@@ -169,4 +211,35 @@ class SettingsForm(FlaskForm):
             NumberRange(-180, 180, _l("Een lengtegraad ligt tussen -180 en 180.")),
         ],
         render_kw={"inputmode": "decimal"},
+    )
+    # The invoicing details: the service checks and compacts them (portal.accounts.invoicing)
+    btw_nummer = StringField(
+        _l("Btw-nummer"),
+        description=_l("Bijvoorbeeld NL123456789B01, of een btw-nummer uit een ander EU-land."),
+        render_kw={"autocomplete": "off", "autocapitalize": "characters", "spellcheck": "false"},
+    )
+    kvk_nummer = StringField(
+        _l("KvK-nummer"),
+        description=_l("Het inschrijvingsnummer bij de Kamer van Koophandel."),
+        render_kw={"autocomplete": "off", "inputmode": "numeric", "spellcheck": "false"},
+    )
+    iban = IbanField(
+        _l("IBAN"),
+        description=_l("Het rekeningnummer waarop klanten betalen."),
+        render_kw={"autocomplete": "off", "autocapitalize": "characters", "spellcheck": "false"},
+    )
+    factuur_email = StringField(
+        _l("E-mail voor facturen"),
+        description=_l("Voor vragen van klanten over een factuur."),
+        render_kw={"type": "email", "autocomplete": "off", "inputmode": "email"},
+    )
+    betaaltermijn_dagen = DaysField(
+        _l("Betaaltermijn in dagen"),
+        default=30,
+        validators=[
+            Optional(),
+            NumberRange(1, 365, _l("Een betaaltermijn is 1 tot en met 365 dagen.")),
+        ],
+        description=_l("Dagen na de factuurdatum; leeg is 30."),
+        render_kw={"inputmode": "numeric"},
     )

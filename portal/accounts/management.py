@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from flask import current_app
 from sqlalchemy import func, select
 
+from portal.accounts import invoicing
 from portal.accounts.models import ROLES, SCOPES, ApiKey, Carrier, User
 from portal.accounts.service import (
     _normalise_email,
@@ -382,6 +383,12 @@ class CarrierSettings:
     thuisbasis_land: str | None = None
     thuisbasis_lat: float | None = None
     thuisbasis_lng: float | None = None
+    # The invoicing details, the seller on the carrier's e-invoices (UBL)
+    btw_nummer: str | None = None
+    kvk_nummer: str | None = None
+    iban: str | None = None
+    factuur_email: str | None = None
+    betaaltermijn_dagen: int = 30
 
 
 NL_POSTCODE = re.compile(r"^([1-9][0-9]{3})\s?([A-Za-z]{2})$")
@@ -404,7 +411,8 @@ def _clean(value: str | None) -> str | None:
 
 
 def update_settings(*, carrier_id: uuid.UUID, settings: CarrierSettings, actor: Actor) -> Carrier:
-    """Change the carrier's name, time zone and home base; every error at its field."""
+    """Change the carrier's name, time zone, home base and invoicing details; every error at
+    its field."""
     carrier = get_carrier(carrier_id=carrier_id)
     naam = settings.naam.strip()
     land = (_clean(settings.thuisbasis_land) or "").upper() or None
@@ -430,6 +438,14 @@ def update_settings(*, carrier_id: uuid.UUID, settings: CarrierSettings, actor: 
         errors.append({"field": "thuisbasis_lat", "message": "between -90 and 90"})
     if lng is not None and not -180 <= lng <= 180:
         errors.append({"field": "thuisbasis_lng", "message": "between -180 and 180"})
+    details = invoicing.clean(
+        btw_nummer=settings.btw_nummer,
+        kvk_nummer=settings.kvk_nummer,
+        iban=settings.iban,
+        factuur_email=settings.factuur_email,
+        betaaltermijn_dagen=settings.betaaltermijn_dagen,
+        errors=errors,
+    )
     if errors:
         raise ValidationFailed(errors)
     values = {
@@ -441,6 +457,7 @@ def update_settings(*, carrier_id: uuid.UUID, settings: CarrierSettings, actor: 
         "thuisbasis_land": land,
         "thuisbasis_lat": lat,
         "thuisbasis_lng": lng,
+        **details,
     }
     changes = {
         name: [getattr(carrier, name), value]
