@@ -43,6 +43,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.accounts.admin_views import bp as admin_bp
     from portal.accounts.views import bp as accounts_bp
     from portal.api import bp as api_bp
+    from portal.billing.invoice_views import bp as invoices_bp
     from portal.billing.tariff_views import bp as tariffs_bp
     from portal.billing.views import bp as billing_bp
     from portal.customers.views import bp as customers_bp
@@ -69,6 +70,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         proof_bp,
         billing_bp,
         tariffs_bp,
+        invoices_bp,
         customers_bp,
         messages_bp,
         answers_bp,
@@ -91,6 +93,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.webhooks import shapes
 
     shapes.register()
+    _register_customer_hooks()
 
     from portal.api.unchanged import UnchangedPolls
 
@@ -107,3 +110,15 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     register_cli(app, create_app)
     return app
+
+
+def _register_customer_hooks() -> None:
+    """What keeps a customer from being deleted, and what a removed place lets go of: the
+    domains that refer to customers answer for their own tables."""
+    from portal.billing import service as billing
+    from portal.customers import service as customers
+    from portal.tasks import route
+
+    customers.on_usage_check(route.customer_in_use)
+    customers.on_usage_check(billing.customer_in_use)
+    customers.on_place_removal(route.detach_place)

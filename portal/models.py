@@ -2,7 +2,7 @@
 
 from portal.accounts.models import ActivationCode, ApiKey, Carrier, LoginAttempt, RefreshToken, User
 from portal.audit.models import AuditEntry
-from portal.billing.models import BillingExport, BillingLine, Tariff
+from portal.billing.models import BillingExport, BillingLine, Invoice, Tariff
 from portal.customers.models import Customer, CustomerPlace
 from portal.drivers.models import Driver, DriverLocation
 from portal.files.models import StoredFile
@@ -38,6 +38,7 @@ __all__ = [
     "Driver",
     "DriverLocation",
     "IdempotencyRecord",
+    "Invoice",
     "LoginAttempt",
     "Message",
     "ProofLink",

@@ -66,6 +66,7 @@ EXPECTED_TENANT_TABLES = {
     "klanten",
     "klant_locaties",
     "tarieven",
+    "facturen",
 }
 
 
@@ -301,7 +302,23 @@ def populate(app, client, name: str) -> dict:
         place = customers.add_place(
             carrier_id=carrier.id, customer_id=customer.id, data={"naam": "Erf"}, actor=SYSTEM
         )
-        customer_ids.update(klant_id=customer.id, locatie_id=place.id)
+        from portal.billing.models import Invoice
+
+        invoice = Invoice(
+            transporteur_id=carrier.id,
+            id=uuid.uuid4(),
+            export_id=export_id,
+            klant_id=customer.id,
+            nummer="2026-00001",
+            datum=date(2026, 11, 2),
+            vervaldatum=date(2026, 12, 2),
+            regels=1,
+            bedrag=Decimal("85.00"),
+            btw_bedrag=Decimal("17.85"),
+        )
+        db.session.add(invoice)
+        db.session.flush()
+        customer_ids.update(klant_id=customer.id, locatie_id=place.id, invoice_id=invoice.id)
         return stored.id, export_id, vehicle_session_id, proof_link_id, endpoint.id
 
     customer_ids: dict = {}
@@ -589,6 +606,7 @@ def route_values(refs: dict) -> dict[str, str]:
         "delivery_id": str(refs["delivery_id"]),
         "klant_id": str(refs["klant_id"]),
         "locatie_id": str(refs["locatie_id"]),
+        "invoice_id": str(refs["invoice_id"]),
     }
 
 

@@ -45,6 +45,8 @@ SCOPES = (
     "webhooks:write",
     "customers:read",
     "customers:write",
+    "tariffs:read",
+    "tariffs:write",
 )
 DEFAULT_SCOPES = " ".join(SCOPES)
 
@@ -72,6 +74,13 @@ class Carrier(db.Model):
     thuisbasis_land: Mapped[str | None] = mapped_column(String(2))
     thuisbasis_lat: Mapped[float | None] = mapped_column(Float)
     thuisbasis_lng: Mapped[float | None] = mapped_column(Float)
+    # What the carrier's invoices name as the seller (the UBL export), its address being
+    # the home base above.
+    btw_nummer: Mapped[str | None] = mapped_column(String(20))  # compact: NL123456789B01
+    kvk_nummer: Mapped[str | None] = mapped_column(String(8))
+    iban: Mapped[str | None] = mapped_column(String(34))  # compact, upper case
+    factuur_email: Mapped[str | None] = mapped_column(String(254))
+    betaaltermijn_dagen: Mapped[int] = mapped_column(Integer, default=30, server_default="30")
 
 
 class User(CarrierScoped, UserMixin, db.Model):

@@ -17,7 +17,9 @@ from sqlalchemy import and_, exists, or_, select, update
 from sqlalchemy.orm import aliased
 
 from portal.accounts.service import carrier_zone
+from portal.billing import invoices, pricing
 from portal.billing.models import BillingExport, BillingLine
+from portal.customers import service as customers
 from portal.drivers import service as drivers
 from portal.errors import NotFound, ValidationFailed
 from portal.extensions import db
@@ -40,6 +42,7 @@ class BillingRow:
     """
 
     naam: str
+    klant: str | None
     type: str
     adres: str | None
     postcode: str | None
@@ -62,6 +65,8 @@ class BillingRow:
     taak_id: uuid.UUID
     # Shown on the page, not exported: the quantity is the planned one, nobody reported it.
     gepland: bool = dataclasses.field(default=False, metadata={"export": False})
+    klant_id: uuid.UUID | None = dataclasses.field(default=None, metadata={"export": False})
+    handmatig: bool = dataclasses.field(default=False, metadata={"export": False})
 
 
 COLUMNS = tuple(f.name for f in fields(BillingRow) if f.metadata.get("export", True))
@@ -74,7 +79,7 @@ class Totals:
     kilometers: float
     wachttijd_minuten: int
     bedrag: Decimal = Decimal(0)  # net, of the priced lines
-    btw_bedrag: Decimal = Decimal(0)
+    btw_bedrag: Decimal = Decimal(0)  # per VAT rate on its lines' sum, as the invoice has it
     ongeprijsd: int = 0  # lines without a price
 
 
@@ -122,8 +127,16 @@ def _task_completed():
     )
 
 
+# The customer filter's value for lines of tasks without a customer.
+NO_CUSTOMER = "geen"
+
+
 def _unexported_where(
-    carrier_id: uuid.UUID, van: date, tot: date, chauffeur_id: uuid.UUID | None
+    carrier_id: uuid.UUID,
+    van: date,
+    tot: date,
+    chauffeur_id: uuid.UUID | None,
+    klant: uuid.UUID | str | None = None,
 ) -> list:
     check_period(van, tot)
     start, end = _bounds(carrier_zone(carrier_id), van, tot)
@@ -136,6 +149,10 @@ def _unexported_where(
     ]
     if chauffeur_id is not None:
         where.append(BillingLine.chauffeur_id == chauffeur_id)
+    if klant == NO_CUSTOMER:
+        where.append(BillingLine.klant_id.is_(None))
+    elif klant is not None:
+        where.append(BillingLine.klant_id == klant)
     return where
 
 
@@ -163,6 +180,8 @@ def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
             BillingLine.btw_procent,
             BillingLine.btw_bedrag,
             BillingLine.prijs_reden,
+            BillingLine.klant_id,
+            BillingLine.handmatig,
             Task.naam,
             Task.type,
             Task.adres,
@@ -184,9 +203,13 @@ def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
     ).all()
     names = drivers.names_by_id(carrier_id=carrier_id, driver_ids={r.chauffeur_id for r in found})
     plates = fleet.plates_by_id(carrier_id=carrier_id, vehicle_ids={r.vehicle_id for r in found})
+    clients = customers.names_by_id(carrier_id=carrier_id, customer_ids={r.klant_id for r in found})
     return [
         BillingRow(
             naam=r.naam,
+            klant=clients.get(r.klant_id),
+            klant_id=r.klant_id,
+            handmatig=r.handmatig,
             type=r.type,
             adres=r.adres,
             postcode=r.postcode,
@@ -213,10 +236,16 @@ def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
 
 
 def unexported(
-    *, carrier_id: uuid.UUID, van: date, tot: date, driver_id: uuid.UUID | None = None
+    *,
+    carrier_id: uuid.UUID,
+    van: date,
+    tot: date,
+    driver_id: uuid.UUID | None = None,
+    klant: uuid.UUID | str | None = None,
 ) -> list[BillingRow]:
-    """Lines not exported yet, completed from van through tot in the carrier's time zone."""
-    return _rows(carrier_id, _unexported_where(carrier_id, van, tot, driver_id))
+    """Lines not exported yet, completed from van through tot in the carrier's time zone;
+    klant: one customer's lines, or NO_CUSTOMER for those of tasks without one."""
+    return _rows(carrier_id, _unexported_where(carrier_id, van, tot, driver_id, klant))
 
 
 def totals(rows: Iterable[BillingRow]) -> Totals:
@@ -225,7 +254,8 @@ def totals(rows: Iterable[BillingRow]) -> Totals:
     per_unit: dict[str, list[float]] = {}
     km: list[float] = []
     minutes = 0
-    net = vat = Decimal(0)
+    net = Decimal(0)
+    priced: list[tuple[Decimal, Decimal]] = []
     unpriced = 0
     for row in rows:
         count += 1
@@ -233,7 +263,7 @@ def totals(rows: Iterable[BillingRow]) -> Totals:
             unpriced += 1
         else:
             net += row.bedrag
-            vat += row.btw_bedrag or 0
+            priced.append((row.bedrag, row.btw_procent or Decimal(0)))
         if row.hoeveelheid is not None:
             per_unit.setdefault(row.eenheid or "", []).append(row.hoeveelheid)
         if row.kilometers is not None:
@@ -245,7 +275,7 @@ def totals(rows: Iterable[BillingRow]) -> Totals:
         kilometers=math.fsum(km),
         wachttijd_minuten=minutes,
         bedrag=net,
-        btw_bedrag=vat,
+        btw_bedrag=pricing.vat_per_rate(priced),
         ongeprijsd=unpriced,
     )
 
@@ -340,6 +370,7 @@ def export(
     van: date,
     tot: date,
     driver_id: uuid.UUID | None = None,
+    klant: uuid.UUID | str | None = None,
     actor_label: str,
 ) -> BillingExport:
     """A new batch holding every line `unexported` selects; ValidationFailed when none.
@@ -348,12 +379,13 @@ def export(
     same time (PostgreSQL re-checks the condition after waiting for the row lock) cannot
     take a line twice.
     """
-    where = _unexported_where(carrier_id, van, tot, driver_id)
+    where = _unexported_where(carrier_id, van, tot, driver_id, klant)
     batch = BillingExport(
         transporteur_id=carrier_id,
         van=van,
         tot=tot,
         chauffeur_id=driver_id,
+        klant_id=klant if isinstance(klant, uuid.UUID) else None,
         regels=0,
         gemaakt_door=actor_label[:254],
     )
@@ -369,6 +401,7 @@ def export(
         raise ValidationFailed([{"field": "periode", "message": "nothing to export"}])
     batch.regels = result.rowcount
     db.session.flush()
+    invoices.make_for_batch(carrier_id=carrier_id, batch=batch)
     logger.info(
         "billing export %s: %s lines, %s..%s, by %s", batch.id, batch.regels, van, tot, actor_label
     )

@@ -14,7 +14,7 @@ from wtforms import Field, SelectChoice, SelectField, StringField
 from wtforms.validators import StopValidation, ValidationError
 from wtforms.widgets import DateInput
 
-from portal.billing.service import FIRST_DAY, LAST_DAY, longer_than_a_year
+from portal.billing.service import FIRST_DAY, LAST_DAY, NO_CUSTOMER, longer_than_a_year
 
 DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -51,16 +51,37 @@ class DayField(StringField):
 
 
 class PeriodForm(FlaskForm):
-    """Period (both days included) and an optional driver. Set `chauffeur.choices` first."""
+    """Period (both days included), an optional driver and customer. Set the choices first
+    (set_drivers, set_customers)."""
 
     van = DayField(_l("Van"))
     tot = DayField(_l("Tot en met"))
     chauffeur = SelectField(_l("Chauffeur"), choices=[], validate_choice=False)
+    klant = SelectField(
+        _l("Klant"), choices=[SelectChoice("", _l("Alle klanten"))], validate_choice=False
+    )
 
     def set_drivers(self, drivers) -> None:
         self.chauffeur.choices = [SelectChoice("", _l("Alle chauffeurs"))] + [
             SelectChoice(str(d.id), d.naam) for d in drivers
         ]
+
+    def set_customers(self, names: dict[uuid.UUID, str]) -> None:
+        self.klant.choices = [
+            SelectChoice("", _l("Alle klanten")),
+            SelectChoice(NO_CUSTOMER, _l("Zonder klant")),
+        ] + [SelectChoice(str(i), name) for i, name in names.items()]
+
+    def validate_klant(self, field: Field) -> None:
+        if field.data and field.data not in {c.value for c in field.choices}:
+            raise ValidationError(_("Deze klant kennen we niet."))
+
+    @property
+    def klant_value(self) -> uuid.UUID | str | None:
+        """The customer filter as the service takes it: an id, NO_CUSTOMER or None (all)."""
+        if not self.klant.data or self.klant.errors:
+            return None
+        return self.klant.data if self.klant.data == NO_CUSTOMER else uuid.UUID(self.klant.data)
 
     def validate_tot(self, field: Field) -> None:
         van, tot = self.van.data, field.data
@@ -101,3 +122,4 @@ class ExportQueryForm(ExportForm):
 
     class Meta:
         csrf = False
+

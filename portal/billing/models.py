@@ -16,7 +16,9 @@ from sqlalchemy import (
     Numeric,
     String,
     Text,
+    UniqueConstraint,
     Uuid,
+    false,
     text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
@@ -39,6 +41,7 @@ class BillingLine(CarrierScoped, db.Model):
         Index("ix_facturatieregels_export", "transporteur_id", "export_id", "afgerond_op"),
         # One line per task: a completion sent twice updates it.
         Index("ix_facturatieregels_taak", "transporteur_id", "taak_id", unique=True),
+        Index("ix_facturatieregels_klant", "transporteur_id", "klant_id", "afgerond_op"),
         CheckConstraint("hoeveelheid IS NULL OR hoeveelheid >= 0", name="hoeveelheid"),
         CheckConstraint("kilometers IS NULL OR kilometers >= 0", name="kilometers"),
         CheckConstraint("wachttijd_minuten IS NULL OR wachttijd_minuten >= 0", name="wachttijd"),
@@ -63,6 +66,11 @@ class BillingLine(CarrierScoped, db.Model):
     btw_procent: Mapped[Decimal | None] = mapped_column(Numeric(5, 2))
     btw_bedrag: Mapped[Decimal | None] = mapped_column(Numeric(12, 2))
     prijs_reden: Mapped[str | None] = mapped_column(String(30))
+    # Priced by hand (a line no tariff prices): the amount stays until changed by hand; the
+    # audit trail says who set it and when.
+    handmatig: Mapped[bool] = mapped_column(default=False, server_default=false())
+    # The task's customer when the line was made: whom the line is invoiced to.
+    klant_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -74,6 +82,7 @@ class BillingExport(CarrierScoped, db.Model):
     van: Mapped[date] = mapped_column(Date)
     tot: Mapped[date] = mapped_column(Date)
     chauffeur_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    klant_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)  # the selection's customer
     regels: Mapped[int] = mapped_column(Integer)
     gemaakt_door: Mapped[str] = mapped_column(String(254))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -130,3 +139,32 @@ class Tariff(CarrierScoped, db.Model):
     btw_procent: Mapped[Decimal] = mapped_column(Numeric(5, 2), default=Decimal(21))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+
+class Invoice(CarrierScoped, db.Model):
+    """The invoice of one customer in an export batch: made with the batch when every line
+    of that customer is priced, numbered in the carrier's own series (2026-00001), and
+    downloadable as UBL 2.1 (Peppol BIS Billing 3.0) for the carrier's invoicing."""
+
+    __tablename__ = "facturen"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["transporteur_id", "export_id"],
+            ["facturatie_exports.transporteur_id", "facturatie_exports.id"],
+        ),
+        ForeignKeyConstraint(
+            ["transporteur_id", "klant_id"], ["klanten.transporteur_id", "klanten.id"]
+        ),
+        UniqueConstraint("transporteur_id", "nummer"),
+        UniqueConstraint("transporteur_id", "export_id", "klant_id"),
+    )
+
+    export_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    klant_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    nummer: Mapped[str] = mapped_column(String(20))
+    datum: Mapped[date] = mapped_column(Date)
+    vervaldatum: Mapped[date] = mapped_column(Date)
+    regels: Mapped[int] = mapped_column(Integer)
+    bedrag: Mapped[Decimal] = mapped_column(Numeric(12, 2))  # net
+    btw_bedrag: Mapped[Decimal] = mapped_column(Numeric(12, 2))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

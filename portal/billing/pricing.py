@@ -45,6 +45,17 @@ def decimal(value) -> Decimal | None:
     return Decimal(value)
 
 
+def vat_per_rate(amounts: Iterable[tuple[Decimal, Decimal]]) -> Decimal:
+    """The VAT of (net amount, rate) pairs as an invoice computes it: per rate on the sum of
+    its amounts, rounded half up to the cent (EN 16931), then added. Rounding each line's
+    VAT first could differ by a cent or two."""
+    taxable: dict[Decimal, Decimal] = {}
+    for amount, rate in amounts:
+        key = rate.normalize()
+        taxable[key] = taxable.get(key, Decimal(0)) + amount
+    return sum((cents(total * rate / HUNDRED) for rate, total in taxable.items()), Decimal(0))
+
+
 @dataclass(frozen=True)
 class Tariff:
     """A price agreement for one activity type: the customer's (klant_id) or the carrier's

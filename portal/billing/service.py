@@ -15,15 +15,19 @@ import logging
 import math
 import uuid
 from datetime import datetime
+from decimal import Decimal, InvalidOperation
 
 from sqlalchemy import and_, exists, select
 
 from portal.accounts.service import carrier_zone
-from portal.billing import pricing, tariffs
+from portal.audit import service as audit
+from portal.audit.service import Actor
+from portal.billing import invoices, pricing, tariffs
 from portal.billing.exports import (
     COLUMNS,
     FIRST_DAY,
     LAST_DAY,
+    NO_CUSTOMER,
     BillingRow,
     ReopenedRow,
     Totals,
@@ -37,7 +41,7 @@ from portal.billing.exports import (
     totals,
     unexported,
 )
-from portal.billing.models import BillingExport, BillingLine
+from portal.billing.models import BillingExport, BillingLine, Invoice, Tariff
 from portal.billing.spreadsheets import (
     CSV_DATETIME,
     FORMULA_START,
@@ -59,6 +63,7 @@ __all__ = [
     "FIRST_DAY",
     "FORMULA_START",
     "LAST_DAY",
+    "NO_CUSTOMER",
     "XLSX_DATETIME",
     "XLSX_WIDTHS",
     "AlreadyBilled",
@@ -75,6 +80,7 @@ __all__ = [
     "line_for_completion",
     "list_exports",
     "longer_than_a_year",
+    "price_by_hand",
     "record_line",
     "reopened_after_export",
     "to_csv",
@@ -234,14 +240,20 @@ def record_line(
 
 def _price(carrier_id: uuid.UUID, line: BillingLine, task: Task) -> None:
     """Price the line under the tariff that holds on the task's day (its planned day, else
-    the day it was completed, in the carrier's time zone). Until tasks name their customer
-    the carrier's default tariff holds. Hours run from the task's start to its completion."""
+    the day it was completed, in the carrier's time zone): the task's customer's own, else
+    the carrier's default. Hours run from the task's start to its completion. A line priced
+    by hand keeps its amount: no tariff priced it, and the planner's price stands."""
+    line.klant_id = task.klant_id
+    if line.handmatig:
+        return
     zone = carrier_zone(carrier_id)
     day = (task.gepland_op or task.afgerond_op).astimezone(zone).date()
     minutes = None
     if task.gestart_op is not None and task.afgerond_op is not None:
         minutes = max(0, int((task.afgerond_op - task.gestart_op).total_seconds() // 60))
-    rule = tariffs.holding(carrier_id=carrier_id, activity_type=task.type, klant_id=None, dag=day)
+    rule = tariffs.holding(
+        carrier_id=carrier_id, activity_type=task.type, klant_id=task.klant_id, dag=day
+    )
     priced = pricing.price(
         rule,
         pricing.Work(
@@ -264,6 +276,85 @@ def _price(carrier_id: uuid.UUID, line: BillingLine, task: Task) -> None:
     line.prijs_reden = None
 
 
+MAX_AMOUNT = Decimal("1000000000")
+
+
+# --- hand prices -------------------------------------------------------------------------
+
+
+def _amount(value, field: str, upper: Decimal, errors: list[dict]) -> Decimal | None:
+    try:
+        amount = value if isinstance(value, Decimal) else Decimal(str(value).strip())
+    except (InvalidOperation, ValueError):
+        errors.append({"field": field, "code": "not_a_number", "message": "not a number"})
+        return None
+    if not amount.is_finite() or not Decimal(0) <= amount <= upper:
+        errors.append({"field": field, "code": "out_of_range", "message": f"between 0 and {upper}"})
+        return None
+    return amount
+
+
+def price_by_hand(
+    *,
+    carrier_id: uuid.UUID,
+    task_id: uuid.UUID,
+    bedrag: Decimal | str | None,
+    btw_procent: Decimal | str,
+    actor: Actor,
+) -> BillingLine:
+    """Set a line's net amount and VAT rate by hand (a line no tariff prices, or one whose
+    price the planner corrects); bedrag None gives the line back to its tariff. Refused once
+    the line is exported: the invoice has gone out. Audited on the task's trail."""
+    line = db.session.scalar(
+        select(BillingLine)
+        .where(BillingLine.transporteur_id == carrier_id, BillingLine.taak_id == task_id)
+        .with_for_update()
+    )
+    if line is None:
+        raise NotFound("billing line not found")
+    if line.export_id is not None:
+        raise Conflict("The line is exported: the invoice has gone out.", reden="exported")
+    before = [_text(line.bedrag), _text(line.btw_procent), line.handmatig]
+    if bedrag is None:
+        line.handmatig = False
+        task = db.session.scalar(
+            select(Task).where(Task.transporteur_id == carrier_id, Task.id == task_id)
+        )
+        _price(carrier_id, line, task)
+        action = "price_by_tariff"
+    else:
+        errors: list[dict] = []
+        net = _amount(bedrag, "bedrag", MAX_AMOUNT, errors)
+        rate = _amount(btw_procent, "btw_procent", Decimal(100), errors)
+        if errors:
+            raise ValidationFailed(errors)
+        line.handmatig = True
+        line.tarief_id = None
+        line.bedrag = pricing.cents(net)
+        line.btw_procent = rate.quantize(pricing.CENT)
+        line.btw_bedrag = pricing.cents(line.bedrag * rate / pricing.HUNDRED)
+        line.prijs_reden = None
+        action = "priced_by_hand"
+    db.session.flush()
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="task",
+        entity_id=task_id,
+        action=action,
+        changes={
+            "bedrag": [before[0], _text(line.bedrag)],
+            "btw_procent": [before[1], _text(line.btw_procent)],
+            "handmatig": [before[2], line.handmatig],
+        },
+    )
+    return line
+
+
+def _text(value: Decimal | None) -> str | None:
+    return None if value is None else str(value)
+
+
 def has_line(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> bool:
     """Whether the task has a billing line (then deleting it archives it instead)."""
     return bool(
@@ -273,3 +364,25 @@ def has_line(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> bool:
             )
         )
     )
+
+
+def customer_in_use(carrier_id: uuid.UUID, customer_id: uuid.UUID) -> bool:
+    """Whether a billing line, an invoice or a tariff names the customer."""
+    return any(
+        db.session.scalar(
+            select(
+                exists().where(model.transporteur_id == carrier_id, model.klant_id == customer_id)
+            )
+        )
+        for model in (BillingLine, Invoice, Tariff)
+    )
+
+
+# Invoices (invoices.py), for the portal.
+invoiceable = invoices.invoiceable
+invoice_counts = invoices.of_batches
+invoices_of_batch = invoices.of_batch
+invoice_ubl = invoices.ubl_document
+invoice_problems = invoices.problems
+NotInvoiceable = invoices.NotInvoiceable
+get_invoice = invoices.get_invoice

@@ -85,3 +85,23 @@ class TariffForm(FlaskForm):
     def validate_activity_type(self, field: Field) -> None:
         if field.data not in {c.value for c in field.choices}:
             raise ValueError(_l("Kies een activiteit uit de lijst."))
+
+
+class HandPriceForm(FlaskForm):
+    """A line's price set by hand: the net amount and the VAT rate, typed the Dutch way."""
+
+    bedrag = AmountField(
+        _l("Bedrag zonder btw (€)"),
+        validators=[
+            InputRequired(_l("Vul het bedrag in.")),
+            NumberRange(0, 1_000_000_000, _l("Tussen 0 en 1.000.000.000.")),
+        ],
+    )
+    btw_procent = AmountField(
+        _l("Btw (%)"),
+        default=Decimal(21),
+        validators=[
+            InputRequired(_l("Vul het btw-percentage in.")),
+            NumberRange(0, 100, _l("Tussen 0 en 100.")),
+        ],
+    )

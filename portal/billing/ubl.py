@@ -163,13 +163,15 @@ def vat_breakdown(lines: Sequence[Line]) -> list[tuple[Decimal, Decimal, Decimal
 
 
 def quantity_and_price(line: Line) -> tuple[Decimal, str, Decimal, str | None]:
-    """(quantity, unit code, price, note) with quantity x price == the line's amount exactly."""
+    """(quantity, unit code, price, note) with quantity x price, rounded to the cent, the
+    line's amount (as Peppol checks it); else 1 x C62 at the amount, the quantity in the note."""
     amount = cents(line.bedrag)
     quantity = line.hoeveelheid
     note = None
     if quantity:
         price = (amount / quantity).quantize(PRICE_STEP, rounding=ROUND_HALF_UP)
-        if price * quantity == amount:
+        # PEPPOL-EN16931-R120: quantity x price, rounded to the cent, is the line amount.
+        if cents(price * quantity) == amount:
             if price < 0:
                 quantity, price = -quantity, -price
             return quantity, unit_code(line.eenheid), price, None

@@ -14,6 +14,7 @@ from portal.accounts.permissions import role_required
 from portal.accounts.service import carrier_zone
 from portal.billing import service
 from portal.billing.forms import ExportForm, ExportQueryForm, FilterForm, PeriodForm
+from portal.customers import service as customers
 from portal.drivers import service as drivers
 from portal.errors import NotFound, ValidationFailed
 from portal.tasks.forms import STATUS_LABELS
@@ -45,8 +46,9 @@ def default_period(today: date) -> tuple[date, date]:
 
 
 def _with_drivers(form: PeriodForm, carrier_id: uuid.UUID) -> PeriodForm:
-    # Inactive drivers too: their completed work is still to be billed.
+    # Inactive drivers and customers too: their completed work is still to be billed.
     form.set_drivers(drivers.list_drivers(carrier_id=carrier_id, active_only=False))
+    form.set_customers(customers.names(carrier_id=carrier_id))
     return form
 
 
@@ -77,6 +79,7 @@ def _render(
             van=form.van.data,
             tot=form.tot.data,
             driver_id=form.chauffeur_id,
+            klant=form.klant_value,
         )
         totals = service.totals(rows)
         reopened = service.reopened_after_export(
@@ -103,6 +106,10 @@ def _render(
         "exports_page": page,
         "more_exports": len(exports) > EXPORTS_PER_PAGE,
         "driver_names": _driver_names(form),
+        "customer_names": _customer_names(form),
+        "invoice_counts": service.invoice_counts(
+            carrier_id=carrier_id, export_ids={batch.id for batch in exports}
+        ),
         "filter_args": _filter_args(form),
     }
     template = "billing/_content.html" if is_fragment() else "billing/index.html"
@@ -113,11 +120,16 @@ def _driver_names(form: PeriodForm) -> dict[str, str]:
     return {c.value: c.label for c in form.chauffeur.choices if c.value}
 
 
+def _customer_names(form: PeriodForm) -> dict[str, str]:
+    return {c.value: c.label for c in form.klant.choices if c.value}
+
+
 def _filter_args(form: PeriodForm) -> dict[str, str]:
     return {
         "van": form.van._value(),
         "tot": form.tot._value(),
         "chauffeur": form.chauffeur.data or "",
+        "klant": form.klant.data or "",
     }
 
 
@@ -176,6 +188,7 @@ def confirm_export():
         van=form.van.data,
         tot=form.tot.data,
         driver_id=form.chauffeur_id,
+        klant=form.klant_value,
     )
     if not rows:
         return _refused(request.args, str(NOTHING_TO_EXPORT))
@@ -183,7 +196,9 @@ def confirm_export():
         "billing/confirm_export.html",
         form=form,
         totals=service.totals(rows),
+        invoiceable=service.invoiceable(rows),
         driver_names=_driver_names(form),
+        customer_names=_customer_names(form),
         filter_args=_filter_args(form),
         formaat=form.formaat.data,
     )
@@ -205,6 +220,7 @@ def export():
             van=form.van.data,
             tot=form.tot.data,
             driver_id=form.chauffeur_id,
+            klant=form.klant_value,
             actor_label=current_user.email,
         )
     except ValidationFailed:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.exc import IntegrityError
@@ -38,7 +39,19 @@ _usage_checks: list[Callable[[uuid.UUID, uuid.UUID], bool]] = []
 
 def on_usage_check(check: Callable[[uuid.UUID, uuid.UUID], bool]) -> None:
     """Register check(carrier_id, customer_id) -> True when something refers to it."""
-    _usage_checks.append(check)
+    if check not in _usage_checks:
+        _usage_checks.append(check)
+
+
+# Called before a place is removed, with (carrier_id, place_id): tasks that chose it keep
+# the address they copied and let go of the place.
+_place_removal: list[Callable[[uuid.UUID, uuid.UUID], None]] = []
+
+
+def on_place_removal(callback: Callable[[uuid.UUID, uuid.UUID], None]) -> None:
+    """Register callback(carrier_id, place_id), run before a customer's place is removed."""
+    if callback not in _place_removal:
+        _place_removal.append(callback)
 
 
 @dataclass(frozen=True)
@@ -357,6 +370,8 @@ def remove_place(
 ) -> None:
     """Remove a place of the customer."""
     place = get_place(carrier_id=carrier_id, customer_id=customer_id, place_id=place_id)
+    for callback in _place_removal:
+        callback(carrier_id, place_id)
     db.session.delete(place)
     db.session.flush()
     _record_place(carrier_id, actor, place, "place_removed", {"locatie": [place.naam, None]})
@@ -368,3 +383,96 @@ def names(*, carrier_id: uuid.UUID, active_only: bool = False) -> dict[uuid.UUID
     if active_only:
         stmt = stmt.where(Customer.actief.is_(True))
     return dict(db.session.execute(stmt.order_by(func.lower(Customer.naam), Customer.id)).all())
+
+
+def names_by_id(
+    *, carrier_id: uuid.UUID, customer_ids: set[uuid.UUID | None]
+) -> dict[uuid.UUID, str]:
+    """The names of the customers rows refer to (inactive ones too), in one query or none."""
+    ids = {i for i in customer_ids if i is not None}
+    if not ids:
+        return {}
+    stmt = select(Customer.id, Customer.naam).where(
+        Customer.transporteur_id == carrier_id, Customer.id.in_(ids)
+    )
+    return dict(db.session.execute(stmt).all())
+
+
+# --- import ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImportItem:
+    """One customer of an import: an existing one (customer_id) that gets places, or a new
+    one made of data, with its places."""
+
+    customer_id: uuid.UUID | None
+    data: dict
+    places: tuple[dict, ...] = ()
+
+
+def all_customers(*, carrier_id: uuid.UUID) -> list[Customer]:
+    """Every customer of the carrier, active or not, in one query: to match an import."""
+    stmt = select(Customer).where(Customer.transporteur_id == carrier_id).order_by(Customer.id)
+    return list(db.session.scalars(stmt))
+
+
+def import_customers(
+    *, carrier_id: uuid.UUID, items: list[ImportItem], actor: Actor
+) -> tuple[int, int]:
+    """Create the new customers and add the places, checked by the rules create_customer and
+    add_place apply and recorded as they record them, but in one insert per table instead
+    of queries per row; ValidationFailed at the first refusal, NotFound for another
+    carrier's customer. Answers how many customers and places were added."""
+    errors: list[dict] = []
+    customers: list[tuple[Customer, dict]] = []
+    places: list[CustomerPlace] = []
+    wanted = {item.customer_id for item in items} - {None}
+    own = select(Customer.id).where(Customer.transporteur_id == carrier_id)
+    if wanted and set(db.session.scalars(own.where(Customer.id.in_(wanted)))) != wanted:
+        raise NotFound("customer not found")
+    for item in items:
+        customer_id = item.customer_id
+        if customer_id is None:
+            clean = clean_customer({"naam": None, **item.data}, errors)
+            customer_id = uuid.uuid4()
+            customers.append((Customer(transporteur_id=carrier_id, id=customer_id, **clean), clean))
+        for data in item.places:
+            clean = clean_place({"naam": None, "soort": "beide", "land": "NL", **data}, errors)
+            check_coordinates(clean.get("locatie_lat"), clean.get("locatie_lng"), errors)
+            if not errors:
+                clean["postcode"] = written_postcode(clean.get("postcode"), clean["land"])
+                places.append(
+                    CustomerPlace(transporteur_id=carrier_id, klant_id=customer_id, **clean)
+                )
+        if errors:
+            raise ValidationFailed(errors)
+    numbers = [customer.debiteurnummer for customer, _ in customers if customer.debiteurnummer]
+    taken = any(
+        db.session.scalar(own.where(Customer.debiteurnummer.in_(numbers[i : i + 500])).limit(1))
+        for i in range(0, len(numbers), 500)
+    )
+    if taken or len(set(numbers)) < len(numbers):
+        raise ValidationFailed([DUPLICATE])
+    # The customers first: their places refer to them.
+    _flush_unique(lambda: (db.session.add_all([c for c, _ in customers]), db.session.flush()))
+    db.session.add_all(places)
+    db.session.flush()
+    # One moment for the customers and the next for their places: a customer's trail lists
+    # it before its places, which entries of the same millisecond would not promise.
+    now = utcnow()
+    entries = [
+        (c.id, "created", {k: [None, v] for k, v in d.items() if v}, now) for c, d in customers
+    ]
+    later = now + timedelta(milliseconds=1)
+    entries += [(p.klant_id, "place_added", {"locatie": [None, p.naam]}, later) for p in places]
+    for entity_id, action, changes, at in entries:
+        audit.record(
+            carrier_id=carrier_id,
+            actor=actor,
+            entity="customer",
+            entity_id=entity_id,
+            action=action,
+            changes=changes,
+        ).at = at
+    return len(customers), len(places)

@@ -40,6 +40,17 @@ CARRIERS = [
         "drivers": ["Jan de Vries", "Piet Bakker", "Henk Jansen"],
         "staff": ["Els Vos", "Kees Smit", "Anna de Boer"],
         "plates": ["BX-12-AB", "BX-34-CD", "VZH-56-E", "OT-48-KX"],
+        # What its e-invoices name as the seller (the billing export's UBL files).
+        "factuur": {
+            "thuisbasis_straat": "Industrieweg 8",
+            "thuisbasis_postcode": "7461 AB",
+            "thuisbasis_plaats": "Rijssen",
+            "thuisbasis_land": "NL",
+            "btw_nummer": "NL001234567B01",
+            "kvk_nummer": "06012345",
+            "iban": "NL91ABNA0417164300",
+            "factuur_email": "facturatie@vdberg.example",
+        },
     },
     {
         "id": uuid.UUID("6a1f0d2e-0000-4000-8000-000000000002"),
@@ -97,7 +108,11 @@ def seed() -> dict:
 
 def _seed_carrier(spec: dict) -> None:
     carrier_id = spec["id"]
-    db.session.add(Carrier(id=carrier_id, naam=spec["naam"], tijdzone="Europe/Amsterdam"))
+    db.session.add(
+        Carrier(
+            id=carrier_id, naam=spec["naam"], tijdzone="Europe/Amsterdam", **spec.get("factuur", {})
+        )
+    )
     db.session.flush()
     staff = {}
     for role, naam in zip(("planner", "author", "admin"), spec["staff"], strict=True):

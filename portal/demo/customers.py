@@ -36,6 +36,17 @@ CUSTOMERS = [
                 "locatie_lng": 6.5802,
                 "opmerkingen": "Sleutel van het hek in de meterkast bij de silo.",
             },
+            {
+                "naam": "Vergister Hengelo",
+                "soort": "lossen",
+                "adres": "Twekkelerweg 300",
+                "postcode": "7553 LZ",
+                "stad": "Hengelo",
+                "locatie_lat": 52.2556,
+                "locatie_lng": 6.8285,
+                "openingstijden": "ma-vr 7:00-16:30",
+                "opmerkingen": "Wegen bij binnenkomst en vertrek; bon mee naar kantoor.",
+            },
         ],
     },
     {

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 from portal.audit.service import Actor
 from portal.billing import service as billing
+from portal.customers import service as customers
 from portal.demo import answers as demo_answers
 from portal.extensions import db
 from portal.tasks import lifecycle
@@ -83,6 +84,7 @@ def seed_tasks(carrier_id, driver_rows, vehicles, planner) -> None:
     now = datetime.now(UTC)
     today = now.astimezone(zone).date()
     office = Actor("user", planner.id, planner.naam)
+    routes = _routes(carrier_id)
     n = 0
     for day_offset in range(-3, 4):
         day = today + timedelta(days=day_offset)
@@ -105,6 +107,7 @@ def seed_tasks(carrier_id, driver_rows, vehicles, planner) -> None:
                     "vdm_nummer": f"{day:%y%m%d}{n:04d}" if kind == "mest_laden" else None,
                     **extra,
                 }
+                data = _with_route(data, routes.get(kind))
                 target = _target_status(day_offset, n, planned, now)
                 with _at(planned - timedelta(days=2, hours=n % 5), now):
                     task = tasks.create_task(
@@ -112,6 +115,43 @@ def seed_tasks(carrier_id, driver_rows, vehicles, planner) -> None:
                     )
                 _work(carrier_id, task, driver, office, target, n, planned, now)
                 n += 1
+
+
+def _routes(carrier_id) -> dict[str, dict]:
+    """Who the demo's manure and feed are for and where they load and unload: manure from
+    Ter Horst's silo to the digester, feed from the mill to the farm on the task."""
+    names = {name: klant_id for klant_id, name in customers.names(carrier_id=carrier_id).items()}
+    places = customers.places_by_customer(carrier_id=carrier_id, customer_ids=set(names.values()))
+    place = {p.naam: p for found in places.values() for p in found}
+    routes = {}
+    if {"Mestsilo Zuidkamp", "Vergister Hengelo"} <= place.keys():
+        routes["mest_laden"] = {
+            "klant_id": place["Mestsilo Zuidkamp"].klant_id,
+            "laadlocatie_id": place["Mestsilo Zuidkamp"].id,
+            "loslocatie_id": place["Vergister Hengelo"].id,
+        }
+    if "Mengvoederfabriek" in place:
+        routes["voer_leveren"] = {
+            "klant_id": place["Mengvoederfabriek"].klant_id,
+            "laadlocatie_id": place["Mengvoederfabriek"].id,
+        }
+    return routes
+
+
+def _with_route(data: dict, route: dict | None) -> dict:
+    """The task with its customer and route: feed unloads at the task's farm address;
+    manure loads at the silo, which is then where the driver goes."""
+    if route is None:
+        return data
+    data = {**data, **route}
+    if "loslocatie_id" not in route:
+        data.update(
+            los_adres=data["adres"], los_postcode=data["postcode"], los_stad=data["stad"],
+            los_land="NL",
+        )  # fmt: skip
+    else:
+        data.update(adres=None, postcode=None, stad=None, naam="Mest laden Zuidkamp")
+    return data
 
 
 def _target_status(day_offset: int, n: int, planned: datetime, now: datetime) -> str:

@@ -170,6 +170,17 @@ class BoardFilterForm(FlaskForm):
         return field.data
 
 
+def _country(label):
+    return StringField(
+        label,
+        filters=[lambda v: v.strip().upper() if isinstance(v, str) else v],
+        validators=[
+            Optional(),
+            Regexp(r"^[A-Z]{2}\Z", message=_l("Twee letters, zoals NL, BE of DE.")),
+        ],
+    )
+
+
 class TaskForm(FlaskForm):
     """Every field of a task a planner may set, grouped as the form shows them."""
 
@@ -207,6 +218,19 @@ class TaskForm(FlaskForm):
     locatie_lng = DecimalCommaField(
         _l("Lengtegraad"), validators=[Optional(), NumberRange(min=-180, max=180), _finite]
     )
+    # Klant en route: choosing a customer offers its places; choosing a place fills its
+    # address in (route.py copies what is left empty).
+    klant_id = SelectField(_l("Klant"), validators=[Optional()], validate_choice=False)
+    laadlocatie_id = SelectField(_l("Laadplaats"), validators=[Optional()], validate_choice=False)
+    laad_adres = StringField(_l("Laadadres"), validators=[Optional(), Length(max=200)])
+    laad_postcode = StringField(_l("Postcode laden"), validators=[Optional(), Length(max=16)])
+    laad_stad = StringField(_l("Plaats laden"), validators=[Optional(), Length(max=100)])
+    laad_land = _country(_l("Land laden"))
+    loslocatie_id = SelectField(_l("Losplaats"), validators=[Optional()], validate_choice=False)
+    los_adres = StringField(_l("Losadres"), validators=[Optional(), Length(max=200)])
+    los_postcode = StringField(_l("Postcode lossen"), validators=[Optional(), Length(max=16)])
+    los_stad = StringField(_l("Plaats lossen"), validators=[Optional(), Length(max=100)])
+    los_land = _country(_l("Land lossen"))
     # Wanneer en wie
     gepland_datum = DateField(_l("Datum"), validators=[Optional(), in_calendar])
     gepland_tijd = TimeField(_l("Tijd"), validators=[Optional()])
@@ -254,6 +278,9 @@ class TaskForm(FlaskForm):
                      "opmerkingen", "vdm_nummer")),
         (_l("Waar"), ("adres", "postcode", "stad", "land", "contactpersoon", "telefoon",
                       "telefoon_mobiel", "locatie_lat", "locatie_lng")),
+        (_l("Klant en route"), ("klant_id", "laadlocatie_id", "laad_adres", "laad_postcode",
+                                "laad_stad", "laad_land", "loslocatie_id", "los_adres",
+                                "los_postcode", "los_stad", "los_land")),
         (_l("Wanneer en wie"), ("gepland_datum", "gepland_tijd", "duur_min", "chauffeur_id",
                                 "vehicle_id")),
         (_l("Eisen"), ("require_photos", "min_fotos", "max_fotos", "photo_label",
@@ -264,8 +291,11 @@ class TaskForm(FlaskForm):
     TEXT_FIELDS = (
         "naam", "omschrijving", "artikel", "eenheid", "opmerkingen", "vdm_nummer", "adres",
         "postcode", "stad", "land", "contactpersoon", "telefoon", "telefoon_mobiel",
-        "photo_label",
+        "photo_label", "laad_adres", "laad_postcode", "laad_stad", "laad_land", "los_adres",
+        "los_postcode", "los_stad", "los_land",
     )  # fmt: skip
+    ROUTE_CHOICES = ("klant_id", "laadlocatie_id", "loslocatie_id")
+    ROUTE_FIELDSET = 2  # FIELDSETS' index of Klant en route (the part htmx refreshes)
     NUMBER_FIELDS = (
         "hoeveelheid", "locatie_lat", "locatie_lng", "min_fotos", "max_fotos",
         "required_temperatuur", "duur_min",
@@ -284,8 +314,30 @@ class TaskForm(FlaskForm):
             SelectChoice(str(v.id), v.kenteken) for v in vehicles
         ]
 
+    def set_route_choices(self, customers: dict, places: list) -> None:
+        """The customers to choose from (id: name) and the chosen one's places; a value not
+        among them is an error at the field."""
+        self.klant_id.choices = [SelectChoice("", _l("Geen klant"))] + [
+            SelectChoice(str(k), v) for k, v in customers.items()
+        ]
+        for name, kinds, other in (
+            ("laadlocatie_id", ("laden", "beide"), _l("Ander adres")),
+            ("loslocatie_id", ("lossen", "beide"), _l("Ander adres")),
+        ):
+            self[name].choices = [SelectChoice("", other)] + [
+                SelectChoice(str(p.id), _place_label(p)) for p in places if p.soort in kinds
+            ]
+
     def validate(self, extra_validators=None) -> bool:
         valid = super().validate(extra_validators)
+        for name in self.ROUTE_CHOICES:
+            field = self[name]
+            if field.data and field.data not in {c.value for c in field.choices}:
+                field.errors.append(
+                    _l("Kies een klant uit de lijst.")
+                    if name == "klant_id"
+                    else _l("Kies een plaats van deze klant.")
+                )
         # Checks across fields, each error at the field a planner must change.
         day, moment = self.gepland_datum, self.gepland_tijd
         if not (day.errors or moment.errors):
@@ -318,7 +370,17 @@ class TaskForm(FlaskForm):
         for name in self.FLAG_FIELDS:
             data[name] = bool(getattr(self, name).data)
         data["vehicle_id"] = uuid.UUID(self.vehicle_id.data) if self.vehicle_id.data else None
+        for name in self.ROUTE_CHOICES:
+            data[name] = uuid.UUID(self[name].data) if self[name].data else None
+        for end in ("laad", "los"):
+            # Taken from the chosen place (route.py), else none: the form shows neither.
+            data.update({f"{end}_naam": None, f"{end}_lat": None, f"{end}_lng": None})
         return data
+
+
+def _place_label(place) -> str:
+    where = ", ".join(part for part in (place.adres, place.stad) if part)
+    return f"{place.naam} ({where})" if where else place.naam
 
 
 class MoveForm(FlaskForm):

@@ -41,6 +41,19 @@ class Task(CarrierScoped, db.Model):
             ["transporteur_id", "vehicle_id"], ["voertuigen.transporteur_id", "voertuigen.id"]
         ),
         ForeignKeyConstraint(
+            ["transporteur_id", "klant_id"], ["klanten.transporteur_id", "klanten.id"]
+        ),
+        ForeignKeyConstraint(
+            ["transporteur_id", "laadlocatie_id"],
+            ["klant_locaties.transporteur_id", "klant_locaties.id"],
+            name="fk_taken_laadlocatie",
+        ),
+        ForeignKeyConstraint(
+            ["transporteur_id", "loslocatie_id"],
+            ["klant_locaties.transporteur_id", "klant_locaties.id"],
+            name="fk_taken_loslocatie",
+        ),
+        ForeignKeyConstraint(
             ["transporteur_id", "activity_questionnaire_id"],
             ["activity_questionnaires.transporteur_id", "activity_questionnaires.id"],
         ),
@@ -82,6 +95,12 @@ class Task(CarrierScoped, db.Model):
         # The planning checks: a vehicle's tasks by time, and tasks by VDM number.
         Index("ix_taken_voertuig_gepland", "transporteur_id", "vehicle_id", "gepland_op"),
         Index("ix_taken_vdm", "transporteur_id", "vdm_nummer"),
+        # A customer's tasks (and whether a customer or place is in use).
+        Index("ix_taken_klant", "transporteur_id", "klant_id", "gepland_op"),
+        Index("ix_taken_laadlocatie", "transporteur_id", "laadlocatie_id"),
+        Index("ix_taken_loslocatie", "transporteur_id", "loslocatie_id"),
+        CheckConstraint("(laad_lat IS NULL) = (laad_lng IS NULL)", name="laad_locatie"),
+        CheckConstraint("(los_lat IS NULL) = (los_lng IS NULL)", name="los_locatie"),
     )
 
     chauffeur_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
@@ -131,6 +150,27 @@ class Task(CarrierScoped, db.Model):
     afgerond_lng: Mapped[float | None] = mapped_column(Float)
     # A deleted task that was completed is archived, never lost: billed work stays.
     gearchiveerd_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Who the work is for, and where a transport loads and unloads (route.py): each place a
+    # copy of the address as planned, from the customer's place when one is chosen, so a
+    # place changed later leaves planned and billed work as it was. Additive to the seed's
+    # main address above, which stays what the driver app navigates to.
+    klant_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    laadlocatie_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    laad_naam: Mapped[str | None] = mapped_column(String(200))
+    laad_adres: Mapped[str | None] = mapped_column(String(200))
+    laad_postcode: Mapped[str | None] = mapped_column(String(16))
+    laad_stad: Mapped[str | None] = mapped_column(String(100))
+    laad_land: Mapped[str | None] = mapped_column(String(2))
+    laad_lat: Mapped[float | None] = mapped_column(Float)
+    laad_lng: Mapped[float | None] = mapped_column(Float)
+    loslocatie_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    los_naam: Mapped[str | None] = mapped_column(String(200))
+    los_adres: Mapped[str | None] = mapped_column(String(200))
+    los_postcode: Mapped[str | None] = mapped_column(String(16))
+    los_stad: Mapped[str | None] = mapped_column(String(100))
+    los_land: Mapped[str | None] = mapped_column(String(2))
+    los_lat: Mapped[float | None] = mapped_column(Float)
+    los_lng: Mapped[float | None] = mapped_column(Float)
     # Bumped on every change: the ETag of the task.
     versie: Mapped[int] = mapped_column(Integer, default=1)
 

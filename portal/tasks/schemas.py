@@ -69,9 +69,34 @@ class TaskOut(BaseModel):
     locatie_lng: float | None
     vragenpad: QuestionnaireDefinition | None
     created_at: Timestamp
+    # Additive to the seed: the customer and the route (null when not given).
+    klant_id: uuid.UUID | None = Field(default=None, description="the customer (klanten)")
+    laadlocatie_id: uuid.UUID | None = Field(
+        default=None, description="the customer's place it loads at, if chosen"
+    )
+    laad_naam: str | None = None
+    laad_adres: str | None = None
+    laad_postcode: str | None = None
+    laad_stad: str | None = None
+    laad_land: str | None = None
+    laad_lat: float | None = None
+    laad_lng: float | None = None
+    loslocatie_id: uuid.UUID | None = Field(
+        default=None, description="the customer's place it unloads at, if chosen"
+    )
+    los_naam: str | None = None
+    los_adres: str | None = None
+    los_postcode: str | None = None
+    los_stad: str | None = None
+    los_land: str | None = None
+    los_lat: float | None = None
+    los_lng: float | None = None
 
 
-_ID_FIELDS = {"id", "vehicle_id", "chauffeur_id", "transporteur_id"}
+_ID_FIELDS = {
+    "id", "vehicle_id", "chauffeur_id", "transporteur_id", "klant_id", "laadlocatie_id",
+    "loslocatie_id",
+}  # fmt: skip
 _TIME_FIELDS = {"gepland_op", "ontvangen_op", "gestart_op", "afgerond_op", "created_at"}
 _FIELDS = list(TaskOut.model_fields)
 
@@ -165,6 +190,31 @@ class TaskCreate(InModel):
     kooiaap: bool = False
     locatie_lat: Finite | None = Field(default=None, ge=-90, le=90)
     locatie_lng: Finite | None = Field(default=None, ge=-180, le=180)
+    klant_id: uuid.UUID | None = Field(default=None, description="the customer (klanten)")
+    laadlocatie_id: uuid.UUID | None = Field(
+        default=None,
+        description="a place of the customer where it loads: its address is copied into the "
+        "laad_* fields left out",
+    )
+    laad_naam: str | None = Field(default=None, max_length=200)
+    laad_adres: str | None = Field(default=None, max_length=200)
+    laad_postcode: str | None = Field(default=None, max_length=16)
+    laad_stad: str | None = Field(default=None, max_length=100)
+    laad_land: str | None = Field(default=None, pattern=r"^[A-Z]{2}$")
+    laad_lat: Finite | None = Field(default=None, ge=-90, le=90)
+    laad_lng: Finite | None = Field(default=None, ge=-180, le=180)
+    loslocatie_id: uuid.UUID | None = Field(
+        default=None,
+        description="a place of the customer where it unloads: its address is copied into "
+        "the los_* fields left out",
+    )
+    los_naam: str | None = Field(default=None, max_length=200)
+    los_adres: str | None = Field(default=None, max_length=200)
+    los_postcode: str | None = Field(default=None, max_length=16)
+    los_stad: str | None = Field(default=None, max_length=100)
+    los_land: str | None = Field(default=None, pattern=r"^[A-Z]{2}$")
+    los_lat: Finite | None = Field(default=None, ge=-90, le=90)
+    los_lng: Finite | None = Field(default=None, ge=-180, le=180)
 
     @model_validator(mode="after")
     def _photo_bounds(self):
@@ -174,8 +224,9 @@ class TaskCreate(InModel):
             and self.min_fotos > self.max_fotos
         ):
             raise ValueError("min_fotos is greater than max_fotos")
-        if (self.locatie_lat is None) != (self.locatie_lng is None):
-            raise ValueError("locatie_lat and locatie_lng go together")
+        for prefix in ("locatie", "laad", "los"):
+            if (getattr(self, f"{prefix}_lat") is None) != (getattr(self, f"{prefix}_lng") is None):
+                raise ValueError(f"{prefix}_lat and {prefix}_lng go together")
         return self
 
 

@@ -16,7 +16,7 @@ from portal.extensions import db
 from portal.fleet import service as fleet
 from portal.questionnaires import service as questionnaires
 from portal.tacho import driving
-from portal.tasks import conflicts
+from portal.tasks import conflicts, route
 from portal.tasks.conflicts import Planned, PlanningWarning
 
 # Selections of tasks are read in listing.py; callers keep asking this module.
@@ -125,6 +125,7 @@ def create_tasks(
         for chauffeur_id, data in rows
     ]
     _check_all_references(carrier_id, rows)
+    rows = _with_routes(carrier_id, rows)
     revisions: dict[str, uuid.UUID | None] = {}
     now = utcnow()
     tasks = []
@@ -163,6 +164,24 @@ def create_tasks(
         )
     db.session.flush()
     return tasks
+
+
+def _with_routes(carrier_id: uuid.UUID, rows: list[tuple]) -> list[tuple]:
+    """The rows with their customer's places filled in (route.py), the main address from
+    the route when it has none; ValidationFailed with every row's errors (422 at the
+    field; an import's errors name the row)."""
+    cache: dict = {}
+    out, errors = [], []
+    for number, (chauffeur_id, data) in enumerate(rows, start=1):
+        found: list[dict] = []
+        data = route.resolve(carrier_id=carrier_id, data=data, errors=found, cache=cache)
+        if len(rows) > 1:
+            found = [{**error, "row": number} for error in found]
+        errors.extend(found)
+        out.append((chauffeur_id, route.fill_main_address(data)))
+    if errors:
+        raise ValidationFailed(errors)
+    return out
 
 
 def _check_all_references(carrier_id: uuid.UUID, rows: list[tuple]) -> None:
@@ -206,7 +225,7 @@ EDITABLE = (
     "require_signature", "require_document_scan", "require_location", "photo_label",
     "opmerkingen", "vdm_nummer", "agr_verplicht", "required_desinfectie",
     "required_temperatuur", "kooiaap", "locatie_lat", "locatie_lng",
-    "activity_questionnaire_id",
+    "activity_questionnaire_id", *route.ROUTE_FIELDS,
 )  # fmt: skip
 
 
@@ -239,6 +258,7 @@ def update_task(
             f"A task that is {task.status} cannot be edited.", allowed=[], current=task.status
         )
     _check_references(carrier_id, data)
+    data = route.check(carrier_id=carrier_id, data=data, task=task)
     if "activity_questionnaire_id" in data and data["activity_questionnaire_id"] is not None:
         revision_id = data["activity_questionnaire_id"]
         if not questionnaires.definitions(carrier_id=carrier_id, revision_ids={revision_id}):

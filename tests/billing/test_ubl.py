@@ -236,12 +236,15 @@ def test_zero_rate_is_category_z(schema):
 
 
 def check_lines(doc: etree._Element) -> None:
-    """Each line: quantity x price == line amount exactly, price not negative, cents only."""
+    """Each line: quantity x price, rounded to the cent, is the line amount (PEPPOL-EN16931-
+    R120), price not negative, cents only."""
     for node in doc.xpath("//cac:InvoiceLine", namespaces=NS):
         quantity = amount(node, "cbc:InvoicedQuantity")
         price = amount(node, "cac:Price/cbc:PriceAmount")
         line_amount = amount(node, "cbc:LineExtensionAmount")
-        assert quantity * price == line_amount, text(node, "cbc:ID")
+        assert (quantity * price).quantize(D("0.01"), ROUND_HALF_UP) == line_amount, text(
+            node, "cbc:ID"
+        )
         assert price >= 0
         assert line_amount == line_amount.quantize(D("0.01"))
         assert price == price.quantize(D("0.0001"))
@@ -250,9 +253,11 @@ def check_lines(doc: etree._Element) -> None:
 def test_quantity_times_price_is_the_line_amount(schema):
     regels = [
         *TYPICAL_LINES,
-        # 12.345 t at 4.35 = 53.70075 -> 53.70: no price of 4 decimals gives 53.70 exactly
-        line(id="104", hoeveelheid=D("12.345"), eenheid="m³", bedrag=D("53.70")),
-        line(id="105", hoeveelheid=D("3"), eenheid="km", bedrag=D("10.00")),
+        # 12.345 m³ at 4.35 = 53.70075 -> 53.70: 12.345 x 4.3499 rounds to 53.70, as R120 checks
+        line(id="106", hoeveelheid=D("12.345"), eenheid="m³", bedrag=D("53.70")),
+        # No price of 4 decimals gives these amounts, even rounded to the cent
+        line(id="104", hoeveelheid=D("1000"), eenheid="m³", bedrag=D("0.01")),
+        line(id="105", hoeveelheid=D("123456"), eenheid="km", bedrag=D("10.00")),
     ]
     doc = parse(invoice_xml(invoice(regels=regels)))
 
@@ -263,7 +268,11 @@ def test_quantity_times_price_is_the_line_amount(schema):
     assert text(doc, f"{exact}/cbc:InvoicedQuantity/@unitCode") == "HUR"
     assert text(doc, f"{exact}/cac:Price/cbc:PriceAmount") == "55.00"
     assert not doc.xpath(f"{exact}/cbc:Note", namespaces=NS)
-    for inexact, note in (("104", "12,345 m³"), ("105", "3 km")):
+    rounded = "//cac:InvoiceLine[cbc:ID='106']"
+    assert text(doc, f"{rounded}/cbc:InvoicedQuantity") == "12.345"
+    assert text(doc, f"{rounded}/cbc:InvoicedQuantity/@unitCode") == "MTQ"
+    assert text(doc, f"{rounded}/cac:Price/cbc:PriceAmount") == "4.3499"
+    for inexact, note in (("104", "1000 m³"), ("105", "123456 km")):
         path = f"//cac:InvoiceLine[cbc:ID='{inexact}']"
         assert text(doc, f"{path}/cbc:InvoicedQuantity") == "1"
         assert text(doc, f"{path}/cbc:InvoicedQuantity/@unitCode") == "C62"
@@ -273,9 +282,12 @@ def test_quantity_times_price_is_the_line_amount(schema):
 def test_price_keeps_up_to_four_decimals_and_no_more():
     quarter = line(hoeveelheid=D("4"), bedrag=D("0.01"))
     eighth = line(hoeveelheid=D("8"), bedrag=D("0.01"))
+    thousandth = line(hoeveelheid=D("1000"), bedrag=D("0.01"))
 
     assert quantity_and_price(quarter) == (D("4"), "TNE", D("0.0025"), None)
-    assert quantity_and_price(eighth) == (D("1"), "C62", D("0.01"), "8 ton")
+    # 8 x 0.0013 = 0.0104, which rounds to the line's cent
+    assert quantity_and_price(eighth) == (D("8"), "TNE", D("0.0013"), None)
+    assert quantity_and_price(thousandth) == (D("1"), "C62", D("0.01"), "1000 ton")
     doc = parse(invoice_xml(invoice(regels=[quarter])))
     assert text(doc, "//cac:Price/cbc:PriceAmount") == "0.0025"
 

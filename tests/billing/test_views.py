@@ -228,7 +228,7 @@ def test_exporteer_asks_for_confirmation_and_marks_nothing_yet(
     assert "Ja, exporteer en markeer als gefactureerd" in html
     assert 'method="post" action="/facturatie/export"' in html
     assert "<script>" not in html and "onclick" not in html
-    assert f'href="/facturatie?{MARCH.replace("&", "&amp;")}&amp;chauffeur="' in html
+    assert f'href="/facturatie?{MARCH.replace("&", "&amp;")}&amp;chauffeur=&amp;klant="' in html
     still = client.get(f"/facturatie?{MARCH}").get_data(as_text=True)
     assert "Mest laden Enter" in still and "Nog geen exports." in still
 

@@ -111,10 +111,10 @@ FULL = {
 }
 
 
-def test_the_form_has_every_task_field_in_four_groups(signed_in):
+def test_the_form_has_every_task_field_in_five_groups(signed_in):
     html = signed_in.get("/taken/nieuw?datum=2031-03-14").get_data(as_text=True)
     legends = re.findall(r"<legend>(.*?)</legend>", html)
-    assert legends == ["Wat", "Waar", "Wanneer en wie", "Eisen"]
+    assert legends == ["Wat", "Waar", "Klant en route", "Wanneer en wie", "Eisen"]
     for name in (*FULL, "gepland_datum", "chauffeur_id", "vehicle_id"):
         assert f'name="{name}"' in html, name
     assert 'value="2031-03-14"' in html  # the board's day

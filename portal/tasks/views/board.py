@@ -12,6 +12,7 @@ from flask_babel import gettext as _
 from flask_login import current_user
 
 from portal.accounts.permissions import landing_url, role_required
+from portal.customers import service as customers
 from portal.drivers import service as drivers_service
 from portal.fleet import service as fleet
 from portal.tacho import driving
@@ -236,7 +237,14 @@ def index():
         "filtered": filtered,
         "has_drivers": bool(drivers),
         "card": card_context(
-            board_url, show_date=view != "dag", warnings=warnings, names=names, plates=plates
+            board_url,
+            show_date=view != "dag",
+            warnings=warnings,
+            names=names,
+            plates=plates,
+            customers=customers.names_by_id(
+                carrier_id=current_carrier_id(), customer_ids={t.klant_id for t in tasks}
+            ),
         ),
         "links": links,
         "prev_day": day - timedelta(days=1),

@@ -16,6 +16,7 @@ from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup
 
 from portal import reads
+from portal.customers import service as customers
 from portal.drivers import service as drivers_service
 from portal.fleet import service as fleet
 from portal.tasks import lifecycle, service
@@ -100,6 +101,7 @@ def _card_texts() -> SimpleNamespace:
                 ("details", _("Details en historie")),
                 ("dupliceren", _("Dupliceren")),
                 ("verwijderen", _("Verwijderen…")),
+                ("route", _("Van laadplaats naar losplaats")),
             )
         }
     )
@@ -112,6 +114,7 @@ def card_context(
     warnings: dict | None = None,
     names: dict | None = None,
     plates: dict | None = None,
+    customers: dict | None = None,
 ) -> SimpleNamespace:
     """What every card on a board needs besides its task; warnings by task id, drivers'
     names and plates by id. Everything that is the same for every card (labels, texts, the
@@ -137,6 +140,7 @@ def card_context(
         # The card's forms carry a mark where the session's CSRF token goes: a kept card is
         # the same for every planner; card.html() puts this request's token in its place.
         csrf_token=lambda: _CSRF_MARK,
+        customers=customers or {},
     )
     card.html = _KeptCards(card, names or {}, plates or {})
     return card
@@ -172,6 +176,7 @@ class _KeptCards:
                 self.card.back,
                 self.names.get(task.chauffeur_id),
                 self.plates.get(task.vehicle_id),
+                self.card.customers.get(task.klant_id),
                 self._warned(task),
             )
             try:
@@ -291,12 +296,20 @@ def _card(task: Task, status: int = 200, *, notice: dict | None = None):
         carrier_id=current_carrier_id(), driver_ids={task.chauffeur_id, *others} - {None}
     )
     plates = fleet.plates_by_id(carrier_id=current_carrier_id(), vehicle_ids={task.vehicle_id})
+    clients = customers.names_by_id(carrier_id=current_carrier_id(), customer_ids={task.klant_id})
     html = render_template(
         "tasks/_card_fragment.html",
         task=task,
         names=names,
         plates=plates,
         notice=notice,
-        card=card_context(back, show_date=show_date, warnings=warnings, names=names, plates=plates),
+        card=card_context(
+            back,
+            show_date=show_date,
+            warnings=warnings,
+            names=names,
+            plates=plates,
+            customers=clients,
+        ),
     )
     return make_response(html, status)

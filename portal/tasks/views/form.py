@@ -17,6 +17,7 @@ from flask import (
 from flask_babel import gettext as _
 
 from portal.accounts.permissions import role_required
+from portal.customers import service as customers
 from portal.drivers import service as drivers_service
 from portal.errors import Conflict, ValidationFailed
 from portal.fleet import service as fleet
@@ -54,7 +55,25 @@ def _task_form(task: Task | None) -> TaskForm:
         vehicles=fleet.list_vehicles(carrier_id=current_carrier_id()),
         types=types,
     )
+    _route_choices(form, task)
     return form
+
+
+def _route_choices(form: TaskForm, task: Task | None) -> None:
+    """Active customers (and the task's own, even when deactivated since), and the places
+    of the customer the form names (posted, else the task's)."""
+    carrier_id = current_carrier_id()
+    names = customers.names(carrier_id=carrier_id, active_only=True)
+    if task is not None and task.klant_id and task.klant_id not in names:
+        names.update(customers.names_by_id(carrier_id=carrier_id, customer_ids={task.klant_id}))
+    chosen = _parse_uuid(form.klant_id.data) if request.method == "POST" else None
+    if request.method != "POST" and task is not None:
+        chosen = task.klant_id
+    places = []
+    if chosen in names:
+        places = customers.places_by_customer(carrier_id=carrier_id, customer_ids={chosen})[chosen]
+    form.set_route_choices(names, places)
+    form.route_places = {str(p.id): p for p in places}
 
 
 def _render_form(form: TaskForm, task: Task | None, status: int = 200, *, notice=None):
@@ -132,6 +151,33 @@ def _warnings_fragment(form: TaskForm, task: Task | None):
         "tasks/_form_warnings.html", **_warning_context(_form_warnings(form, task))
     )
     return make_response(html)
+
+
+@bp.route("/taken/formulier/route", methods=["POST"])
+@role_required("planner")
+def route_fields():
+    """The form's customer and route fields again (htmx, when the customer or a place
+    changes): the chosen customer's places to choose from, and a chosen place's address
+    filled in. Saves nothing."""
+    task = None
+    task_id = _parse_uuid(request.form.get("taak_id"))
+    if task_id is not None:
+        task = _load(task_id)
+    form = _task_form(task)
+
+    def changed(name: str) -> bool:
+        return (form[name].data or "") != request.form.get(f"vorige_{name}", "")
+
+    if changed("klant_id"):
+        for end in ("laad", "los"):
+            form[f"{end}locatie_id"].data = ""
+    for end in ("laad", "los"):
+        place = form.route_places.get(form[f"{end}locatie_id"].data or "")
+        if place is not None and changed(f"{end}locatie_id"):
+            for name in ("adres", "postcode", "stad", "land"):
+                form[f"{end}_{name}"].data = getattr(place, name)
+                form[f"{end}_{name}"].raw_data = None
+    return render_template("tasks/_route_fields.html", form=form, task=task)
 
 
 @bp.route("/taken/nieuw/controle", methods=["POST"])
@@ -242,6 +288,9 @@ def edit(task: Task):
         for name in (*TaskForm.TEXT_FIELDS, *TaskForm.NUMBER_FIELDS, *TaskForm.FLAG_FIELDS):
             form[name].data = getattr(task, name)
         form.type.data = task.type
+        for name in TaskForm.ROUTE_CHOICES:
+            value = getattr(task, name)
+            form[name].data = str(value) if value else ""
         form.chauffeur_id.data = str(task.chauffeur_id) if task.chauffeur_id else ""
         form.vehicle_id.data = str(task.vehicle_id) if task.vehicle_id else ""
         form.gepland_datum.data = local.date() if local else None
