@@ -10,15 +10,17 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal, InvalidOperation
 
 from flask import Blueprint, render_template, url_for
-from flask_babel import format_datetime, ngettext
+from flask_babel import format_currency, format_datetime, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from portal import problems
 from portal.accounts.permissions import role_required
 from portal.audit.service import ACTOR_LABELS
+from portal.customers import service as customers
 from portal.drivers import service as drivers
 from portal.files import service as files
 from portal.fleet import service as fleet
@@ -77,7 +79,24 @@ FIELD_LABELS = {
     "vragenlijst": _l("Vragenlijst"),
     "bron": _l("Kopie van"),
     "bewijslink": _l("Link geldig tot"),
+    "klant_id": _l("Klant"),
+    "laad_naam": _l("Laadplaats"),
+    "laad_adres": _l("Laadadres"),
+    "laad_postcode": _l("Postcode laden"),
+    "laad_stad": _l("Plaats laden"),
+    "laad_land": _l("Land laden"),
+    "los_naam": _l("Losplaats"),
+    "los_adres": _l("Losadres"),
+    "los_postcode": _l("Postcode lossen"),
+    "los_stad": _l("Plaats lossen"),
+    "los_land": _l("Land lossen"),
+    "bedrag": _l("Bedrag zonder btw"),
+    "btw_procent": _l("Btw (%)"),
+    "handmatig": _l("Met de hand geprijsd"),
 }
+# Changes the history leaves out: what another change already says in words (the place's
+# name), or coordinates copied with an address.
+UNSHOWN = {"laadlocatie_id", "loslocatie_id", "laad_lat", "laad_lng", "los_lat", "los_lng"}
 ACTION_LABELS = {
     "created": _l("Aangemaakt"),
     "updated": _l("Gewijzigd"),
@@ -90,6 +109,8 @@ ACTION_LABELS = {
     "deleted": _l("Verwijderd"),
     "proof_shared": _l("Bewijs gedeeld"),
     "proof_revoked": _l("Bewijslink ingetrokken"),
+    "priced_by_hand": _l("Prijs met de hand vastgelegd"),
+    "price_by_tariff": _l("Prijs weer volgens tarief"),
 }
 SOORT_LABELS = {
     "photo": _l("Foto"),
@@ -162,6 +183,11 @@ def show(task_id: uuid.UUID):
     links = {file_id: presenting.file_link(row) for file_id, row in stored.items()}
     kinds = {file_id: row.soort for file_id, row in stored.items()}
     names = drivers.names_by_id(carrier_id=carrier_id, driver_ids=driver_ids)
+    # Customers' names by id too (ids do not collide): the history names the customer.
+    customer_names = customers.names_by_id(
+        carrier_id=carrier_id, customer_ids={task.klant_id} | _ids_in(changes, "klant_id")
+    )
+    names = {**names, **customer_names}
     plates = fleet.plates_by_id(carrier_id=carrier_id, vehicle_ids=vehicle_ids)
 
     photos = [links[r.bestand_id] for r in evidence if r.soort == "photo" and r.bestand_id in links]
@@ -186,6 +212,7 @@ def show(task_id: uuid.UUID):
         "status_labels": STATUS_LABELS,
         "driver_name": names.get(task.chauffeur_id),
         "plate": plates.get(task.vehicle_id),
+        "customer_name": customer_names.get(task.klant_id),
         "history": [_history_item(e, c, names, plates, kinds) for e, c in changes],
         "photos": photos,
         "signatures": signatures,
@@ -291,7 +318,7 @@ def _history_item(entry, changes, names: dict, plates: dict, kinds: dict) -> His
         if name == "bestanden":
             item.changes.append(Change(label, None, _files_added(new, kinds)))
             continue
-        if name == "chauffeur_id" and old is None and new is None:
+        if name in UNSHOWN or (name == "chauffeur_id" and old is None and new is None):
             continue
         item.changes.append(
             Change(label, _display(name, old, names, plates), _display(name, new, names, plates))
@@ -308,6 +335,15 @@ def _display(name: str, value, names: dict, plates: dict) -> str | None:
         return names.get(_as_uuid(value)) or _("onbekende chauffeur")
     if name == "vehicle_id":
         return plates.get(_as_uuid(value)) or _("onbekend voertuig")
+    if name == "klant_id":
+        return names.get(_as_uuid(value)) or _("onbekende klant")
+    if name == "bedrag":
+        try:
+            return format_currency(Decimal(str(value)), "EUR")
+        except InvalidOperation:
+            return str(value)
+    if name == "handmatig":
+        return _("ja") if value else _("nee")
     if name == "type":
         return activity_label(value)
     if name in TIME_FIELDS:

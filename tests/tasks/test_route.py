@@ -267,3 +267,24 @@ def test_the_board_card_names_the_customer_and_the_route(app, client, carrier, d
     card = html[html.index("Mest Ter Horst") :]
     assert "Maatschap Ter Horst" in card[:2000]
     assert "Erf Enter → Mestverwerking" in card[:2000]
+
+
+def test_the_task_page_shows_the_customer_and_both_ends_and_the_history_names_them(
+    app, client, carrier, driver, planner, api_key
+):
+    ids = customer(app, carrier)
+    made = client.post(url(driver), json=task_body(ids), headers=bearer(api_key.key)).get_json()
+    changed = client.patch(
+        f"/api/v1/taken/{made['id']}",
+        json={"loslocatie_id": ids["Boerderij"], "los_adres": None, "los_stad": None},
+        headers=bearer(api_key.key),
+    )
+    assert changed.status_code == 200, changed.get_json()
+    login(client, planner)
+    page = re.sub(r"\s+", " ", client.get(f"/taken/{made['id']}").get_data(as_text=True))
+    route = page[page.index('id="g-route"') :]
+    assert "Maatschap Ter Horst" in route[:3000]
+    assert "Erf Enter" in route[:3000] and "Hengelosestraat 12" in route[:3000]
+    assert "Boerderij" in route[:3000] and "Veldweg 1" in route[:3000]
+    # The history says the unloading place changed in words, not ids.
+    assert "Mestverwerking" in page and ids["Boerderij"] not in page
