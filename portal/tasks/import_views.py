@@ -5,7 +5,7 @@ under `imports/<token>.json` with the carrier, the uploader and an expiry. Not i
 cookie: a 5 MB file does not fit in one (browsers keep about 4 kB), and the rows must never
 come back from the client. The stored record holds the rows as the planner sent them, not
 their verdict: the preview, the import and the error report each check them again against
-the carrier's drivers and vehicles of that moment.
+the carrier's drivers, vehicles, customers and places of that moment.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def _check(record: dict) -> tuple[ParsedFile, list[csv_import.RowResult]]:
 def _check_with_directory(record: dict):
     carrier_id = current_carrier_id()
     parsed = ParsedFile.from_dict(record["parsed"])
-    found = csv_import.directory(carrier_id=carrier_id)
+    found = csv_import.directory(carrier_id=carrier_id, parsed=parsed)
     return parsed, csv_import.check(parsed, found=found, zone=carrier_zone(carrier_id)), found
 
 
@@ -219,6 +219,10 @@ def upload():
 def preview(token: str):
     record = _load(token)
     parsed, results, found = _check_with_directory(record)
+    return _preview(token, record, parsed, results, found)
+
+
+def _preview(token: str, record: dict, parsed: ParsedFile, results: list, found, status=200):
     only_errors = request.args.get("alleen") == "fouten"
     valid = sum(1 for r in results if r.valid)
     # After the import its rows are tasks themselves: comparing them again says nothing.
@@ -235,8 +239,9 @@ def preview(token: str):
         invalid=len(results) - valid,
         zone=carrier_zone(current_carrier_id()).key,
         row_key=csv_import.ROW,
+        has_route=any(r.klant or r.route for r in results),
         **warned,
-    )
+    ), status
 
 
 @bp.post("/taken/import/<string(length=32):token>")
@@ -260,7 +265,7 @@ def run(token: str):
     # Whatever refuses or breaks the import from here (also its commit) frees the upload.
     after_rollback(lambda: lock.unlink(missing_ok=True))
     try:
-        _parsed, results = _check(record)
+        parsed, results, found = _check_with_directory(record)
         good = [r for r in results if r.valid]
         if not good:
             lock.unlink(missing_ok=True)
@@ -274,8 +279,9 @@ def run(token: str):
             actor=actor,
         )
     except ValidationFailed as failed:
-        # The rows were checked a moment ago; a driver or vehicle removed since then lands
-        # here. Nothing is imported: the planner looks at the fresh preview and tries again.
+        # The rows were checked a moment ago; a driver, vehicle, customer or place changed
+        # since then lands here. Nothing is imported: the planner sees the refused rows at
+        # their cells when the service names them, else the fresh preview, and tries again.
         logger.warning("import %s refused by the service: %s", token[:6], failed)
         flash(
             _(
@@ -284,6 +290,8 @@ def run(token: str):
             ),
             "error",
         )
+        if csv_import.add_service_errors(good, failed.errors, parsed.columns):
+            return refused(_preview(token, record, parsed, results, found, 422))
         return refused(back)
     record["imported"] = {
         "at": time.time(),

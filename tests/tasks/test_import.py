@@ -96,9 +96,63 @@ def tasks_of(app, carrier) -> list[dict]:
     )
 
 
+PLACES = (
+    {"naam": "Erf Enter", "soort": "laden", "adres": "Hengelosestraat 12", "postcode": "7468 AB",
+     "stad": "Enter", "locatie_lat": 52.2936, "locatie_lng": 6.5714},
+    {"naam": "Mestverwerking", "soort": "lossen", "adres": "Zutphenseweg 51", "stad": "Deventer"},
+    {"naam": "Boerderij", "soort": "beide", "adres": "Veldweg 1", "stad": "Markelo"},
+)  # fmt: skip
+
+
+def customer(
+    app, carrier, naam="Maatschap Ter Horst", debiteurnummer=None, places=PLACES, actief=True
+) -> dict:
+    """A customer with places (by default a loading, an unloading and a two-way one); their
+    ids by name, the customer's as "klant"."""
+    from portal.audit.service import SYSTEM
+    from portal.customers import service
+
+    def make():
+        data = {"naam": naam, "debiteurnummer": debiteurnummer}
+        made = service.create_customer(carrier_id=carrier.id, data=data, actor=SYSTEM)
+        ids = {"klant": made.id}
+        for place in places:
+            ids[place["naam"]] = service.add_place(
+                carrier_id=carrier.id, customer_id=made.id, data=place, actor=SYSTEM
+            ).id
+        if not actief:
+            service.set_active(
+                carrier_id=carrier.id, customer_id=made.id, actief=False, actor=SYSTEM
+            )
+        return ids
+
+    return in_carrier(app, carrier.id, make)
+
+
+def routes_of(app, carrier) -> dict[str, dict]:
+    """The carrier's tasks by name, with their customer and route."""
+    from portal.tasks import service
+
+    fields = ("klant_id", "laadlocatie_id", "loslocatie_id", "laad_naam", "laad_adres",
+              "laad_postcode", "laad_stad", "laad_lat", "los_naam", "los_adres", "los_stad",
+              "adres", "stad")  # fmt: skip
+    return in_carrier(
+        app,
+        carrier.id,
+        lambda: service.list_tasks(carrier_id=carrier.id, filters=service.TaskFilters()).tasks,
+        lambda tasks: {t.naam: {f: getattr(t, f) for f in fields} for t in tasks},
+    )
+
+
 def test_every_task_field_has_a_way_to_be_read():
     # The columns come from the API's TaskCreate: a new field there is a new column here.
-    assert set(csv_import.FIELD_COLUMNS) == set(TaskCreate.model_fields) - {"vehicle_id"}
+    # Ids are named instead: the vehicle by its plate, the customer and places by name.
+    ids = {"vehicle_id", "klant_id", "laadlocatie_id", "loslocatie_id"}
+    assert set(csv_import.FIELD_COLUMNS) == set(TaskCreate.model_fields) - ids
+    assert ids <= set(csv_import.LOOKUP_FIELDS)
+    assert set(csv_import.LOOKUP_FIELDS.values()) == set(csv_import.LOOKUP_COLUMNS)
+    for name in ("klant", "laadplaats", "losplaats", "laad_adres", "los_stad", "los_lng"):
+        assert name in csv_import.COLUMN_ORDER and name in csv_import.COLUMN_HELP
     assert csv_import.KINDS["gepland_op"] == "datetime"
     assert csv_import.KINDS["hoeveelheid"] == "float"
     assert csv_import.KINDS["min_fotos"] == "int"
@@ -112,12 +166,15 @@ def test_the_form_describes_the_columns_and_offers_an_example(client, planner):
     assert "Taken importeren" in page
     for column in ("naam verplicht", "type verplicht", "gepland_op", "chauffeur", "kenteken"):
         assert column in page
+    for column in ("klant Debiteurnummer of naam", "laadplaats Naam van een laadplaats"):
+        assert column in page
+    assert "los_stad Plaats van het losadres" in page
     example = client.get("/taken/import/voorbeeld.csv")
     assert example.status_code == 200
     assert example.mimetype == "text/csv"
     assert "attachment" in example.headers["Content-Disposition"]
     text = example.get_data().decode("utf-8")
-    assert text.startswith("\ufeffnaam;type;gepland_op;chauffeur;kenteken;")
+    assert text.startswith("\ufeffnaam;type;gepland_op;chauffeur;kenteken;klant;laadplaats;")
 
 
 def test_the_example_file_imports_cleanly(app, client, carrier, planner):
@@ -125,11 +182,15 @@ def test_the_example_file_imports_cleanly(app, client, carrier, planner):
     create_driver(app, carrier, "Sanne Kuipers", email="sanne@voorbeeld.nl")
     create_vehicle(app, carrier, "BX-12-AB")
     create_vehicle(app, carrier, "VT-123-X")
+    customer(app, carrier, debiteurnummer="10023")
+    customer(app, carrier, "Varkenshouderij Jansen", places=({"naam": "Stal", "stad": "Rijssen"},))
     login(client, planner)
     token = token_of(upload(client, client.get("/taken/import/voorbeeld.csv").get_data()))
     page = text_of(client.get(f"/taken/import/{token}"))
     assert "2 rijen" in page and "2 goed" in page and "0 met fouten" in page
     assert "overgeslagen" not in page  # every column is known
+    assert "Route: Erf Enter → Mestverwerking" in page
+    assert "Route: Stal → Slachterij Deurne" in page
 
 
 GOOD_AND_BAD = "\n".join(
@@ -381,9 +442,10 @@ def test_a_time_that_does_not_exist_is_an_error(app, client, carrier, planner):
 
 def test_unknown_columns_are_named_in_a_warning(app, client, carrier, planner):
     login(client, planner)
-    raw = b"naam;type;klantnummer;Prijs\nRit;mest_laden;K-1;12\n"
+    # (klantnummer, this test's first unknown column, now names the customer.)
+    raw = b"naam;type;referentie;Prijs\nRit;mest_laden;K-1;12\n"
     page = text_of(client.get(f"/taken/import/{token_of(upload(client, raw))}"))
-    assert "deze kolommen kent de import niet en worden overgeslagen: klantnummer, Prijs." in page
+    assert "deze kolommen kent de import niet en worden overgeslagen: referentie, Prijs." in page
     assert "1 goed" in page
 
 
@@ -492,3 +554,194 @@ def test_the_stored_upload_holds_the_carrier_and_no_verdict(app, client, carrier
     assert record["carrier_id"] == str(carrier.id)
     assert record["parsed"]["rows"] == [["Rit", "mest_laden"]]
     assert record["expires_at"] > time.time()
+
+
+# --- customers and routes ------------------------------------------------------------------
+
+
+ROUTES = "\n".join(
+    [
+        "naam;type;gepland_op;klantnummer;laadlocatie;losplaats;los_stad;laad_adres",
+        "Op nummer;mest_laden;2026-11-23 07:30;10023;erf enter;MESTVERWERKING;;",
+        "Op naam;mest_laden;2026-11-23 09:30;maatschap  ter horst;Boerderij;;Deurne;",
+        "Eigen straat;mest_laden;2026-11-23 11:30;10023;Erf Enter;Boerderij;;Kerkweg 2",
+    ]
+).encode()
+
+
+def test_a_customer_by_number_or_name_and_its_places_give_the_task_its_route(
+    app, client, carrier, planner
+):
+    ids = customer(app, carrier, debiteurnummer="10023")
+    customer(app, carrier, "Ander Bedrijf", debiteurnummer="20001")
+    login(client, planner)
+    token = token_of(upload(client, ROUTES))
+
+    page = text_of(client.get(f"/taken/import/{token}"))
+
+    assert "3 rijen" in page and "3 goed" in page, page
+    assert "overgeslagen" not in page  # the aliases are known
+    assert page.count("Maatschap Ter Horst") == 3
+    assert "Route: Erf Enter → Mestverwerking" in page
+    assert "Route: Boerderij → Deurne" in page
+    assert run_import(client, token).status_code == 303
+    tasks = routes_of(app, carrier)
+    by_number = tasks["Op nummer"]
+    assert by_number["klant_id"] == ids["klant"]
+    assert by_number["laadlocatie_id"] == ids["Erf Enter"]
+    assert by_number["loslocatie_id"] == ids["Mestverwerking"]
+    # The places' addresses are copied onto the task, the main address from the loading end.
+    assert by_number["laad_naam"] == "Erf Enter"
+    assert by_number["laad_adres"] == "Hengelosestraat 12"
+    assert by_number["laad_postcode"] == "7468 AB" and by_number["laad_lat"] == 52.2936
+    assert by_number["los_stad"] == "Deventer" and by_number["los_adres"] == "Zutphenseweg 51"
+    assert (by_number["adres"], by_number["stad"]) == ("Hengelosestraat 12", "Enter")
+    by_name = tasks["Op naam"]
+    assert by_name["klant_id"] == ids["klant"] and by_name["laadlocatie_id"] == ids["Boerderij"]
+    assert by_name["loslocatie_id"] is None and by_name["los_stad"] == "Deurne"
+    # A cell the file fills wins over the place's.
+    own = tasks["Eigen straat"]
+    assert own["laad_adres"] == "Kerkweg 2" and own["laad_stad"] == "Enter"
+    assert own["loslocatie_id"] == ids["Boerderij"] and own["los_stad"] == "Markelo"
+
+
+BAD_ROUTES = "\n".join(
+    [
+        "naam;type;klant;laadplaats;losplaats",
+        "Onbekend;mest_laden;Onbekend BV;;",
+        "Geen plaats;mest_laden;Maatschap Ter Horst;Nergens;",
+        "Verkeerd om;mest_laden;10023;Mestverwerking;Erf Enter",
+        "Zonder klant;mest_laden;;Erf Enter;",
+        "Slapend;mest_laden;Oude Klant;;",
+        "Dubbel;mest_laden;Tweeling;;",
+        "Van een ander;mest_laden;Vreemde Klant;;",
+    ]
+).encode()
+
+
+def test_unknown_customers_and_places_are_errors_at_their_cells(app, client, carrier, planner):
+    customer(app, carrier, debiteurnummer="10023")
+    customer(app, carrier, "Oude Klant", places=(), actief=False)
+    customer(app, carrier, "Tweeling", places=())
+    customer(app, carrier, "tweeling", places=())
+    customer(app, create_carrier(app, "Ander"), "Vreemde Klant")
+    login(client, planner)
+    token = token_of(upload(client, BAD_ROUTES))
+
+    response = client.get(f"/taken/import/{token}")
+
+    page = text_of(response)
+    assert "7 rijen" in page and "0 goed" in page and "7 met fouten" in page
+    for message in (
+        "Geen klant met debiteurnummer of naam “Onbekend BV”",
+        "Maatschap Ter Horst heeft geen plaats “Nergens”",
+        "“Mestverwerking” is een losplaats, geen laadplaats",
+        "“Erf Enter” is een laadplaats, geen losplaats",
+        "Een plaats hoort bij een klant: vul ook de kolom klant in",
+        "Klant “Oude Klant” is niet actief",
+        "2 klanten heten “Tweeling”: gebruik het debiteurnummer",
+        "Geen klant met debiteurnummer of naam “Vreemde Klant”",
+    ):
+        assert message in page, message
+    body = response.get_data(as_text=True)
+    assert re.search(
+        r'<td class="cell-error"[^>]*><span class="cell-value">Nergens</span>'
+        r'<span class="cell-message"><span class="visually-hidden">Fout: </span>'
+        r"Maatschap Ter Horst heeft geen plaats “Nergens”</span>",
+        body,
+    )
+    assert body.count('class="cell-error"') == 8
+    run = run_import(client, token)
+    assert "Er zijn geen geldige rijen om te importeren." in text_of(
+        client.get(run.headers["Location"])
+    )
+    assert routes_of(app, carrier) == {}
+
+
+def test_the_english_ui_names_customer_and_place_errors_in_english(app, client, carrier, planner):
+    customer(app, carrier, debiteurnummer="10023")
+    login(client, planner)
+    with client.session_transaction() as session:
+        session["taal"] = "en"
+    form = text_of(client.get("/taken/import"))
+    assert "Debtor number or name of the customer" in form
+    raw = "naam;type;klant;laadplaats;losplaats;laad_lat\n"
+    raw += "A;mest_laden;Onbekend BV;;;\nB;mest_laden;10023;Mestverwerking;Nergens;52,1\n"
+    raw += "C;mest_laden;;Erf Enter;;\nD;mest_laden;10023;Erf Enter;;\n"
+
+    page = text_of(client.get(f"/taken/import/{token_of(upload(client, raw.encode()))}"))
+
+    for message in (
+        "No customer with debtor number or name “Onbekend BV”",
+        "“Mestverwerking” is an unloading place, not a loading place",
+        "Maatschap Ter Horst has no place “Nergens”",
+        "laad_lat and laad_lng go together",
+        "A place belongs to a customer: fill in the klant column too",
+        "Route: Erf Enter → ?",
+    ):
+        assert message in page, message
+
+
+def test_a_row_the_service_refuses_shows_its_errors_at_the_cells(
+    app, client, carrier, planner, monkeypatch
+):
+    from portal.errors import ValidationFailed
+    from portal.tasks import service
+
+    customer(app, carrier, debiteurnummer="10023")
+    login(client, planner)
+    with client.session_transaction() as session:
+        session["taal"] = "en"
+    raw = "naam;type;klant;laadplaats;losplaats\nA;mest_laden;;;\n"
+    raw += "B;mest_laden;10023;Erf Enter;Mestverwerking\n"
+    token = token_of(upload(client, raw.encode()))
+
+    def refuse(**kwargs):
+        # What the service says when the place changed between the check and the write.
+        raise ValidationFailed(
+            [
+                {"field": "laadlocatie_id", "code": "wrong_place_kind", "message": "x", "row": 2},
+                {"field": "klant_id", "code": "unknown_customer", "message": "x", "row": 2},
+            ]
+        )
+
+    monkeypatch.setattr(service, "create_tasks", refuse)
+    response = run_import(client, token)
+
+    assert response.status_code == 422
+    page = text_of(response)
+    assert "The import was stopped" in page or "nothing was imported" in page, page
+    assert "This place is not a loading place of the customer" in page
+    assert "This customer does not exist or is not active" in page
+    body = response.get_data(as_text=True)
+    assert body.count('class="cell-error"') == 2
+    monkeypatch.undo()
+    # Nothing was kept: the upload can be imported once the planner is ready.
+    assert routes_of(app, carrier) == {}
+    assert run_import(client, token).status_code == 303
+    assert set(routes_of(app, carrier)) == {"A", "B"}
+
+
+def test_the_preview_reads_customers_and_places_in_a_fixed_number_of_queries(
+    app, client, carrier, planner, count_queries
+):
+    for n in range(4):
+        customer(app, carrier, f"Klant {n}", debiteurnummer=f"D{n}")
+    login(client, planner)
+
+    def rows(count: int) -> bytes:
+        lines = ["naam;type;gepland_op;klant;laadplaats;losplaats"]
+        lines += [
+            f"Rit {n};mest_laden;2026-11-23 07:{n % 60:02d};D{n % 4};Erf Enter;Mestverwerking"
+            for n in range(count)
+        ]
+        return "\n".join(lines).encode()
+
+    few_token = token_of(upload(client, rows(2)))
+    many_token = token_of(upload(client, rows(40)))
+    client.get(f"/taken/import/{few_token}")  # warm up
+    with count_queries() as few:
+        assert "2 goed" in text_of(client.get(f"/taken/import/{few_token}"))
+    with count_queries() as many:
+        assert "40 goed" in text_of(client.get(f"/taken/import/{many_token}"))
+    assert many.count == few.count, "\n".join([*few.statements, "-----", *many.statements])

@@ -1,24 +1,24 @@
-"""Reading a CSV of tasks: decoding, columns, values, matching drivers and plates, checking.
+"""Reading a CSV of tasks: decoding, columns, values, matching drivers, plates, customers
+and their places, checking.
 
-Pure functions over the file's text, plus one lookup of the carrier's drivers and vehicles
-(`directory`). Each row's values go through the API's own `TaskCreate`, so a row the import
-accepts is exactly a task the API would accept; only the CSV's way of writing values (ja/nee,
-decimal commas, local times, names instead of ids) is translated here first.
+Pure functions over the file's text, plus one lookup of the carrier's drivers, vehicles,
+customers and the places of the customers the file names (`directory`). Each row's values
+go through the API's own `TaskCreate`, so a row the import accepts is exactly a task the API
+would accept; only the CSV's way of writing values (ja/nee, decimal commas, local times,
+names instead of ids) is translated here first.
 
-By job: `columns` (what a file may hold), `reading` (the file), `checking` (its rows),
-`writing` (the error report and the example); this package answers for all of them.
+By job: `columns` (what a file may hold), `reading` (the file), `matching` (names against the
+carrier's own), `checking` (its rows), `writing` (the error report and the example); this
+package answers for all of them.
 """
 
 from portal.tasks.csv_import.checking import (
     FALSE,
     LOCAL_FORMATS,
     TRUE,
-    Directory,
+    add_service_errors,
     check,
     check_row,
-    directory,
-    match_driver,
-    match_vehicle,
     parse_moment,
 )
 from portal.tasks.csv_import.columns import (
@@ -26,8 +26,10 @@ from portal.tasks.csv_import.columns import (
     COLUMN_HELP,
     COLUMN_ORDER,
     FIELD_COLUMNS,
+    ID_FIELDS,
     KINDS,
     LOOKUP_COLUMNS,
+    LOOKUP_FIELDS,
     MAX_BYTES,
     MAX_ROWS,
     REQUIRED_COLUMNS,
@@ -37,6 +39,15 @@ from portal.tasks.csv_import.columns import (
     ParsedFile,
     RowResult,
     normalise_header,
+)
+from portal.tasks.csv_import.matching import (
+    PLACE_COLUMNS,
+    Directory,
+    directory,
+    match_customer,
+    match_driver,
+    match_place,
+    match_vehicle,
 )
 from portal.tasks.csv_import.reading import decode, read_csv, sniff_delimiter
 from portal.tasks.csv_import.writing import EXAMPLE_ROWS, error_report, example_csv, safe_cell
@@ -48,11 +59,14 @@ __all__ = [
     "EXAMPLE_ROWS",
     "FALSE",
     "FIELD_COLUMNS",
+    "ID_FIELDS",
     "KINDS",
     "LOCAL_FORMATS",
     "LOOKUP_COLUMNS",
+    "LOOKUP_FIELDS",
     "MAX_BYTES",
     "MAX_ROWS",
+    "PLACE_COLUMNS",
     "REQUIRED_COLUMNS",
     "ROW",
     "SILENT_COLUMNS",
@@ -61,13 +75,16 @@ __all__ = [
     "FileRefused",
     "ParsedFile",
     "RowResult",
+    "add_service_errors",
     "check",
     "check_row",
     "decode",
     "directory",
     "error_report",
     "example_csv",
+    "match_customer",
     "match_driver",
+    "match_place",
     "match_vehicle",
     "normalise_header",
     "parse_moment",

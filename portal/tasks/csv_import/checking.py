@@ -1,21 +1,35 @@
-"""Checking a CSV's rows: drivers and plates matched against the carrier's own, values read
-the CSV's way, and each row's task checked by the API's `TaskCreate`."""
+"""Checking a CSV's rows: drivers, plates, customers and their places matched against the
+carrier's own, values read the CSV's way, and each row's task checked by the API's
+`TaskCreate`."""
 
 from __future__ import annotations
 
 import re
-import uuid
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from flask_babel import gettext as _
 from pydantic import ValidationError
 
-from portal.drivers import service as drivers
-from portal.fleet import service as fleet
 from portal.labels import ACTIVITY_LABELS
-from portal.tasks.csv_import.columns import FIELD_COLUMNS, KINDS, ROW, ParsedFile, RowResult
+from portal.tasks.csv_import.columns import (
+    FIELD_COLUMNS,
+    KINDS,
+    LOOKUP_FIELDS,
+    ROW,
+    ParsedFile,
+    RowResult,
+)
+from portal.tasks.csv_import.matching import (
+    PLACE_COLUMNS,
+    Directory,
+    cell_text,
+    match_customer,
+    match_driver,
+    match_place,
+    match_vehicle,
+    name_key,
+)
 from portal.tasks.schemas import TaskCreate
 
 TRUE = {"ja", "j", "1", "true", "waar", "yes", "y"}
@@ -29,70 +43,7 @@ LOCAL_FORMATS = (
     "%d/%m/%Y %H:%M:%S",
 )
 _NUMBER = re.compile(r"^[+-]?\d+(?:[.,]\d+)?$")
-# A cell the error report quoted against formula injection: the quote is ours, not data.
-_QUOTED_FORMULA = re.compile(r"^'[=+\-@\t\r]")
-
-
-# --- the carrier's drivers and vehicles ----------------------------------------------------
-
-
-@dataclass
-class Directory:
-    """The carrier's drivers by name and email and vehicles by plate, read once per import."""
-
-    drivers_by_email: dict[str, list] = field(default_factory=dict)
-    drivers_by_name: dict[str, list] = field(default_factory=dict)
-    vehicles_by_plate: dict[str, object] = field(default_factory=dict)
-
-
-def _name_key(name: str) -> str:
-    return " ".join(name.split()).casefold()
-
-
-def directory(*, carrier_id: uuid.UUID) -> Directory:
-    """The lookup tables of one import: two queries, whatever the number of rows."""
-    found = Directory()
-    for driver in drivers.list_drivers(carrier_id=carrier_id, active_only=False):
-        if driver.email:
-            found.drivers_by_email.setdefault(driver.email.casefold(), []).append(driver)
-        found.drivers_by_name.setdefault(_name_key(driver.naam), []).append(driver)
-    for vehicle in fleet.list_vehicles(carrier_id=carrier_id):
-        found.vehicles_by_plate[fleet.normalise_kenteken(vehicle.kenteken)] = vehicle
-    return found
-
-
-def match_driver(value: str, found: Directory):
-    """The driver a cell names by email or name (case-insensitive); ValueError saying why
-    not: unknown, ambiguous or inactive."""
-    key = value.strip()
-    if "@" in key:
-        candidates = found.drivers_by_email.get(key.casefold(), [])
-    else:
-        candidates = found.drivers_by_name.get(_name_key(key), [])
-    active = [d for d in candidates if d.actief]
-    if len(active) == 1:
-        return active[0]
-    if len(active) > 1:
-        raise ValueError(
-            _(
-                "%(count)s chauffeurs heten “%(name)s”: gebruik het e-mailadres",
-                count=len(active),
-                name=key,
-            )
-        )
-    if candidates:
-        raise ValueError(_("Chauffeur “%(name)s” is niet actief", name=key))
-    raise ValueError(_("Geen chauffeur met naam of e-mailadres “%(name)s”", name=key))
-
-
-def match_vehicle(value: str, found: Directory):
-    plate = fleet.normalise_kenteken(value)
-    vehicle = found.vehicles_by_plate.get(plate)
-    if vehicle is None:
-        raise ValueError(_("Geen voertuig met kenteken %(plate)s", plate=plate or value))
-    if not getattr(vehicle, "actief", True):
-        raise ValueError(_("Voertuig %(plate)s is niet actief", plate=plate))
-    return vehicle
+_COUNTRY_COLUMNS = ("land", "laad_land", "los_land")
 
 
 # --- values ----------------------------------------------------------------------------
@@ -144,7 +95,7 @@ def _value(name: str, text: str, zone: ZoneInfo):
         return text.replace(",", ".")
     if kind == "datetime":
         return parse_moment(text, zone)
-    if name == "land":
+    if name in _COUNTRY_COLUMNS:
         return text.upper()
     if name == "type":
         return _activity_type(text)
@@ -153,17 +104,10 @@ def _value(name: str, text: str, zone: ZoneInfo):
 
 def _activity_type(text: str) -> str:
     """An activity type by its slug or its readable name ('Mest laden' is mest_laden)."""
-    wanted = _name_key(text)
+    wanted = name_key(text)
     for slug, label in ACTIVITY_LABELS.items():
-        if wanted in (slug, _name_key(str(label)), _name_key(slug.replace("_", " "))):
+        if wanted in (slug, name_key(str(label)), name_key(slug.replace("_", " "))):
             return slug
-    return text
-
-
-def _cell_text(cell: str) -> str:
-    text = cell.strip()
-    if _QUOTED_FORMULA.match(text):
-        text = text[1:]
     return text
 
 
@@ -179,7 +123,7 @@ def _pydantic_message(error: dict) -> str:
     if kind == "string_too_long":
         return _("Te lang: hoogstens %(max)s tekens", max=ctx.get("max_length"))
     if kind == "string_pattern_mismatch":
-        if loc == "land":
+        if loc in _COUNTRY_COLUMNS:
             return _("Geen landcode van twee letters, zoals NL")
         if loc == "type":
             return _("Alleen kleine letters, cijfers, _ en -, zoals mest_laden")
@@ -203,7 +147,14 @@ def _pydantic_message(error: dict) -> str:
         return _("min_fotos is groter dan max_fotos")
     if "locatie_lat" in message:
         return _("locatie_lat en locatie_lng horen samen")
+    pair = re.search(r"\b(laad|los)_lat and \1_lng go together", message)
+    if pair:
+        return _pair_message(pair.group(1))
     return message.removeprefix("Value error, ")
+
+
+def _pair_message(end: str) -> str:
+    return _("%(lat)s en %(lng)s horen samen", lat=f"{end}_lat", lng=f"{end}_lng")
 
 
 def _number(value) -> str:
@@ -213,18 +164,20 @@ def _number(value) -> str:
 def check_row(
     number: int, cells: list[str], columns: list[str | None], found: Directory, zone: ZoneInfo
 ) -> RowResult:
-    """One row: its values read, its driver and vehicle matched, its task checked by the
-    API's TaskCreate; every problem at its cell."""
+    """One row: its values read, its driver, vehicle, customer and places matched, its task
+    checked by the API's TaskCreate; every problem at its cell."""
     result = RowResult(number=number, cells=cells)
     index_of = {column: i for i, column in enumerate(columns) if column is not None}
     if len(cells) > len(columns) and any(c.strip() for c in cells[len(columns) :]):
         result.add(ROW, _("Meer cellen dan kolommen in de kopregel"))
     body: dict = {}
     vehicle_id = None
+    customer = None
+    place_cells: dict[str, tuple[int, str]] = {}
     for index, column in enumerate(columns):
         if column is None:
             continue
-        text = _cell_text(cells[index])
+        text = cell_text(cells[index])
         if not text:
             continue
         try:
@@ -232,10 +185,20 @@ def check_row(
                 result.chauffeur_id = match_driver(text, found).id
             elif column == "kenteken":
                 vehicle_id = match_vehicle(text, found).id
+            elif column == "klant":
+                customer = match_customer(text, found)
+            elif column in PLACE_COLUMNS:
+                # Matched once the customer is known, whichever column comes first.
+                place_cells[PLACE_COLUMNS[column]] = (index, text)
             else:
                 body[column] = _value(column, text, zone)
         except ValueError as exc:
             result.add(index, str(exc))
+    places = _match_places(result, place_cells, customer, columns, found)
+    if customer is not None:
+        body["klant_id"] = customer.id
+    for end, place in places.items():
+        body[f"{end}locatie_id"] = place.id
     try:
         task = TaskCreate.model_validate(body)
     except ValidationError as exc:
@@ -249,9 +212,94 @@ def check_row(
     else:
         if result.valid:
             result.data = {**task.model_dump(), "vehicle_id": vehicle_id}
+            result.klant = customer.naam if customer is not None else None
+            result.route = _route(result.data, places)
     if not result.valid:
         result.data = None
     return result
+
+
+def _match_places(
+    result: RowResult,
+    place_cells: dict[str, tuple[int, str]],
+    customer,
+    columns: list[str | None],
+    found: Directory,
+) -> dict:
+    """The places a row names, by end of the route; errors at their cells. A place without
+    a customer is an error; with a customer that did not match, that cell says why."""
+    places = {}
+    customer_failed = "klant" in columns and columns.index("klant") in result.errors
+    for end, (index, text) in place_cells.items():
+        if customer is None:
+            if not customer_failed:
+                result.add(index, _("Een plaats hoort bij een klant: vul ook de kolom klant in"))
+            continue
+        try:
+            places[end] = match_place(text, end, customer, found)
+        except ValueError as exc:
+            result.add(index, str(exc))
+    return places
+
+
+def _route(data: dict, places: dict) -> tuple[str, str] | None:
+    """Where the task loads and unloads, in a few words: the names or cities of each end."""
+    ends = []
+    for end in PLACE_COLUMNS.values():
+        place = places.get(end)
+        ends.append(
+            data.get(f"{end}_naam")
+            or (place.naam if place is not None else None)
+            or data.get(f"{end}_stad")
+            or data.get(f"{end}_adres")
+            or ""
+        )
+    return (ends[0], ends[1]) if any(ends) else None
+
+
+def _service_message(error: dict) -> str:
+    """An error the service refused a row with, by its code, in the planner's language."""
+    code, name = error.get("code"), error.get("field")
+    if code == "unknown_customer":
+        return _("Deze klant bestaat niet of is niet actief")
+    if code == "unknown_place":
+        return _("Deze plaats hoort niet bij de klant")
+    if code == "wrong_place_kind" and name == "loslocatie_id":
+        return _("Deze plaats is geen losplaats van de klant")
+    if code == "wrong_place_kind":
+        return _("Deze plaats is geen laadplaats van de klant")
+    if code == "coordinates_pair":
+        return _pair_message("los" if str(name).startswith("los") else "laad")
+    if name == "chauffeur_id":
+        return _("Deze chauffeur bestaat niet meer")
+    if name == "vehicle_id":
+        return _("Dit voertuig bestaat niet meer")
+    return _("Ongeldige waarde")
+
+
+def add_service_errors(
+    good: list[RowResult], errors: list[dict], columns: list[str | None]
+) -> bool:
+    """Put the errors the service refused the import's rows with (rows numbered from 1, as
+    the rows were given to it) at their rows and cells; whether any of them found its row
+    (an error of the whole batch, such as a driver removed, names none)."""
+    placed = False
+    for error in errors:
+        number = error.get("row", 1 if len(good) == 1 else None)
+        if not isinstance(number, int) or not 1 <= number <= len(good):
+            continue
+        placed = True
+        result = good[number - 1]
+        name = error.get("field")
+        wanted = [name, LOOKUP_FIELDS.get(name)]
+        if name in ("laad_lat", "laad_lng", "los_lat", "los_lng"):
+            wanted.append(f"{name.split('_')[0]}plaats")
+        index = next((columns.index(w) for w in wanted if w and w in columns), ROW)
+        message = _service_message(error)
+        if message not in result.errors.get(index, []):
+            result.add(index, message)
+        result.data = None
+    return placed
 
 
 def _named_fields(message: str) -> list[str]:

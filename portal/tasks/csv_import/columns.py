@@ -19,12 +19,28 @@ MAX_ROWS = 5000
 REQUIRED_COLUMNS = ("naam", "type")
 ROW = -1  # the key of errors that belong to the row, not to one cell
 
-# Columns that name a task field the API takes, derived from TaskCreate so they cannot
-# drift. vehicle_id is left out: a CSV names the vehicle by its licence plate.
-FIELD_COLUMNS = tuple(name for name in TaskCreate.model_fields if name != "vehicle_id")
+# Ids a CSV does not hold: it names the vehicle by its licence plate, the customer by its
+# debtor number or name, and the customer's places by their names (LOOKUP_COLUMNS).
+ID_FIELDS = ("vehicle_id", "klant_id", "laadlocatie_id", "loslocatie_id")
+# Columns that name a task field the API takes, derived from TaskCreate so they cannot drift.
+FIELD_COLUMNS = tuple(name for name in TaskCreate.model_fields if name not in ID_FIELDS)
 # Columns that name something the import looks up, and other names people use for them.
-LOOKUP_COLUMNS = ("chauffeur", "kenteken")
-ALIASES = {"voertuig": "kenteken"}
+LOOKUP_COLUMNS = ("chauffeur", "kenteken", "klant", "laadplaats", "losplaats")
+ALIASES = {
+    "voertuig": "kenteken",
+    "klantnummer": "klant",
+    "debiteurnummer": "klant",
+    "laadlocatie": "laadplaats",
+    "loslocatie": "losplaats",
+}
+# The task field a lookup column fills, to show the service's errors at that cell.
+LOOKUP_FIELDS = {
+    "chauffeur_id": "chauffeur",
+    "vehicle_id": "kenteken",
+    "klant_id": "klant",
+    "laadlocatie_id": "laadplaats",
+    "loslocatie_id": "losplaats",
+}
 # Columns the import reads past without a warning: the error report's own column.
 SILENT_COLUMNS = ("fouten",)
 COLUMN_ORDER = (
@@ -33,6 +49,9 @@ COLUMN_ORDER = (
     "gepland_op",
     "chauffeur",
     "kenteken",
+    "klant",
+    "laadplaats",
+    "losplaats",
     *(name for name in FIELD_COLUMNS if name not in ("naam", "type", "gepland_op")),
 )
 
@@ -80,6 +99,32 @@ COLUMN_HELP = {
     "required_temperatuur": _l("Vereiste temperatuur in °C"),
     "locatie_lat": _l("Breedtegraad, zoals 52,2215 (samen met locatie_lng)"),
     "locatie_lng": _l("Lengtegraad, zoals 6,8937 (samen met locatie_lat)"),
+    "klant": _l(
+        "Debiteurnummer of naam van de klant (hoofdletters tellen niet); ook als kolom "
+        "klantnummer of debiteurnummer; leeg: geen klant"
+    ),
+    "laadplaats": _l(
+        "Naam van een laadplaats van die klant; het adres komt van die plaats. Ook als kolom "
+        "laadlocatie"
+    ),
+    "losplaats": _l(
+        "Naam van een losplaats van die klant; het adres komt van die plaats. Ook als kolom "
+        "loslocatie"
+    ),
+    "laad_naam": _l("Naam van het laadadres; leeg: de naam van de laadplaats"),
+    "laad_adres": _l("Straat en huisnummer waar geladen wordt; leeg: dat van de laadplaats"),
+    "laad_postcode": _l("Postcode van het laadadres"),
+    "laad_stad": _l("Plaats van het laadadres"),
+    "laad_land": _l("Landcode van het laadadres, zoals NL"),
+    "laad_lat": _l("Breedtegraad van het laadadres (samen met laad_lng)"),
+    "laad_lng": _l("Lengtegraad van het laadadres (samen met laad_lat)"),
+    "los_naam": _l("Naam van het losadres; leeg: de naam van de losplaats"),
+    "los_adres": _l("Straat en huisnummer waar gelost wordt; leeg: dat van de losplaats"),
+    "los_postcode": _l("Postcode van het losadres"),
+    "los_stad": _l("Plaats van het losadres"),
+    "los_land": _l("Landcode van het losadres, zoals NL"),
+    "los_lat": _l("Breedtegraad van het losadres (samen met los_lng)"),
+    "los_lng": _l("Lengtegraad van het losadres (samen met los_lat)"),
 }
 
 
@@ -143,6 +188,8 @@ class RowResult:
     errors: dict[int, list[str]] = field(default_factory=dict)
     data: dict | None = None
     chauffeur_id: uuid.UUID | None = None
+    klant: str | None = None  # the customer's name, for the preview
+    route: tuple[str, str] | None = None  # where it loads and unloads, for the preview
 
     @property
     def valid(self) -> bool:
