@@ -1,0 +1,688 @@
+"""A driver's week as payable hours under the CAO Beroepsgoederenvervoer: table tests from
+the CAO's examples and the rules of portal/hours/cao/week.py, and one property."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, date, datetime, time, timedelta
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from portal.hours.cao import (
+    Activiteit,
+    CaoFout,
+    Dagtarief,
+    Uurtarief,
+    Vastbedrag,
+    Venster,
+    Verblijfkosten,
+    Werkdag,
+    bereken_week,
+    cao_preset,
+    feestdagen,
+)
+
+AMS = ZoneInfo("Europe/Amsterdam")
+MA_VR = (1, 2, 3, 4, 5)
+REGELS = replace(
+    cao_preset(date(2025, 1, 6)),
+    vensters=(
+        Venster("nacht", MA_VR, "00:00", "06:00", 150),
+        Venster("dag", MA_VR, "06:00", "19:00", 100),
+        Venster("avond", MA_VR, "19:00", "24:00", 125),
+    ),
+)
+
+
+def t(value: str) -> datetime:
+    """'2026-11-16 06:00' in Amsterdam."""
+    return datetime.fromisoformat(value).replace(tzinfo=AMS)
+
+
+def werkdag(begin: str, einde: str, *activiteiten: tuple[str, str, str]) -> Werkdag:
+    """A work day; without activities, one drive over all of it."""
+    acts = activiteiten or (("rijden", begin, einde),)
+    return Werkdag(t(begin), t(einde), tuple(Activiteit(s, t(a), t(b)) for s, a, b in acts))
+
+
+def dienst(
+    day: str, van: str, tot: str, pauze: tuple[str, str] | None = ("12:00", "12:30")
+) -> Werkdag:
+    """A day shift driving from van to tot, with a break unless pauze is None."""
+    if pauze is None:
+        return werkdag(f"{day} {van}", f"{day} {tot}")
+    return werkdag(
+        f"{day} {van}",
+        f"{day} {tot}",
+        ("rijden", f"{day} {van}", f"{day} {pauze[0]}"),
+        ("pauze", f"{day} {pauze[0]}", f"{day} {pauze[1]}"),
+        ("rijden", f"{day} {pauze[1]}", f"{day} {tot}"),
+    )
+
+
+def week(jaar: int, nummer: int, werkdagen, regels=REGELS, **kwargs):
+    return bereken_week(jaar=jaar, week=nummer, werkdagen=werkdagen, regelsets=[regels], **kwargs)
+
+
+def per_dag(result) -> dict[date, object]:
+    return {d.datum: d for d in result.per_dag}
+
+
+def categories(uren) -> tuple[int, int, int, int]:
+    return uren.normaal_min, uren.overuren_130_min, uren.zaterdag_150_min, uren.zondag_200_min
+
+
+# --- hours --------------------------------------------------------------------------------
+
+
+def test_35_then_45_hours_is_made_up_once_and_5_hours_overtime_never_netted():
+    """The CAO's example: 35 hours in one week, 45 in the next (contract 40)."""
+    first = week(2026, 47, [dienst(f"2026-11-{d}", "08:00", "15:30") for d in range(16, 21)])
+    second = week(2026, 48, [dienst(f"2026-11-{d}", "08:00", "17:30") for d in range(23, 28)])
+    assert first.totaal.gewerkt_min == 35 * 60
+    assert categories(first.totaal) == (35 * 60, 0, 0, 0)
+    assert first.totaal.aanvulling_min == 5 * 60
+    assert second.totaal.gewerkt_min == 45 * 60
+    assert categories(second.totaal) == (40 * 60, 5 * 60, 0, 0)
+    assert second.totaal.aanvulling_min == 0
+    assert second.totaal.boven_contract.min == 5 * 60
+    # Overtime is the last minutes of the week: Friday after its first 4 hours.
+    friday = per_dag(second)[date(2026, 11, 27)]
+    assert (friday.normaal_min, friday.overuren_130_min) == (4 * 60, 5 * 60)
+    assert all(d.overuren_130_min == 0 for d in second.per_dag[:4])
+
+
+def test_contract_hours_per_driver():
+    result = week(2026, 48, [dienst(f"2026-11-{d}", "08:00", "15:30") for d in range(23, 28)],
+                  contracturen=Decimal(32))  # fmt: skip
+    assert (result.contract_min, result.totaal.overuren_130_min) == (32 * 60, 3 * 60)
+    with pytest.raises(CaoFout) as caught:
+        week(2026, 48, [], contracturen=Decimal(-4))
+    assert caught.value.code == "contracturen_ongeldig"
+
+
+def test_saturday_is_150_within_and_beyond_the_contract():
+    full = [dienst(f"2026-11-{d}", "08:00", "16:30") for d in range(16, 21)]
+    saturday = dienst("2026-11-21", "07:00", "11:00", pauze=None)
+    result = week(2026, 47, [*full, saturday])
+    day = per_dag(result)[date(2026, 11, 21)]
+    assert categories(day) == (0, 0, 240, 0)
+    assert categories(result.totaal) == (2400, 0, 240, 0)
+    assert vars(result.totaal.boven_contract) == {
+        "min": 240,
+        "zaterdag_150_min": 240,
+        "zondag_200_min": 0,
+    }
+    # A short week: Saturday hours fill the contract, still at 150; the rest is made up.
+    short = week(2026, 47, [*full[:4], saturday])
+    assert categories(short.totaal) == (1920, 0, 240, 0)
+    assert short.totaal.boven_contract.min == 0
+    assert short.totaal.aanvulling_min == 240
+
+
+def test_sunday_is_200():
+    result = week(2026, 47, [dienst("2026-11-22", "06:00", "12:00", pauze=None)])
+    assert categories(per_dag(result)[date(2026, 11, 22)]) == (0, 0, 0, 360)
+
+
+@pytest.mark.parametrize(
+    ("jaar", "nummer", "day", "naam"),
+    [
+        (2026, 18, "2026-04-27", "Koningsdag"),  # a Monday
+        (2026, 52, "2026-12-26", "Tweede kerstdag"),  # a Saturday: 200 beats 150
+        (2025, 19, "2025-05-05", "Bevrijdingsdag"),  # a lustrum year
+    ],
+)
+def test_public_holidays_are_200(jaar, nummer, day, naam):
+    result = week(jaar, nummer, [dienst(day, "08:00", "16:30")])
+    found = per_dag(result)[date.fromisoformat(day)]
+    assert found.feestdag == naam
+    assert categories(found) == (0, 0, 0, 480)
+
+
+def test_liberation_day_2026_is_a_working_day_unless_the_carrier_says_so():
+    result = week(2026, 19, [dienst("2026-05-05", "08:00", "16:30")])
+    day = per_dag(result)[date(2026, 5, 5)]
+    assert (day.feestdag, categories(day)) == (None, (480, 0, 0, 0))
+    yearly = replace(REGELS, feestdagen=(*REGELS.feestdagen, "bevrijdingsdag"))
+    day = per_dag(week(2026, 19, [dienst("2026-05-05", "08:00", "16:30")], yearly))[
+        date(2026, 5, 5)
+    ]
+    assert categories(day) == (0, 0, 0, 480)
+    extra = replace(REGELS, extra_feestdagen=(date(2026, 5, 6),))
+    day = per_dag(week(2026, 19, [dienst("2026-05-06", "08:00", "16:30")], extra))[date(2026, 5, 6)]
+    assert (day.feestdag, day.zondag_200_min) == ("Extra feestdag", 480)
+
+
+def test_irregular_minutes_within_the_contract_are_normal_with_their_window():
+    result = week(2026, 47, [dienst("2026-11-16", "04:00", "21:00", ("10:00", "10:30"))])
+    day = per_dag(result)[date(2026, 11, 16)]
+    assert categories(day) == (990, 0, 0, 0)
+    assert [vars(o) for o in day.onregelmatig] == [
+        {"venster": "nacht", "procent": 150, "min": 120, "boven_contract_min": 0},
+        {"venster": "avond", "procent": 125, "min": 120, "boven_contract_min": 0},
+    ]
+    # The week lists every irregular window of the rule set, also without minutes.
+    assert [(o.venster, o.min) for o in result.totaal.onregelmatig] == [
+        ("nacht", 120),
+        ("avond", 120),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("avond", "samenloop", "overuren", "onregelmatig"),
+    [
+        (150, "hoogste", 120, 180),  # the window pays more than overtime: the window
+        (125, "hoogste", 300, 0),  # overtime pays more: overtime, no surcharge on top
+        (130, "hoogste", 300, 0),  # a tie goes to overtime
+        (125, "onregelmatig", 120, 180),  # the carrier's choice: the window always
+    ],
+)
+def test_overtime_and_an_irregular_window_never_both(avond, samenloop, overuren, onregelmatig):
+    """Mon-Thu fill the contract; Friday 17:00-22:00 is all beyond it, 19:00-22:00 also in
+    the evening window."""
+    regels = replace(
+        REGELS,
+        samenloop=samenloop,
+        vensters=(*REGELS.vensters[:2], Venster("avond", MA_VR, "19:00", "24:00", avond)),
+    )
+    days = [dienst(f"2026-11-{d}", "07:30", "18:00") for d in range(16, 20)]  # 4 x 10 h
+    friday = werkdag("2026-11-20 17:00", "2026-11-20 22:00")
+    result = week(2026, 47, [*days, friday], regels)
+    day = per_dag(result)[date(2026, 11, 20)]
+    assert day.gewerkt_min == 300
+    assert day.overuren_130_min == overuren
+    assert day.normaal_min == onregelmatig
+    assert sum(o.boven_contract_min for o in day.onregelmatig) == onregelmatig
+    assert sum(o.min for o in day.onregelmatig) == onregelmatig
+    assert day.boven_contract.min == 300
+
+
+def test_breaks_are_unpaid_and_availability_is_paid_by_default():
+    day = werkdag(
+        "2026-11-16 08:00",
+        "2026-11-16 17:00",
+        ("rijden", "2026-11-16 08:00", "2026-11-16 12:00"),
+        ("pauze", "2026-11-16 12:00", "2026-11-16 12:45"),
+        ("beschikbaarheid", "2026-11-16 12:45", "2026-11-16 13:45"),
+        ("laden", "2026-11-16 13:45", "2026-11-16 16:30"),
+        # 16:30-17:00 nothing recorded: not paid
+    )
+    found = per_dag(week(2026, 47, [day]))[date(2026, 11, 16)]
+    assert (found.gewerkt_min, found.onbetaald_min, found.afwezig_min) == (465, 45, 540)
+    unpaid = replace(REGELS, betaalde_soorten=("rijden", "laden", "lossen", "wachten"))
+    found = per_dag(week(2026, 47, [day], unpaid))[date(2026, 11, 16)]
+    assert (found.gewerkt_min, found.onbetaald_min) == (405, 105)
+
+
+def test_times_are_rounded_to_the_minute_half_up():
+    day = Werkdag(
+        t("2026-11-16 08:00:29"),
+        t("2026-11-16 10:00:30"),
+        (Activiteit("rijden", t("2026-11-16 08:00:29"), t("2026-11-16 10:00:30")),),
+    )
+    assert week(2026, 47, [day]).totaal.gewerkt_min == 121
+
+
+def test_an_activity_across_sunday_midnight_counts_in_each_week():
+    night = werkdag("2026-11-22 22:00", "2026-11-23 02:00")
+    sunday = week(2026, 47, [night])
+    monday = week(2026, 48, [night])
+    assert categories(sunday.totaal) == (0, 0, 0, 120)
+    assert categories(monday.totaal) == (120, 0, 0, 0)
+    assert [(o.venster, o.min) for o in monday.totaal.onregelmatig] == [
+        ("nacht", 120),
+        ("avond", 0),
+    ]
+    assert (sunday.totaal.afwezig_min, monday.totaal.afwezig_min) == (120, 120)
+
+
+# --- time zone ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("nummer", "sunday", "minutes", "lived_twice"),
+    [(13, date(2026, 3, 29), 23 * 60, 0), (43, date(2026, 10, 25), 25 * 60, 120)],
+)
+def test_the_sundays_the_clocks_change(nummer, sunday, minutes, lived_twice):
+    """A shift from Sunday 00:00 to Monday 00:00 lasts 23 or 25 hours; a window on the wall
+    clock holds the minutes whose wall-clock time is in it (02:00-03:00 never or twice)."""
+    begin = datetime.combine(sunday, time(0), AMS)
+    end = datetime.combine(sunday + timedelta(days=1), time(0), AMS)
+    shift = Werkdag(begin, end, (Activiteit("rijden", begin, end),))
+    regels = replace(
+        REGELS,
+        vensters=(
+            *REGELS.vensters,
+            Venster("zondagnacht", (7,), "00:00", "02:00", 100),
+            Venster("klokuur", (7,), "02:00", "03:00", 300),
+            Venster("zondag", (7,), "03:00", "24:00", 100),
+        ),
+    )
+    result = week(2026, nummer, [shift], regels)
+    day = per_dag(result)[sunday]
+    assert day.gewerkt_min == day.afwezig_min == minutes
+    assert day.zondag_200_min == minutes - lived_twice
+    assert [(o.venster, o.min) for o in day.onregelmatig] == (
+        [("klokuur", lived_twice)] if lived_twice else []
+    )
+    assert (result.totaal.gewerkt_min, result.totaal.aanvulling_min) == (minutes, 2400 - minutes)
+
+
+def test_days_and_windows_are_those_of_the_carriers_time_zone():
+    london = ZoneInfo("Europe/London")
+    begin = datetime(2026, 11, 16, 5, 0, tzinfo=london)  # 06:00 in Amsterdam
+    end = begin + timedelta(hours=1)
+    shift = Werkdag(begin, end, (Activiteit("rijden", begin, end),))
+    in_london = per_dag(week(2026, 47, [shift], zone=london))[date(2026, 11, 16)]
+    in_amsterdam = per_dag(week(2026, 47, [shift]))[date(2026, 11, 16)]
+    assert [(o.venster, o.min) for o in in_london.onregelmatig] == [("nacht", 60)]
+    assert in_amsterdam.onregelmatig == []
+
+
+# --- allowances ---------------------------------------------------------------------------
+
+KOSTEN = Verblijfkosten(
+    drempel_min=240,
+    eendaags=Dagtarief(
+        uurtarieven=(
+            Uurtarief("per uur", "00:00", "24:00", Decimal("0.60")),
+            Uurtarief("avond", "18:00", "24:00", Decimal("2.80"), vertrek_voor="14:00"),
+        ),
+        vaste_bedragen=(Vastbedrag("lunch", Decimal("5.00"), dekt_van="12:00", dekt_tot="13:00"),),
+    ),
+    eerste_dag=Dagtarief(
+        uurtarieven=(
+            Uurtarief("per uur", "00:00", "24:00", Decimal("1.00")),
+            Uurtarief("avond", "17:00", "24:00", Decimal("2.00"), vertrek_voor="17:00"),
+        )
+    ),
+    tussendag=Dagtarief(vaste_bedragen=(Vastbedrag("dagbedrag", Decimal("50.00")),)),
+    laatste_dag=Dagtarief(
+        uurtarieven=(
+            Uurtarief("per uur", "00:00", "24:00", Decimal("1.00")),
+            Uurtarief("nacht", "00:00", "06:00", Decimal("0.50"), aankomst_na="12:00"),
+        )
+    ),
+)
+MET_KOSTEN = replace(REGELS, verblijfkosten=KOSTEN)
+
+
+@pytest.mark.parametrize(
+    ("einde", "afwezig", "bedrag"),
+    [
+        ("11:59", 239, "0.00"),  # under 4 hours: nothing
+        ("12:00", 240, "0.00"),  # exactly 4 hours: not more than 4
+        ("12:01", 241, "2.41"),  # 241 minutes at 0.60 an hour
+        ("13:00", 300, "8.00"),  # 5 hours, and the absence covers lunch
+    ],
+)
+def test_a_one_day_trip_earns_only_above_4_hours(einde, afwezig, bedrag):
+    day = werkdag("2026-11-17 08:00", f"2026-11-17 {einde}")
+    found = per_dag(week(2026, 47, [day], MET_KOSTEN))[date(2026, 11, 17)]
+    assert found.afwezig_min == afwezig
+    assert found.verblijfkosten_eur == Decimal(bedrag)
+
+
+def test_a_one_day_trip_with_the_evening_rate_and_rounding_half_up():
+    # 13:00-21:00: 8 h at 0.60, 3 evening hours at 2.80 (left before 14:00), lunch covered.
+    found = per_dag(week(2026, 47, [werkdag("2026-11-17 11:00", "2026-11-17 21:00")], MET_KOSTEN))
+    assert found[date(2026, 11, 17)].verblijfkosten_eur == Decimal("19.40")  # 6.00+8.40+5.00
+    late = per_dag(week(2026, 47, [werkdag("2026-11-17 14:00", "2026-11-17 23:00")], MET_KOSTEN))
+    assert late[date(2026, 11, 17)].verblijfkosten_eur == Decimal("5.40")  # no evening rate
+    # 0.30 an hour over 245 minutes is 1.225: half up to 1.23 (not 1.22, banker's rounding).
+    cheap = replace(
+        MET_KOSTEN,
+        verblijfkosten=replace(
+            KOSTEN,
+            eendaags=Dagtarief((Uurtarief("per uur", "00:00", "24:00", Decimal("0.30")),)),
+        ),
+    )
+    found = per_dag(week(2026, 47, [werkdag("2026-11-17 08:00", "2026-11-17 12:05")], cheap))
+    assert found[date(2026, 11, 17)].verblijfkosten_eur == Decimal("1.23")
+
+
+def test_a_three_day_trip_has_a_first_a_middle_and_a_last_day():
+    trip = werkdag(
+        "2026-11-16 10:00",
+        "2026-11-18 15:00",
+        ("rijden", "2026-11-16 10:00", "2026-11-16 19:00"),
+        ("pauze", "2026-11-16 19:00", "2026-11-17 07:00"),
+        ("rijden", "2026-11-17 07:00", "2026-11-17 12:00"),
+    )
+    result = week(2026, 47, [trip], MET_KOSTEN)
+    days = per_dag(result)
+    # Monday 10:00-24:00: 14 h at 1.00 and 7 evening hours at 2.00 (left before 17:00).
+    assert (days[date(2026, 11, 16)].afwezig_min, days[date(2026, 11, 16)].verblijfkosten_eur) == (
+        14 * 60,
+        Decimal("28.00"),
+    )
+    # Tuesday: a full day away.
+    assert (days[date(2026, 11, 17)].afwezig_min, days[date(2026, 11, 17)].verblijfkosten_eur) == (
+        24 * 60,
+        Decimal("50.00"),
+    )
+    # Wednesday 00:00-15:00: 15 h at 1.00 and the night at 0.50 (back after 12:00).
+    assert (days[date(2026, 11, 18)].afwezig_min, days[date(2026, 11, 18)].verblijfkosten_eur) == (
+        15 * 60,
+        Decimal("18.00"),
+    )
+    assert result.totaal.verblijfkosten_eur == Decimal("96.00")
+    assert result.totaal.afwezig_min == 53 * 60
+
+
+def test_a_short_night_trip_across_midnight_is_multi_day():
+    trip = werkdag("2026-11-17 20:00", "2026-11-18 02:00")
+    days = per_dag(week(2026, 47, [trip], MET_KOSTEN))
+    # First day 4 h at 1.00 (no evening rate: left after 17:00); last day 2 h at 1.00.
+    assert days[date(2026, 11, 17)].verblijfkosten_eur == Decimal("4.00")
+    assert days[date(2026, 11, 18)].verblijfkosten_eur == Decimal("2.00")
+
+
+def test_a_trip_over_the_week_edge_and_the_long_sunday():
+    """Saturday 24 October 2026 to Monday 26 October: the middle day is the 25-hour Sunday."""
+    trip = werkdag("2026-10-24 20:00", "2026-10-26 13:00")
+    regels = replace(
+        MET_KOSTEN,
+        verblijfkosten=replace(
+            KOSTEN, tussendag=Dagtarief((Uurtarief("per uur", "00:00", "24:00", Decimal("2.00")),))
+        ),
+    )
+    first = per_dag(week(2026, 43, [trip], regels))
+    assert first[date(2026, 10, 24)].verblijfkosten_eur == Decimal("4.00")
+    assert first[date(2026, 10, 25)].afwezig_min == 25 * 60
+    assert first[date(2026, 10, 25)].verblijfkosten_eur == Decimal("50.00")  # 25 h at 2.00
+    second = per_dag(week(2026, 44, [trip], regels))
+    # Monday is the last day, back after 12:00: 13 h at 1.00 and 6 night hours at 0.50.
+    assert second[date(2026, 10, 26)].verblijfkosten_eur == Decimal("16.00")
+    assert sum(d.verblijfkosten_eur for d in second.values()) == Decimal("16.00")
+
+
+def test_the_preset_computes_allowances_of_zero_until_amounts_are_entered():
+    result = week(
+        2026, 47, [werkdag("2026-11-16 06:00", "2026-11-18 18:00")], cao_preset(date(2025, 1, 6))
+    )
+    assert result.totaal.verblijfkosten_eur == Decimal("0.00")
+    assert result.totaal.afwezig_min == 60 * 60
+
+
+# --- warnings -----------------------------------------------------------------------------
+
+
+def warnings(*activiteiten, begin="2026-11-17 06:00", einde="2026-11-17 23:00"):
+    day = werkdag(
+        begin, einde, *[(s, f"2026-11-17 {a}", f"2026-11-17 {b}") for s, a, b in activiteiten]
+    )
+    return per_dag(week(2026, 47, [day]))[date(2026, 11, 17)].waarschuwingen
+
+
+@pytest.mark.parametrize(
+    ("activiteiten", "expected"),
+    [
+        # 6 hours of work need no break.
+        ((("rijden", "06:00", "12:00"),), []),
+        # 7 hours on end.
+        ((("rijden", "06:00", "13:00"),), ["pauze_te_kort", "langer_dan_6_uur_zonder_pauze"]),
+        # 7 hours with 30 minutes in between.
+        ((("rijden", "06:00", "10:00"), ("pauze", "10:00", "10:30"), ("laden", "10:30", "13:30")),
+         []),
+        # Two breaks of 15 minutes make 30.
+        ((("rijden", "06:00", "09:00"), ("pauze", "09:00", "09:15"), ("rijden", "09:15", "12:00"),
+          ("pauze", "12:00", "12:15"), ("lossen", "12:15", "13:30")), []),
+        # Breaks of 10 minutes do not count.
+        ((("rijden", "06:00", "09:00"), ("pauze", "09:00", "09:10"), ("rijden", "09:10", "12:00"),
+          ("pauze", "12:00", "12:10"), ("lossen", "12:10", "13:30")),
+         ["pauze_te_kort", "langer_dan_6_uur_zonder_pauze"]),
+        # Time without any activity is a break.
+        ((("rijden", "06:00", "10:00"), ("laden", "10:30", "13:30")), []),
+        # Over 9 hours of work need 45 minutes.
+        ((("rijden", "06:00", "11:00"), ("pauze", "11:00", "11:30"), ("rijden", "11:30", "16:30")),
+         ["pauze_te_kort"]),
+        # Availability is no break: 4 + 3 hours of work follow one another.
+        ((("rijden", "06:00", "10:00"), ("beschikbaarheid", "10:00", "10:30"),
+          ("rijden", "10:30", "13:30")), ["pauze_te_kort", "langer_dan_6_uur_zonder_pauze"]),
+        # A break before the work starts does not count.
+        ((("pauze", "06:00", "07:00"), ("rijden", "07:00", "14:00")),
+         ["pauze_te_kort", "langer_dan_6_uur_zonder_pauze"]),
+        # Over 15 paid hours.
+        ((("rijden", "06:00", "12:00"), ("pauze", "12:00", "12:45"), ("rijden", "12:45", "22:00")),
+         ["dag_te_lang", "langer_dan_6_uur_zonder_pauze"]),
+    ],
+)  # fmt: skip
+def test_warnings(activiteiten, expected):
+    assert warnings(*activiteiten) == expected
+
+
+def test_a_break_warning_shows_on_the_day_the_work_day_started():
+    night = werkdag("2026-11-17 22:00", "2026-11-18 06:00")
+    days = per_dag(week(2026, 47, [night]))
+    assert days[date(2026, 11, 17)].waarschuwingen == [
+        "pauze_te_kort",
+        "langer_dan_6_uur_zonder_pauze",
+    ]
+    assert days[date(2026, 11, 18)].waarschuwingen == []
+
+
+# --- bad input ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("werkdagen", "code"),
+    [
+        (
+            [
+                werkdag(
+                    "2026-11-17 08:00",
+                    "2026-11-17 16:00",
+                    ("rijden", "2026-11-17 08:00", "2026-11-17 12:00"),
+                    ("laden", "2026-11-17 11:00", "2026-11-17 13:00"),
+                )
+            ],
+            "activiteiten_overlappen",
+        ),
+        (
+            [
+                werkdag("2026-11-17 08:00", "2026-11-17 16:00"),
+                werkdag("2026-11-17 15:00", "2026-11-17 18:00"),
+            ],
+            "werkdagen_overlappen",
+        ),
+        (
+            [
+                werkdag(
+                    "2026-11-17 08:00",
+                    "2026-11-17 16:00",
+                    ("rijden", "2026-11-17 07:00", "2026-11-17 12:00"),
+                )
+            ],
+            "activiteit_buiten_werkdag",
+        ),
+        (
+            [
+                werkdag(
+                    "2026-11-17 08:00",
+                    "2026-11-17 16:00",
+                    ("slapen", "2026-11-17 08:00", "2026-11-17 12:00"),
+                )
+            ],
+            "soort_onbekend",
+        ),
+        ([Werkdag(t("2026-11-17 16:00"), t("2026-11-17 08:00"))], "periode_ongeldig"),
+        ([Werkdag(datetime(2026, 11, 17, 8), datetime(2026, 11, 17, 9))], "tijd_zonder_zone"),
+    ],
+)  # fmt: skip
+def test_bad_input_is_refused_not_double_counted(werkdagen, code):
+    with pytest.raises(CaoFout) as caught:
+        week(2026, 47, werkdagen)
+    assert caught.value.code == code
+
+
+def test_a_week_that_does_not_exist():
+    with pytest.raises(CaoFout) as caught:
+        week(2025, 53, [])
+    assert caught.value.code == "week_ongeldig"
+
+
+# --- output -------------------------------------------------------------------------------
+
+
+def test_json_has_the_issues_shape_with_money_as_strings():
+    data = week(2026, 48, [dienst("2026-11-23", "04:00", "13:00")], MET_KOSTEN).to_json()
+    assert data["week"] == "2026-W48"
+    assert [d["datum"] for d in data["per_dag"]] == [f"2026-11-{d}" for d in range(23, 30)]
+    monday = data["per_dag"][0]
+    assert monday == {
+        "datum": "2026-11-23",
+        "feestdag": None,
+        "gewerkt_min": 510,
+        "normaal_min": 510,
+        "overuren_130_min": 0,
+        "zaterdag_150_min": 0,
+        "zondag_200_min": 0,
+        "onregelmatig": [{"venster": "nacht", "procent": 150, "min": 120, "boven_contract_min": 0}],
+        "boven_contract": {"min": 0, "zaterdag_150_min": 0, "zondag_200_min": 0},
+        "onbetaald_min": 30,
+        "afwezig_min": 540,
+        "verblijfkosten_eur": "10.40",  # 9 h at 0.60, lunch 5.00
+        "waarschuwingen": ["langer_dan_6_uur_zonder_pauze"],  # 04:00-12:00
+    }
+    totaal = data["totaal"]
+    assert set(totaal) >= {
+        "gewerkt_min",
+        "normaal_min",
+        "overuren_130_min",
+        "zaterdag_150_min",
+        "zondag_200_min",
+        "onregelmatig",
+        "verblijfkosten_eur",
+        "aanvulling_min",
+    }
+    assert (totaal["verblijfkosten_eur"], totaal["aanvulling_min"]) == ("10.40", 1890)
+    assert data["contract_min"] == 2400
+    assert data["regelset_geldig_vanaf"] == "2025-01-06"
+
+
+# --- the property -------------------------------------------------------------------------
+
+WEEKS = [(2026, 13), (2026, 18), (2026, 43), (2026, 47), (2026, 52)]
+
+
+@st.composite
+def weeks_of_work(draw):
+    jaar, nummer = draw(st.sampled_from(WEEKS))
+    start = datetime.combine(date.fromisocalendar(jaar, nummer, 1), time(0), AMS).astimezone(UTC)
+    # Minute offsets from the week's start, reaching a little into the weeks on either side.
+    points = sorted(draw(st.sets(st.integers(-600, 10200), min_size=0, max_size=40)))
+    soorten = st.sampled_from(["rijden", "laden", "pauze", "beschikbaarheid", "wachten"])
+    groups: list[list[Activiteit]] = []
+    for begin, end in zip(points[::2], points[1::2], strict=False):
+        a, b = start + timedelta(minutes=begin), start + timedelta(minutes=end)
+        if not groups or draw(st.booleans()):  # a new work day, or the next activity of one
+            groups.append([])
+        groups[-1].append(Activiteit(draw(soorten), a, b))
+    werkdagen = [Werkdag(g[0].begin, g[-1].einde, tuple(g)) for g in groups]
+    regels = replace(
+        REGELS,
+        contracturen=Decimal(draw(st.sampled_from([0, 24, 32, 40]))),
+        samenloop=draw(st.sampled_from(["hoogste", "onregelmatig"])),
+        vensters=(
+            Venster("nacht", MA_VR, "00:00", "06:00", draw(st.sampled_from([100, 120, 130, 160]))),
+            Venster("dag", MA_VR, "06:00", "19:00", 100),
+            Venster(
+                "avond", (1, 2, 3, 4, 5, 6), "19:00", "24:00", draw(st.sampled_from([110, 155]))
+            ),
+            Venster("dag6", (6,), "00:00", "19:00", 100),
+        ),
+    )
+    return jaar, nummer, start, werkdagen, regels
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(weeks_of_work())
+def test_categories_always_add_up_to_the_paid_minutes(case):
+    jaar, nummer, start, werkdagen, regels = case
+    result = week(jaar, nummer, werkdagen, regels)
+    next_monday = date.fromisocalendar(jaar, nummer, 1) + timedelta(days=7)
+    end = datetime.combine(next_monday, time(0), AMS).astimezone(UTC)  # 167 to 169 h later
+    paid = sum(
+        (
+            max(timedelta(0), min(a.einde, end) - max(a.begin, start))
+            for w in werkdagen
+            for a in w.activiteiten
+            if a.soort != "pauze"
+        ),
+        timedelta(0),
+    ) // timedelta(minutes=1)
+    for uren in [*result.per_dag, result.totaal]:
+        assert sum(categories(uren)) == uren.gewerkt_min
+        assert sum(o.min for o in uren.onregelmatig) <= uren.normaal_min
+        boven = uren.boven_contract
+        assert boven.min == (
+            uren.overuren_130_min
+            + boven.zaterdag_150_min
+            + boven.zondag_200_min
+            + sum(o.boven_contract_min for o in uren.onregelmatig)
+        )
+    assert result.totaal.gewerkt_min == paid
+    assert result.totaal.gewerkt_min == sum(d.gewerkt_min for d in result.per_dag)
+    assert result.totaal.boven_contract.min == max(0, paid - result.contract_min)
+    assert result.totaal.aanvulling_min == max(0, result.contract_min - paid)
+    assert result.totaal.overuren_130_min <= result.totaal.boven_contract.min
+    assert reference(result, werkdagen, regels, start, end) == (
+        categories(result.totaal),
+        [(o.venster, o.min, o.boven_contract_min) for o in result.totaal.onregelmatig],
+    )
+    away = sum(
+        (max(timedelta(0), min(w.beeindigd_op, end) - max(w.gestart_op, start)) for w in werkdagen),
+        timedelta(0),
+    )
+    assert result.totaal.afwezig_min == away // timedelta(minutes=1)
+
+
+def reference(result, werkdagen, regels, start, end):
+    """The week's categories minute by minute, the obvious way, to check the faster one."""
+    holidays = set()
+    for year in {start.year, end.year}:
+        holidays |= set(feestdagen(year, regels.feestdagen, regels.extra_feestdagen))
+    minutes = sorted(
+        a.begin + timedelta(minutes=n)
+        for w in werkdagen
+        for a in w.activiteiten
+        if a.soort in regels.betaalde_soorten
+        for n in range((a.einde - a.begin) // timedelta(minutes=1))
+        if start <= a.begin + timedelta(minutes=n) < end
+    )
+    counts = dict.fromkeys(("normaal", "overuren", "zaterdag", "zondag"), 0)
+    windows = {v.naam: [v, 0, 0] for v in regels.vensters if v.procent > 100}
+    for k, moment in enumerate(minutes):
+        local = moment.astimezone(AMS)
+        wall = local.strftime("%H:%M")
+        window = next(
+            (
+                v
+                for v, _, _ in windows.values()
+                if local.isoweekday() in v.dagen and v.van <= wall < v.tot.replace("24:00", "99")
+            ),
+            None,
+        )
+        beyond = k >= result.contract_min
+        options = []
+        if local.date() in holidays or local.isoweekday() == 7:
+            options.append((regels.zondag_procent, 4, "zondag"))
+        if local.isoweekday() == 6:
+            options.append((regels.zaterdag_procent, 3, "zaterdag"))
+        if beyond and not (window and regels.samenloop == "onregelmatig"):
+            options.append((regels.overuren_procent, 2, "overuren"))
+        if window:
+            options.append((window.procent, 1, "venster"))
+        category = max(options)[2] if options else "normaal"
+        if category == "venster":
+            windows[window.naam][1] += 1
+            windows[window.naam][2] += beyond
+            category = "normaal"
+        counts[category] += 1
+    return tuple(counts.values()), [(name, n, b) for name, (_, n, b) in windows.items()]
