@@ -91,6 +91,7 @@ SCOPE_DOMAINS = {
     "locations": _l("Locaties"),
     "webhooks": _l("Webhooks"),
     "customers": _l("Klanten"),
+    "tariffs": _l("Tarieven"),
 }
 SCOPE_ACCESS = {"read": _l("lezen"), "write": _l("wijzigen")}
 

@@ -12,6 +12,7 @@ from portal.api import (  # noqa: F401  (register routes)
     proof,
     questionnaires,
     tacho,
+    tariffs,
     tasks,
     webhooks,
 )

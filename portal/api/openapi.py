@@ -57,6 +57,8 @@ SCOPE_TEXT = {
     "deliveries",
     "customers:read": "read customers and their loading and unloading places",
     "customers:write": "add, change, deactivate and delete customers and their places",
+    "tariffs:read": "read tariffs: the carrier's defaults and its customers' own prices",
+    "tariffs:write": "add, change and delete tariffs",
 }
 SCOPE_403 = (
     "The caller may not do this. An API key without the scope this operation needs gets "

@@ -91,7 +91,7 @@ def _check(carrier_id: uuid.UUID, data: TariffIn) -> None:
         errors,
         "weekend_toeslag_procent",
         data.weekend_toeslag_procent,
-        upper=Decimal(1000),
+        upper=Decimal("999.99"),  # Numeric(5, 2): 1000 overflows the column on PostgreSQL
         places=2,
     )
     _amount(errors, "btw_procent", data.btw_procent, upper=Decimal(100), places=2)
@@ -257,4 +257,70 @@ def holding(
     )
     return pricing.select_tariff(
         [as_rule(t) for t in rows], activity_type=activity_type, klant_id=klant_id, dag=dag
+    )
+
+
+# --- for the API: a filtered page, and a change of some fields ----------------------------
+
+
+@dataclass(frozen=True)
+class TariffFilters:
+    """A selection of tariffs; every filter narrows."""
+
+    klant_id: uuid.UUID | None = None  # that customer's own
+    activity_type: str | None = None
+    standaard: bool | None = None  # True: the carrier's defaults only; False: customers' own
+    limit: int = 100
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class TariffPage:
+    tariffs: list[Tariff]
+    total: int
+
+
+def find_tariffs(*, carrier_id: uuid.UUID, filters: TariffFilters) -> TariffPage:
+    """A page of the carrier's tariffs in list_tariffs' order, and the size of the selection."""
+    where = [Tariff.transporteur_id == carrier_id]
+    if filters.klant_id is not None:
+        where.append(Tariff.klant_id == filters.klant_id)
+    if filters.activity_type is not None:
+        where.append(Tariff.activity_type == filters.activity_type)
+    if filters.standaard is not None:
+        where.append(
+            Tariff.klant_id.is_(None) if filters.standaard else Tariff.klant_id.is_not(None)
+        )
+    total = db.session.scalar(select(func.count()).select_from(Tariff).where(*where)) or 0
+    stmt = (
+        select(Tariff)
+        .where(*where)
+        .order_by(
+            Tariff.klant_id.is_not(None),
+            Tariff.klant_id,
+            Tariff.activity_type,
+            Tariff.geldig_vanaf.desc(),
+            Tariff.id,  # a total order, so pages neither repeat nor skip a tariff
+        )
+        .limit(filters.limit)
+        .offset(filters.offset)
+    )
+    return TariffPage(tariffs=list(db.session.scalars(stmt)), total=total)
+
+
+def change_tariff(
+    *, carrier_id: uuid.UUID, tariff_id: uuid.UUID, changes: dict, actor: Actor
+) -> Tariff:
+    """Change the fields named in changes (the others keep their values) under update_tariff's
+    rules: the whole tariff is checked again, as the portal's form does."""
+    unknown = set(changes) - set(FIELDS)
+    if unknown:
+        raise ValueError(f"not fields of a tariff: {sorted(unknown)}")
+    tariff = get_tariff(carrier_id=carrier_id, tariff_id=tariff_id)
+    current = {name: getattr(tariff, name) for name in FIELDS}
+    return update_tariff(
+        carrier_id=carrier_id,
+        tariff_id=tariff_id,
+        data=TariffIn(**{**current, **changes}),
+        actor=actor,
     )

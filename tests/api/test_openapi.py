@@ -375,6 +375,7 @@ def world(app, client, carrier, driver, api_key) -> dict:
     assert tacho.status_code == 201, tacho.get_data(as_text=True)
     endpoint_id, delivery_id = webhook_with_a_failed_delivery(app, carrier)
     klant_id, locatie_id = customer_with_a_place(app, carrier)
+    tarief_id = default_tariff(app, carrier)
     return {
         "driver": driver,
         "key": api_key.key,
@@ -395,6 +396,7 @@ def world(app, client, carrier, driver, api_key) -> dict:
             "delivery_id": str(delivery_id),
             "klant_id": str(klant_id),
             "locatie_id": str(locatie_id),
+            "tarief_id": str(tarief_id),
         },
         "vehicle_qr": vehicle_qr,
         "task_id": str(task.id),
@@ -423,6 +425,28 @@ def customer_with_a_place(app, carrier):
         return customer.id, place.id
 
     return in_carrier(app, carrier.id, make)
+
+
+def default_tariff(app, carrier):
+    """The carrier's default tariff for mest_laden, per ton from 1 January 2026."""
+    from datetime import date
+    from decimal import Decimal
+
+    from portal.audit.service import SYSTEM
+    from portal.billing import tariffs
+
+    data = tariffs.TariffIn(
+        activity_type="mest_laden",
+        geldig_vanaf=date(2026, 1, 1),
+        grondslag="eenheid",
+        eenheid="ton",
+        prijs=Decimal("4.35"),
+    )
+    return in_carrier(
+        app,
+        carrier.id,
+        lambda: tariffs.create_tariff(carrier_id=carrier.id, data=data, actor=SYSTEM).id,
+    )
 
 
 def webhook_with_a_failed_delivery(app, carrier):
@@ -645,6 +669,28 @@ def explicit_cases(operation, world: dict) -> list:
             {"naam": "Mestsilo", "soort": "lossen", "locatie_lat": 52.29, "locatie_lng": 6.57}
         ],
         "PATCH /klanten/{klant_id}/locaties/{locatie_id}": [{"openingstijden": "ma-vr 6-17"}],
+        "POST /tarieven": [
+            {
+                "activity_type": "mest_laden",
+                "geldig_vanaf": "2026-07-01",
+                "grondslag": "eenheid",
+                "eenheid": "kg",
+                "prijs": "0.0450",
+                "minimum": "75.50",
+            },
+            {
+                "klant_id": world["params"]["klant_id"],
+                "activity_type": "vee_transport",
+                "geldig_vanaf": "2026-01-01",
+                "grondslag": "uur",
+                "prijs": "62.50",
+                "wachttijd_vrij_minuten": 30,
+                "wachttijd_per_uur": "45.00",
+                "weekend_toeslag_procent": "25",
+                "btw_procent": "9",
+            },
+        ],
+        "PATCH /tarieven/{tarief_id}": [{"prijs": "4.6"}, {"minimum": "50", "eenheid": "m3"}],
         "POST /vehicle_sessions": [{}, {"vehicle_id": world["params"]["vehicle_id"]}],
         "POST /vehicle_sessions/{session_id}/validate": [{"qr": world["vehicle_qr"]}],
         "POST /questionnaire_answers": [
@@ -692,7 +738,7 @@ def explicit_cases(operation, world: dict) -> list:
     if (
         operation.method.upper() == "DELETE"
         or {"transporteur_id", "tacho_file_id"} & set(names)
-        or operation.path.startswith(("/webhooks", "/klanten"))
+        or operation.path.startswith(("/webhooks", "/klanten", "/tarieven"))
     ):
         return [operation.Case(path_parameters=params, headers=headers)]  # integrations only
     if operation.label == "POST /vehicle_sessions/{session_id}/end":

@@ -118,6 +118,7 @@ def world(request, tmp_path_factory):
             "DELETE /klanten/{klant_id}/locaties/{locatie_id}": {
                 "locatie_id": params["spare_locatie_id"]
             },
+            "DELETE /tarieven/{tarief_id}": {"tarief_id": params["spare_tarief_id"]},
         },
     }
     with app.app_context():
@@ -209,7 +210,24 @@ def make_rows(carrier: Ref, driver: Ref, started: Ref, revision: Ref) -> dict:
         )
         for naam in ("Erf Enter", "Oude schuur")
     )
+    from datetime import date
+    from decimal import Decimal
+
+    from portal.billing import tariffs
+
+    tariff, spare_tariff = (
+        tariffs.create_tariff(
+            carrier_id=carrier.id,
+            data=tariffs.TariffIn(
+                activity_type="mest_laden", geldig_vanaf=day, grondslag="vracht", prijs=Decimal(85)
+            ),
+            actor=SYSTEM,
+        )
+        for day in (date(2026, 1, 1), date(2025, 1, 1))
+    )
     return {
+        "tarief_id": tariff.id,
+        "spare_tarief_id": spare_tariff.id,
         "klant_id": customer.id,
         "spare_klant_id": spare_customer.id,
         "locatie_id": place.id,
