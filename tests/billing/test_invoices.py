@@ -351,7 +351,7 @@ def test_a_line_without_a_tariff_is_priced_by_hand_and_audited(
     )
     assert complete_again.get_json()["facturatieregel"]["bedrag"] == "95.50"
     history = text(client.get(f"/taken/{task.id}").get_data(as_text=True))
-    assert "95.50" in history
+    assert "Prijs met de hand vastgelegd" in history and "€ 95,50" in history
 
     back = post_form(client, form_url, {"actie": "tarief", "bedrag": "", "btw_procent": ""})
     assert back.status_code == 303
