@@ -603,6 +603,7 @@ def route_values(refs: dict) -> dict[str, str]:
         "name": "bewijs.json",  # not an id: a part every bundle has
         "endpoint_id": str(refs["endpoint_id"]),
         "tariff_id": str(refs["tariff_id"]),
+        "tarief_id": str(refs["tariff_id"]),
         "delivery_id": str(refs["delivery_id"]),
         "klant_id": str(refs["klant_id"]),
         "locatie_id": str(refs["locatie_id"]),

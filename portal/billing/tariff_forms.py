@@ -7,7 +7,7 @@ from decimal import Decimal, InvalidOperation
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import Field, IntegerField, SelectChoice, SelectField, StringField
-from wtforms.validators import InputRequired, NumberRange, Optional
+from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
 from portal.billing.forms import DayField
 
@@ -56,6 +56,7 @@ class TariffForm(FlaskForm):
     eenheid = StringField(
         _l("Eenheid"),
         description=_l("Zoals op de taak: ton, m³, stuks. Alleen bij een prijs per eenheid."),
+        validators=[Optional(), Length(max=20, message=_l("Hoogstens 20 tekens."))],
     )
     prijs = AmountField(
         _l("Prijs (€, zonder btw)"), validators=[InputRequired(_l("Vul de prijs in."))]

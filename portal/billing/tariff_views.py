@@ -65,9 +65,12 @@ def index():
     )
 
 
-def _form(carrier_id: uuid.UUID, formdata=None, **data) -> TariffForm:
+def _form(carrier_id: uuid.UUID, formdata=None, tariff: Tariff | None = None, **data) -> TariffForm:
+    """The form; an edited tariff's own activity type stays a choice (an integration may
+    have priced a type the list does not name)."""
     form = TariffForm(formdata, **data)
-    form.set_choices(customers.names(carrier_id=carrier_id), activity_choices())
+    extra = {tariff.activity_type} if tariff is not None else set()
+    form.set_choices(customers.names(carrier_id=carrier_id), activity_choices(extra))
     return form
 
 
@@ -159,9 +162,10 @@ def tariff_route(rule: str, methods=("GET",)):
 def edit(tariff: Tariff):
     carrier_id = current_carrier_id()
     if request.method == "POST":
-        return _save(_form(carrier_id, request.form), tariff)
+        return _save(_form(carrier_id, request.form, tariff), tariff)
     form = _form(
         carrier_id,
+        tariff=tariff,
         klant_id=str(tariff.klant_id) if tariff.klant_id else "",
         activity_type=tariff.activity_type,
         geldig_vanaf=tariff.geldig_vanaf,

@@ -202,3 +202,46 @@ def test_an_empty_list_says_where_to_begin(as_planner):
 def test_another_carriers_tariff_is_404(app, as_planner, other_carrier):
     foreign = add(app, other_carrier)
     assert as_planner.get(f"/facturatie/tarieven/{foreign}").status_code == 404
+
+
+def test_a_unit_longer_than_its_column_is_an_error_at_the_field(as_planner):
+    response = as_planner.post(
+        "/facturatie/tarieven/nieuw",
+        data={
+            "csrf_token": form_token(as_planner),
+            "klant_id": "",
+            "activity_type": "mest_laden",
+            "geldig_vanaf": "2026-11-01",
+            "grondslag": "eenheid",
+            "eenheid": "kubieke meter drijfmest",
+            "prijs": "4,35",
+            "btw_procent": "21",
+        },
+    )
+    assert response.status_code == 422
+    assert re.search(
+        r'id="eenheid-error"[^>]*>Hoogstens 20 tekens\.<', response.get_data(as_text=True)
+    )
+
+
+def test_a_tariff_of_a_type_the_list_does_not_name_can_be_edited(app, as_planner, carrier):
+    tariff_id = add(app, carrier, activity_type="kalveren_halen", grondslag="vracht", eenheid=None)
+    page = as_planner.get(f"/facturatie/tarieven/{tariff_id}").get_data(as_text=True)
+    assert re.search(
+        r'<option[^>]*selected[^>]*value="kalveren_halen"|<option[^>]*value="kalveren_halen"[^>]*selected',
+        page,
+    )
+    response = as_planner.post(
+        f"/facturatie/tarieven/{tariff_id}",
+        data={
+            "csrf_token": form_token(as_planner, f"/facturatie/tarieven/{tariff_id}"),
+            "klant_id": "",
+            "activity_type": "kalveren_halen",
+            "geldig_vanaf": "2026-01-01",
+            "grondslag": "vracht",
+            "eenheid": "",
+            "prijs": "95",
+            "btw_procent": "21",
+        },
+    )
+    assert response.status_code == 303, response.get_data(as_text=True)
