@@ -122,4 +122,3 @@ class ExportQueryForm(ExportForm):
 
     class Meta:
         csrf = False
-
