@@ -20,11 +20,12 @@ from portal.api.core import (
     write,
 )
 from portal.errors import Forbidden, ValidationFailed
-from portal.hours import activities, service, weeks
+from portal.hours import activities, payable, service, weeks
 from portal.hours.schemas import (
     Activiteit,
     ActiviteitIn,
     ActiviteitUpdate,
+    BetaaldeWeek,
     UrenPerChauffeur,
     UrenQuery,
     Werkdag,
@@ -43,6 +44,7 @@ READ_SCOPE, WRITE_SCOPE = "hours:read", "hours:write"
 USER_TOKEN = {"user_token": {"description": "the driver's public id", "max_length": 64}}
 WORK_DAY_ID = {"werkdag_id": {"description": "the work day's id", "uuid": True}}
 ACTIVITY_ID = {"activiteit_id": {"description": "the activity's id", "uuid": True}}
+WEEK = {"week": {"description": "an ISO week, e.g. 2026-W48", "max_length": 8}}
 CARRIER_ID = {"transporteur_id": {"description": "the caller's own carrier", "uuid": True}}
 WHO_NOTE = (
     " A driver acts on its own work days only (a colleague's answer 403); API keys on every "
@@ -316,3 +318,36 @@ def carrier_hours(transporteur_id: uuid.UUID):
         [serialize_driver_hours(row, van=van, tot=tot, zone=zone) for row in page],
         len(found.rows),
     )
+
+
+@operation(
+    "/users/<user_token:user_token>/weken/<week>",
+    "GET",
+    scope="hours:read",
+    summary="A driver's week as payable hours under the CAO Beroepsgoederenvervoer",
+    tag="hours",
+    description="The week's recorded work turned into paid minutes per category (normal, "
+    "overtime 130%, Saturday 150%, Sunday and public holidays 200%, irregular-hours windows) "
+    "per day and for the week, with the time away from the home base and the daily "
+    "allowances (decimal strings, euros). Each paid minute gets one premium, the highest "
+    "that applies; overtime is counted per week beyond the contract hours and never netted "
+    "with another week; a shorter week is made up to the contract hours (`aanvulling_min`). "
+    "A running work day counts up to now. `status` says whether a planner approved the "
+    "week." + WHO_NOTE,
+    response=BetaaldeWeek,
+    errors=(401, 403, 404, 422),
+    path_params={**USER_TOKEN, **WEEK},
+)
+def driver_payable_week(user_token: str, week: str):
+    _allow(change=False)
+    driver = driver_access(user_token)
+    try:
+        wanted = IsoWeek.parse(week)
+    except ValueError as error:
+        raise ValidationFailed(
+            [{"field": "week", "code": "week_ongeldig", "message": str(error)}]
+        ) from None
+    found = payable.payable_week(
+        carrier_id=principal().carrier_id, driver_id=driver.id, week=wanted
+    )
+    return json_response(found.to_json())

@@ -388,3 +388,64 @@ def serialize_week_approval(approval, week: IsoWeek) -> dict:
         "goedgekeurd_op": iso(approval.goedgekeurd_op),
         "goedgekeurd_door": str(approval.goedgekeurd_door) if approval.goedgekeurd_door else None,
     }
+
+
+# --- payable hours (payable.py) ---------------------------------------------------------
+
+
+class OnregelmatigUren(BaseModel):
+    venster: str = Field(description="the irregular-hours window's name")
+    procent: int = Field(description="its pay percentage, e.g. 130")
+    min: int
+    boven_contract_min: int = Field(description="of these, minutes beyond the contract hours")
+
+
+class BovenContractUren(BaseModel):
+    min: int = Field(description="paid minutes beyond the contract hours")
+    zaterdag_150_min: int
+    zondag_200_min: int
+
+
+class BetaaldeUren(BaseModel):
+    gewerkt_min: int = Field(description="paid minutes worked")
+    normaal_min: int
+    overuren_130_min: int
+    zaterdag_150_min: int
+    zondag_200_min: int
+    onregelmatig: list[OnregelmatigUren]
+    boven_contract: BovenContractUren
+    onbetaald_min: int = Field(description="recorded but unpaid minutes (breaks)")
+    afwezig_min: int = Field(description="minutes away from the home base")
+    verblijfkosten_eur: str = Field(
+        description="daily allowances, a decimal string", examples=["12.34"]
+    )
+
+
+class BetaaldeDag(BetaaldeUren):
+    datum: date
+    feestdag: str | None = Field(description="the public holiday's name, if any")
+    waarschuwingen: list[str] = Field(
+        description="codes: dag_te_lang (over 15 paid hours), pauze_te_kort, "
+        "langer_dan_6_uur_zonder_pauze"
+    )
+
+
+class BetaaldeWeekTotaal(BetaaldeUren):
+    aanvulling_min: int = Field(
+        description="minutes made up to the guaranteed contract hours (never taken from "
+        "another week)"
+    )
+
+
+class BetaaldeWeek(BaseModel):
+    """A driver's ISO week as payable hours under the CAO Beroepsgoederenvervoer."""
+
+    model_config = ConfigDict(title="PayableWeek")
+
+    status: Literal["open", "goedgekeurd"]
+    week: str = Field(examples=["2026-W48"])
+    regelset_geldig_vanaf: date = Field(description="the first day of the rule set applied")
+    contract_min: int = Field(description="the contract hours of the week, in minutes")
+    per_dag: list[BetaaldeDag]
+    totaal: BetaaldeWeekTotaal
+    correcties: list[dict] = Field(description="the planner's corrections with their reasons")

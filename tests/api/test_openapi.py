@@ -397,6 +397,7 @@ def world(app, client, carrier, driver, api_key) -> dict:
             "klant_id": str(klant_id),
             "locatie_id": str(locatie_id),
             "tarief_id": str(tarief_id),
+            "week": "2026-W47",  # not an id: any valid ISO week
         },
         "vehicle_qr": vehicle_qr,
         "task_id": str(task.id),

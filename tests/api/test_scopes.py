@@ -93,6 +93,7 @@ def world(request, tmp_path_factory):
     made = in_carrier(app, carrier.id, lambda: make_rows(carrier, driver, started, revision))
     params = {
         "user_token": driver.user_token,
+        "week": "2026-W47",  # not an id: any valid ISO week
         "transporteur_id": str(carrier.id),
         "task_id": str(task.id),
         "file_id": upload_file(client, full),
