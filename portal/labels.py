@@ -74,6 +74,16 @@ PRICE_REASONS = {
 }
 
 
+PRICE_BASES = {"vracht": _l("vracht"), "uur": _l("uur"), "km": _l("km")}
+
+
+def price_basis(per: str | None) -> str:
+    """What a tariff's price is per: the unit (ton, m³) or a basis in the user's language."""
+    if not per:
+        return ""
+    return str(PRICE_BASES.get(per, per))
+
+
 def price_reason(code: str | None) -> str:
     """Why a billing line has no price, in the user's language."""
     if not code:

@@ -18,7 +18,7 @@ from sqlalchemy.orm import aliased
 
 from portal.accounts.service import carrier_zone
 from portal.billing import invoices, pricing
-from portal.billing.models import BillingExport, BillingLine
+from portal.billing.models import BillingExport, BillingLine, Tariff
 from portal.customers import service as customers
 from portal.drivers import service as drivers
 from portal.errors import NotFound, ValidationFailed
@@ -62,6 +62,10 @@ class BillingRow:
     btw_procent: Decimal | None
     btw_bedrag: Decimal | None
     prijs_reden: str | None
+    # The tariff that priced the line: its price and what the price is per (ton, vracht,
+    # uur, km); empty for a line priced by hand or not at all.
+    tarief_prijs: Decimal | None
+    tarief_per: str | None
     taak_id: uuid.UUID
     # Shown on the page, not exported: the quantity is the planned one, nobody reported it.
     gepland: bool = dataclasses.field(default=False, metadata={"export": False})
@@ -182,6 +186,9 @@ def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
             BillingLine.prijs_reden,
             BillingLine.klant_id,
             BillingLine.handmatig,
+            Tariff.prijs.label("tarief_prijs"),
+            Tariff.grondslag,
+            Tariff.eenheid.label("tarief_eenheid"),
             Task.naam,
             Task.type,
             Task.adres,
@@ -196,6 +203,14 @@ def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
             and_(
                 Task.transporteur_id == BillingLine.transporteur_id,
                 Task.id == BillingLine.taak_id,
+            ),
+        )
+        .outerjoin(
+            Tariff,
+            and_(
+                Tariff.transporteur_id == BillingLine.transporteur_id,
+                Tariff.id == BillingLine.tarief_id,
+                BillingLine.bedrag.is_not(None),
             ),
         )
         .where(*where)
@@ -228,6 +243,10 @@ def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
             btw_procent=r.btw_procent,
             btw_bedrag=r.btw_bedrag,
             prijs_reden=r.prijs_reden,
+            tarief_prijs=pricing.decimal(r.tarief_prijs),
+            tarief_per=(r.tarief_eenheid if r.grondslag == "eenheid" else r.grondslag)
+            if r.tarief_prijs is not None
+            else None,
             taak_id=r.taak_id,
             gepland=r.gemeld_op is None,
         )

@@ -249,6 +249,7 @@ def test_from_customer_to_ubl_invoice(app, client, carrier, driver, planner, sch
 
     page = text(client.get(f"/facturatie?{month_args()}&klant={klant_id}").get_data(as_text=True))
     assert "Maatschap Ter Horst" in page and "€ 123,98" in page and "€ 26,04" in page
+    assert "tarief € 4,35 per ton" in page
 
     confirm = text(
         client.get(f"/facturatie/export?{month_args()}&klant={klant_id}&formaat=csv").get_data(
@@ -276,9 +277,11 @@ def test_from_customer_to_ubl_invoice(app, client, carrier, driver, planner, sch
             delimiter=";",
         )
     )
-    assert [(r["klant"], r["hoeveelheid"], r["bedrag"], r["btw_bedrag"]) for r in rows] == [
-        ("Maatschap Ter Horst", "28,5", "123,98", "26,04")
-    ]
+    assert [
+        (r["klant"], r["hoeveelheid"], r["tarief_prijs"], r["tarief_per"], r["bedrag"])
+        for r in rows
+    ] == [("Maatschap Ter Horst", "28,5", "4,3500", "ton", "123,98")]
+    assert rows[0]["btw_bedrag"] == "26,04"
 
     batch = text(client.get(download).get_data(as_text=True))
     number = f"{today().year}-00001"
