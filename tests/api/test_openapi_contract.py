@@ -120,7 +120,8 @@ def test_the_guard_knows_every_operation(document):
 # --- problems --------------------------------------------------------------------------
 
 # Extension members only the portal's own pages get (the questionnaire builder, admin).
-PORTAL_ONLY = {"gewijzigd_door", "updated_at", "versie", "user_id"}
+# codes: NotInvoiceable, raised by the portal's UBL download only (billing/invoice_views.py).
+PORTAL_ONLY = {"gewijzigd_door", "updated_at", "versie", "user_id", "codes"}
 
 
 def _domain_errors() -> dict[str, type]:

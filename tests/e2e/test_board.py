@@ -119,7 +119,7 @@ def test_planner_creates_a_task_and_sees_it_in_the_right_lane(page, board, shot,
 
     page.get_by_label("Soort").select_option(label="Mest laden")
     page.get_by_label("Naam").fill("Mest laden Hengelo")
-    page.get_by_label("Plaats").fill("Hengelo")
+    page.get_by_label("Plaats", exact=True).fill("Hengelo")
     page.get_by_label("VDM-nummer").fill("VDM-9001")
     expect(page.get_by_label("Datum")).to_have_value(today().isoformat())
     page.get_by_role("button", name="Taak aanmaken").click()
