@@ -74,11 +74,13 @@ FINDING = re.compile(
 # What sqlmap suspected and then refuted itself (its false-positive checks): shown, not failed.
 SUSPECTED = re.compile(r"parameter '([^']+)' appears to be '([^']+)' injectable")
 NOT_INJECTABLE = re.compile(r"parameter '([^']+)' does not seem to be injectable")
-# sqlmap's own CRITICAL lines that end no test: its summary, and a retry when a create answers
-# a new id every time. Any other (not authorised, connection lost, page not found) fails.
+# sqlmap's own CRITICAL lines that end no test: its summary, a retry when a create answers
+# a new id every time, and its note that answers lag (a loaded shared machine: timing, not a
+# finding). Any other (not authorised, connection lost, page not found) fails.
 CRITICAL = re.compile(
     r"\[CRITICAL\] (?!all tested parameters do not appear to be injectable"
-    r"|target URL content appears to be heavily dynamic).*"
+    r"|target URL content appears to be heavily dynamic"
+    r"|considerable lagging has been detected).*"
 )
 ERROR_CODES = re.compile(r"HTTP error codes detected during run:\s*\n?(.*)")
 ERROR_CODE = re.compile(r"(\d{3}) \([^)]*\) - (\d+) times")
