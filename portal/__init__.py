@@ -50,6 +50,8 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.drivers.views import bp as drivers_bp
     from portal.files.views import bp as files_bp
     from portal.fleet.views import bp as fleet_bp
+    from portal.hours.payroll_views import bp as payroll_bp
+    from portal.hours.ruleset_views import bp as rulesets_bp
     from portal.hours.views import bp as hours_bp
     from portal.messages.views import bp as messages_bp
     from portal.proof.views import bp as proof_bp
@@ -79,6 +81,8 @@ def create_app(overrides: dict | None = None) -> Flask:
         files_bp,
         fleet_bp,
         hours_bp,
+        rulesets_bp,
+        payroll_bp,
         tacho_bp,
         driving_bp,
         admin_bp,

@@ -8,6 +8,7 @@ from portal.drivers.models import Driver, DriverLocation
 from portal.files.models import StoredFile
 from portal.fleet.models import Vehicle, VehicleSession
 from portal.hours.models import Activity, WeekApproval, WorkDay
+from portal.hours.pay_models import HoursCorrection, PayrollExport, PayrollExportWeek, RuleSet
 from portal.idempotency.models import IdempotencyRecord
 from portal.messages.models import DeliveryAttempt, Message, PushSubscription
 from portal.proof.models import ProofLink
@@ -37,14 +38,18 @@ __all__ = [
     "DeliveryAttempt",
     "Driver",
     "DriverLocation",
+    "HoursCorrection",
     "IdempotencyRecord",
     "Invoice",
     "LoginAttempt",
     "Message",
+    "PayrollExport",
+    "PayrollExportWeek",
     "ProofLink",
     "PushSubscription",
     "QuestionnaireDraft",
     "RefreshToken",
+    "RuleSet",
     "StoredFile",
     "TachoFile",
     "Tariff",

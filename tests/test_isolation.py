@@ -67,6 +67,10 @@ EXPECTED_TENANT_TABLES = {
     "klant_locaties",
     "tarieven",
     "facturen",
+    "cao_regelsets",
+    "uren_correcties",
+    "loon_exports",
+    "loon_export_weken",
 }
 
 
@@ -317,6 +321,59 @@ def populate(app, client, name: str) -> dict:
             btw_bedrag=Decimal("17.85"),
         )
         db.session.add(invoice)
+        from portal.hours.pay_models import (
+            HoursCorrection,
+            PayrollExport,
+            PayrollExportWeek,
+            RuleSet,
+        )
+
+        db.session.add(
+            RuleSet(
+                transporteur_id=carrier.id,
+                id=uuid.uuid4(),
+                geldig_vanaf=date(2026, 1, 5),
+                regels={},
+                gemaakt_door="system",
+            )
+        )
+        activity_state = {"soort": "rijden", "begin": "2026-11-02T07:00:00+00:00", "einde": None}
+        db.session.add(
+            HoursCorrection(
+                transporteur_id=carrier.id,
+                id=uuid.uuid4(),
+                chauffeur_id=driver.id,
+                jaar=2026,
+                week=45,
+                activiteit_id=hours_ids["activity_id"],
+                oud=activity_state,
+                nieuw=activity_state,
+                reden="test",
+                door="system",
+            )
+        )
+        payroll = PayrollExport(
+            transporteur_id=carrier.id,
+            id=uuid.uuid4(),
+            van=date(2026, 11, 2),
+            tot=date(2026, 11, 2),
+            weken=1,
+            kolommen={},
+            gemaakt_door="system",
+        )
+        db.session.add(payroll)
+        db.session.flush()
+        db.session.add(
+            PayrollExportWeek(
+                transporteur_id=carrier.id,
+                id=uuid.uuid4(),
+                export_id=payroll.id,
+                chauffeur_id=driver.id,
+                jaar=2026,
+                week=45,
+                cijfers={},
+            )
+        )
         db.session.flush()
         customer_ids.update(klant_id=customer.id, locatie_id=place.id, invoice_id=invoice.id)
         return stored.id, export_id, vehicle_session_id, proof_link_id, endpoint.id

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from flask_login import UserMixin
 from sqlalchemy import (
+    JSON,
     CheckConstraint,
     Float,
     ForeignKeyConstraint,
@@ -81,6 +82,9 @@ class Carrier(db.Model):
     iban: Mapped[str | None] = mapped_column(String(34))  # compact, upper case
     factuur_email: Mapped[str | None] = mapped_column(String(254))
     betaaltermijn_dagen: Mapped[int] = mapped_column(Integer, default=30, server_default="30")
+    # The payroll export's columns: per category its name and code, and which the header
+    # carries (portal/hours/payroll.py); null: the defaults.
+    loon_kolommen: Mapped[dict | None] = mapped_column(JSON)
 
 
 class User(CarrierScoped, UserMixin, db.Model):

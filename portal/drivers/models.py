@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from decimal import Decimal
 
 from sqlalchemy import (
     CheckConstraint,
@@ -11,6 +12,7 @@ from sqlalchemy import (
     ForeignKeyConstraint,
     Index,
     Integer,
+    Numeric,
     String,
     UniqueConstraint,
     Uuid,
@@ -31,6 +33,7 @@ class Driver(CarrierScoped, db.Model):
     __tablename__ = "chauffeurs"
     __table_args__ = (
         UniqueConstraint("transporteur_id", "user_token"),
+        CheckConstraint("contracturen >= 0 AND contracturen <= 60", name="contracturen"),
         Index(
             "uq_chauffeurs_transporteur_id_email",
             "transporteur_id",
@@ -60,6 +63,8 @@ class Driver(CarrierScoped, db.Model):
     # tachograph downloads find their driver.
     kaartnummer: Mapped[str | None] = mapped_column(String(20))
     actief: Mapped[bool] = mapped_column(default=True)
+    # Contract hours per week for payable hours; null: the carrier's rule set's (40).
+    contracturen: Mapped[Decimal | None] = mapped_column(Numeric(4, 2))
     # Access tokens carry this; bumping it refuses every token issued before.
     token_version: Mapped[int] = mapped_column(Integer, default=1)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

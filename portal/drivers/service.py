@@ -343,6 +343,21 @@ def names_by_id(*, carrier_id: uuid.UUID, driver_ids: set[uuid.UUID]) -> dict[uu
     return {row.id: row.naam for row in rows}
 
 
+def contract_hours(*, carrier_id: uuid.UUID, driver_ids: set[uuid.UUID]) -> dict:
+    """Each driver's contract hours per week (a Decimal), for those whose contract sets
+    them; the others follow the carrier's rule set. One query."""
+    if not driver_ids:
+        return {}
+    rows = db.session.execute(
+        select(Driver.id, Driver.contracturen).where(
+            Driver.transporteur_id == carrier_id,
+            Driver.id.in_(driver_ids),
+            Driver.contracturen.is_not(None),
+        )
+    )
+    return {row.id: row.contracturen for row in rows}
+
+
 def carrier_of_user_token(user_token: str) -> uuid.UUID | None:
     """The carrier of a driver's user_token, for admin commands that are given only that."""
     found = lookup(

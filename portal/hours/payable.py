@@ -1,31 +1,29 @@
-"""Payable hours of a driver's week: the recorded work days and activities turned into paid
-minutes by CAO category and daily allowances (the pure computation in cao/), with whether a
-planner approved the week.
+"""Payable hours of drivers' weeks: the recorded work days and activities turned into paid
+minutes by CAO category and daily allowances (the pure computation in cao/), under the
+carrier's rule sets (rulesets.py) and each driver's contract hours, with whether a planner
+approved the week and the planner's corrections with the driver's answers.
 
-Until carriers keep their own rule sets, the CAO preset holds (40 contract hours, its
-surcharges and windows, allowances of 0.00): the figures show the structure the payroll
-export will carry.
+`payable_weeks` computes any number of drivers and weeks with the same six queries; a week
+that cannot be computed (a rule set starting mid-week, say) carries its problem (`fout`)
+instead of figures, so one odd week never hides the others.
 """
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
-
-from sqlalchemy import or_, select
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, time, timedelta
 
 from portal.accounts.service import carrier_zone
+from portal.drivers import service as drivers
 from portal.errors import ValidationFailed
-from portal.extensions import db
-from portal.hours import cao
-from portal.hours.models import WorkDay
-from portal.hours.queries import activities_of, approved_weeks
+from portal.hours import cao, corrections, rulesets
+from portal.hours.pay_models import HoursCorrection
+from portal.hours.queries import approved_weeks, work_days_of_drivers
 from portal.hours.totals import IsoWeek
 from portal.types import utcnow
 
-# The preset's first day: a Monday long before any carrier's data.
-PRESET_FROM = date(2000, 1, 3)
 # A work day lasts at most 24 hours (service.py), so one touching a week starts at most a day
 # before its Monday.
 LONGEST_DAY = timedelta(hours=24)
@@ -33,73 +31,126 @@ LONGEST_DAY = timedelta(hours=24)
 
 @dataclass(frozen=True)
 class PayableWeek:
+    driver_id: uuid.UUID
     week: IsoWeek
     status: str  # "open" or "goedgekeurd"
-    result: cao.Weekresultaat
+    result: cao.Weekresultaat | None  # None when the week cannot be computed (fout)
+    fout: cao.CaoFout | None = None
+    correcties: list[HoursCorrection] = field(default_factory=list)
+
+    @property
+    def onbeantwoord(self) -> int:
+        """How many corrections the driver has not answered yet."""
+        return sum(1 for c in self.correcties if c.reactie is None)
+
+    @property
+    def waarschuwingen(self) -> list[tuple[str, object]]:
+        """(code, day) for every day the computation flags, in day order."""
+        if self.result is None:
+            return []
+        return [(code, dag.datum) for dag in self.result.per_dag for code in dag.waarschuwingen]
 
     def to_json(self) -> dict:
-        # Corrections with a reason come with the planner's review; none yet.
-        return {"status": self.status, **self.result.to_json(), "correcties": []}
+        if self.result is None:  # pragma: no cover - payable_week raises instead
+            raise ValueError("a week without figures has no JSON")
+        return {
+            "status": self.status,
+            **self.result.to_json(),
+            "correcties": [corrections.to_json(c) for c in self.correcties],
+        }
 
 
-def rule_sets(*, carrier_id: uuid.UUID) -> list[cao.Regelset]:
-    """The carrier's rule sets, oldest first: the CAO preset for now."""
-    return [cao.cao_preset(PRESET_FROM)]
-
-
-def payable_week(
-    *, carrier_id: uuid.UUID, driver_id: uuid.UUID, week: IsoWeek, now: datetime | None = None
-) -> PayableWeek:
-    """The driver's week as payable hours: three queries (work days, their activities, the
-    approval). A work day still running counts up to now. ValidationFailed (with the
-    computation's code) when the recorded work cannot be computed."""
-    now = now or utcnow()
-    zone = carrier_zone(carrier_id)
-    start = datetime.combine(week.monday, time(0), tzinfo=zone)
-    end = datetime.combine(week.monday + timedelta(days=7), time(0), tzinfo=zone)
-    days = list(
-        db.session.scalars(
-            select(WorkDay)
-            .where(
-                WorkDay.transporteur_id == carrier_id,
-                WorkDay.chauffeur_id == driver_id,
-                WorkDay.gestart_op < end,
-                WorkDay.gestart_op >= start - LONGEST_DAY,
-                or_(WorkDay.beeindigd_op.is_(None), WorkDay.beeindigd_op > start),
-            )
-            .order_by(WorkDay.gestart_op, WorkDay.id)
-        )
-    )
-    activities = activities_of(carrier_id=carrier_id, work_day_ids={d.id for d in days})
-    work_days = []
-    for day in days:
+def _werkdagen(days, now: datetime) -> list[cao.Werkdag]:
+    out = []
+    for day, activities in days:
         ended = day.beeindigd_op or max(now, day.gestart_op + timedelta(minutes=1))
-        work_days.append(
+        out.append(
             cao.Werkdag(
                 gestart_op=day.gestart_op,
                 beeindigd_op=ended,
                 activiteiten=tuple(
                     cao.Activiteit(a.soort, a.begin, min(a.einde or now, ended))
-                    for a in activities[day.id]
+                    for a in activities
                     if (a.einde or now) > a.begin
                 ),
             )
         )
-    try:
-        result = cao.bereken_week(
-            jaar=week.jaar,
-            week=week.week,
-            werkdagen=work_days,
-            regelsets=rule_sets(carrier_id=carrier_id),
-            zone=zone,
-        )
-    except cao.CaoFout as error:
+    return out
+
+
+def payable_weeks(
+    *,
+    carrier_id: uuid.UUID,
+    driver_ids: set[uuid.UUID],
+    weeks: Iterable[IsoWeek],
+    now: datetime | None = None,
+) -> dict[tuple[uuid.UUID, IsoWeek], PayableWeek]:
+    """Every (driver, week) as payable hours: six queries whatever the numbers (work days,
+    their activities, approvals, corrections, rule sets, contract hours). A work day still
+    running counts up to now."""
+    weeks = sorted(set(weeks), key=lambda w: w.key)
+    if not weeks or not driver_ids:
+        return {}
+    now = now or utcnow()
+    zone = carrier_zone(carrier_id)
+
+    def midnight(day):
+        return datetime.combine(day, time(0), tzinfo=zone)
+
+    start = midnight(weeks[0].monday)
+    end = midnight(weeks[-1].monday + timedelta(days=7))
+    days = work_days_of_drivers(
+        carrier_id=carrier_id, driver_ids=set(driver_ids), van=start, tot=end
+    )
+    approved = approved_weeks(carrier_id=carrier_id, driver_ids=set(driver_ids), weeks=weeks)
+    fixes = corrections.of_weeks(carrier_id=carrier_id, driver_ids=set(driver_ids), weeks=weeks)
+    sets = rulesets.rule_sets(carrier_id=carrier_id)
+    contract = drivers.contract_hours(carrier_id=carrier_id, driver_ids=set(driver_ids))
+    out = {}
+    for driver_id in driver_ids:
+        for week in weeks:
+            week_start = midnight(week.monday)
+            week_end = midnight(week.monday + timedelta(days=7))
+            touching = [
+                (day, acts)
+                for day, acts in days[driver_id]
+                if day.gestart_op < week_end
+                and day.gestart_op >= week_start - LONGEST_DAY
+                and (day.beeindigd_op is None or day.beeindigd_op > week_start)
+            ]
+            result, fout = None, None
+            try:
+                result = cao.bereken_week(
+                    jaar=week.jaar,
+                    week=week.week,
+                    werkdagen=_werkdagen(touching, now),
+                    regelsets=sets,
+                    contracturen=contract.get(driver_id),
+                    zone=zone,
+                )
+            except cao.CaoFout as error:
+                fout = error
+            out[driver_id, week] = PayableWeek(
+                driver_id=driver_id,
+                week=week,
+                status="goedgekeurd" if (driver_id, week) in approved else "open",
+                result=result,
+                fout=fout,
+                correcties=fixes.get((driver_id, week), []),
+            )
+    return out
+
+
+def payable_week(
+    *, carrier_id: uuid.UUID, driver_id: uuid.UUID, week: IsoWeek, now: datetime | None = None
+) -> PayableWeek:
+    """One driver's week as payable hours. ValidationFailed (with the computation's code)
+    when the recorded work or the rules do not allow computing it."""
+    found = payable_weeks(carrier_id=carrier_id, driver_ids={driver_id}, weeks=[week], now=now)
+    payable = found[driver_id, week]
+    if payable.fout is not None:
+        error = payable.fout
         raise ValidationFailed(
             [{"field": "week", "code": error.code, "message": str(error), **error.params}]
         ) from error
-    approved = approved_weeks(carrier_id=carrier_id, driver_ids={driver_id}, weeks={week})
-    return PayableWeek(
-        week=week,
-        status="goedgekeurd" if (driver_id, week) in approved else "open",
-        result=result,
-    )
+    return payable
