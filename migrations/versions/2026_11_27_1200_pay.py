@@ -135,6 +135,7 @@ def upgrade():
         batch_op.add_column(
             sa.Column("contracturen", sa.Numeric(precision=4, scale=2), nullable=True)
         )
+        batch_op.add_column(sa.Column("personeelsnummer", sa.String(length=30), nullable=True))
         batch_op.create_check_constraint("contracturen", "contracturen >= 0 AND contracturen <= 60")
 
     with op.batch_alter_table("transporteurs", schema=None) as batch_op:
@@ -159,6 +160,7 @@ def downgrade():
 
     with op.batch_alter_table("chauffeurs", schema=None) as batch_op:
         batch_op.drop_constraint(batch_op.f("ck_chauffeurs_contracturen"), type_="check")
+        batch_op.drop_column("personeelsnummer")
         batch_op.drop_column("contracturen")
 
     with op.batch_alter_table("uren_correcties", schema=None) as batch_op:

@@ -65,6 +65,8 @@ class Driver(CarrierScoped, db.Model):
     actief: Mapped[bool] = mapped_column(default=True)
     # Contract hours per week for payable hours; null: the carrier's rule set's (40).
     contracturen: Mapped[Decimal | None] = mapped_column(Numeric(4, 2))
+    # The driver's number in the carrier's payroll package, carried by the payroll export.
+    personeelsnummer: Mapped[str | None] = mapped_column(String(30))
     # Access tokens carry this; bumping it refuses every token issued before.
     token_version: Mapped[int] = mapped_column(Integer, default=1)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
