@@ -20,7 +20,8 @@ from portal.api.core import (
     write,
 )
 from portal.errors import Forbidden, ValidationFailed
-from portal.hours import activities, payable, service, weeks
+from portal.hours import activities, corrections, payable, service, weeks
+from portal.hours.pay_schemas import Correctie, CorrectieReactie
 from portal.hours.schemas import (
     Activiteit,
     ActiviteitIn,
@@ -320,6 +321,15 @@ def carrier_hours(transporteur_id: uuid.UUID):
     )
 
 
+def _week(value: str) -> IsoWeek:
+    try:
+        return IsoWeek.parse(value)
+    except ValueError as error:
+        raise ValidationFailed(
+            [{"field": "week", "code": "week_ongeldig", "message": str(error)}]
+        ) from None
+
+
 @operation(
     "/users/<user_token:user_token>/weken/<week>",
     "GET",
@@ -333,7 +343,8 @@ def carrier_hours(transporteur_id: uuid.UUID):
     "that applies; overtime is counted per week beyond the contract hours and never netted "
     "with another week; a shorter week is made up to the contract hours (`aanvulling_min`). "
     "A running work day counts up to now. `status` says whether a planner approved the "
-    "week." + WHO_NOTE,
+    "week; `correcties` lists the planner's changes of the week's activities with their "
+    "reasons and the driver's answers." + WHO_NOTE,
     response=BetaaldeWeek,
     errors=(401, 403, 404, 422),
     path_params={**USER_TOKEN, **WEEK},
@@ -341,13 +352,49 @@ def carrier_hours(transporteur_id: uuid.UUID):
 def driver_payable_week(user_token: str, week: str):
     _allow(change=False)
     driver = driver_access(user_token)
-    try:
-        wanted = IsoWeek.parse(week)
-    except ValueError as error:
-        raise ValidationFailed(
-            [{"field": "week", "code": "week_ongeldig", "message": str(error)}]
-        ) from None
+    wanted = _week(week)
     found = payable.payable_week(
         carrier_id=principal().carrier_id, driver_id=driver.id, week=wanted
     )
     return json_response(found.to_json())
+
+
+@operation(
+    "/users/<user_token:user_token>/weken/<week>/correcties/<uuid:correctie_id>/reactie",
+    "POST",
+    scope=None,
+    unscoped="the driver app only; API keys get 403",
+    summary="The driver accepts a planner's correction of the week or comments on it",
+    tag="hours",
+    description="A planner who changes a recorded activity gives a reason; the driver sees "
+    "the activity as it was and as it became in the week (`correcties`), and answers "
+    "`akkoord` or `opmerking` (with `tekst`). The week can be approved once every correction "
+    "is answered; an answer may change until then (409 `week_goedgekeurd` after). Only the "
+    "driver answers: API keys get 403.",
+    body=CorrectieReactie,
+    response=Correctie,
+    errors=(401, 403, 404, 409, 413, 415, 422),
+    path_params={
+        **USER_TOKEN,
+        **WEEK,
+        "correctie_id": {"description": "the correction's id", "uuid": True},
+    },
+)
+@write
+def answer_correction(user_token: str, week: str, correctie_id: uuid.UUID):
+    who = principal()
+    if who.kind != "driver":
+        raise Forbidden("Only the driver answers a correction of their hours.")
+    driver = driver_access(user_token)
+    wanted = _week(week)
+    body = parse_body(CorrectieReactie)
+    row = corrections.answer(
+        carrier_id=who.carrier_id,
+        driver_id=driver.id,
+        week=wanted,
+        correction_id=correctie_id,
+        reactie=body.reactie,
+        tekst=body.tekst,
+        actor=who.actor,
+    )
+    return json_response(corrections.to_json(row))

@@ -29,7 +29,7 @@ class HoursConflict(Conflict):
     """A clash with other hours (overlap, a running day, an approved week)."""
 
     def __init__(self, detail: str, *, code: str, params: dict | None = None, **extra):
-        super().__init__(detail, **extra)
+        super().__init__(detail, code=code, **extra)  # the API's problem carries the code
         self.code = code
         self.params = params or {}
 

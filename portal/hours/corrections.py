@@ -24,7 +24,7 @@ from portal.hours.checks import REDEN_MAX, HoursConflict, HoursInvalid, clean_te
 from portal.hours.pay_models import REACTIES, HoursCorrection
 from portal.hours.queries import approved_weeks, get_activity
 from portal.hours.totals import IsoWeek
-from portal.types import utcnow
+from portal.types import iso, utcnow
 
 # What a correction is about: the fields that change what the driver is paid.
 FIELDS = ("soort", "begin", "einde")
@@ -33,8 +33,8 @@ FIELDS = ("soort", "begin", "einde")
 def _state(activity) -> dict:
     return {
         "soort": activity.soort,
-        "begin": activity.begin.isoformat(),
-        "einde": activity.einde.isoformat() if activity.einde else None,
+        "begin": iso(activity.begin),
+        "einde": iso(activity.einde),
     }
 
 
@@ -181,8 +181,8 @@ def to_json(row: HoursCorrection) -> dict:
         "nieuw": dict(row.nieuw),
         "reden": row.reden,
         "door": row.door,
-        "gemaakt_op": row.gemaakt_op.isoformat(),
+        "gemaakt_op": iso(row.gemaakt_op),
         "reactie": row.reactie,
         "reactie_tekst": row.reactie_tekst,
-        "reactie_op": row.reactie_op.isoformat() if row.reactie_op else None,
+        "reactie_op": iso(row.reactie_op),
     }

@@ -125,3 +125,15 @@ class ActivityForm(FlaskForm):
         validators=[Optional()],
     )
     opmerking = TextAreaField(_l("Opmerking"), validators=[Length(max=2000)])
+    reden = TextAreaField(
+        _l("Reden van de correctie"),
+        description=_l("De chauffeur ziet de correctie met deze reden in de app."),
+        validators=[
+            DataRequired(
+                message=_l(
+                    "Geef een reden op: de chauffeur ziet de correctie met deze reden in de app."
+                )
+            ),
+            Length(max=1000, message=_l("Hoogstens 1000 tekens.")),
+        ],
+    )

@@ -1,7 +1,317 @@
-"""The payroll export in the portal (/uren/loonexport)."""
+"""The payroll export in the portal (/uren/loonexport, role planner): a period's approved
+weeks previewed and exported as CSV or XLSX after a confirmation, earlier batches to download
+again, and the column settings the carrier's payroll package needs.
+
+As the billing export: exporting is a POST after a confirmation page, then a redirect to
+the page, which starts the file's download (a reload neither exports nor downloads again).
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint
+import uuid
+from datetime import date, datetime, timedelta
+
+from flask import (
+    Blueprint,
+    Response,
+    flash,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_babel import ngettext
+from flask_login import current_user
+
+from portal.accounts import payroll_columns as settings
+from portal.accounts.permissions import role_required
+from portal.errors import NotFound, ValidationFailed
+from portal.hours import payroll as service
+from portal.hours.payroll_forms import ColumnsForm, ExportForm, ExportQueryForm, PeriodForm
+from portal.hours.totals import IsoWeek
+from portal.unit_of_work import portal_write
+from portal.web.kit import current_actor, current_carrier_id, current_zone
 
 bp = Blueprint("payroll", __name__, url_prefix="/uren/loonexport")
+
+ROWS_SHOWN = 500
+EXPORTS_PER_PAGE = 20
+DOWNLOAD_KEY = "payroll_download"
+MIMETYPES = {
+    "csv": "text/csv",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+}
+CATEGORIES = {
+    "personeelsnummer": _l("Personeelsnummer"),
+    "naam": _l("Naam van de chauffeur"),
+    "jaar": _l("Jaar van de week"),
+    "week": _l("Weeknummer"),
+    "normaal": _l("Normale uren"),
+    "overuren_130": _l("Overuren"),
+    "zaterdag_150": _l("Uren op zaterdag"),
+    "zondag_200": _l("Uren op zon- en feestdagen"),
+    "aanvulling": _l("Aanvulling tot de contracturen"),
+    "verblijfkosten": _l("Verblijfkosten"),
+}
+UNITS = {"tekst": _l("tekst"), "getal": _l("getal"), "uren": _l("uren"), "geld": _l("euro")}
+# Why a week cannot be computed (cao.CaoFout codes), as the planner reads it.
+FOUTEN = {
+    "regelset_wijzigt_in_week": _l("een regelset begint midden in deze week"),
+    "geen_regelset": _l("er geldt geen regelset in deze week"),
+    "regelset_ongeldig": _l("de regelset van deze week klopt niet"),
+}
+
+
+@bp.context_processor
+def _helpers():
+    return {
+        "category_label": category_label,
+        "fout_text": lambda fout: FOUTEN.get(fout.code, _l("deze week kan niet worden berekend")),
+        "units": UNITS,
+        "value": service.value,
+    }
+
+
+def category_label(column: service.Column) -> str:
+    if column.key.startswith(service.WINDOW):
+        return _("Onregelmatige uren: %(venster)s", venster=column.key[len(service.WINDOW) :])
+    return str(CATEGORIES.get(column.key, column.key))
+
+
+def default_period(today: date) -> tuple[IsoWeek, IsoWeek]:
+    """The weeks of last month, a week counting in the month its Thursday lies in (as an ISO
+    week belongs to the year of its Thursday): the period payroll is usually run for."""
+    last = today.replace(day=1) - timedelta(days=1)
+    first = last.replace(day=1)
+    return (
+        IsoWeek.of(first + timedelta(days=(3 - first.weekday()) % 7)),
+        IsoWeek.of(last - timedelta(days=(last.weekday() - 3) % 7)),
+    )
+
+
+def _period_form(formdata, cls=PeriodForm):
+    form = cls(formdata)
+    if not formdata.get("van") and not formdata.get("tot"):
+        form.van.data, form.tot.data = default_period(datetime.now(current_zone()).date())
+    return form
+
+
+def nothing_to_export(counts: dict) -> str:
+    """Why an export found nothing: one sentence per reason."""
+    parts = [_("Er is niets te exporteren in deze periode.")]
+    if counts.get("al_geexporteerd"):
+        parts.append(
+            ngettext(
+                "%(num)s goedgekeurde week is al geëxporteerd: vink „Opnieuw exporteren” aan "
+                "om die nog eens te exporteren.",
+                "%(num)s goedgekeurde weken zijn al geëxporteerd: vink „Opnieuw exporteren” "
+                "aan om ze nog eens te exporteren.",
+                counts.get("al_geexporteerd"),
+            )
+        )
+    if counts.get("niet_goedgekeurd"):
+        parts.append(left_out(counts["niet_goedgekeurd"]))
+    if counts.get("fout"):
+        parts.append(
+            ngettext(
+                "%(num)s goedgekeurde week kan niet worden berekend.",
+                "%(num)s goedgekeurde weken kunnen niet worden berekend.",
+                counts.get("fout"),
+            )
+        )
+    return " ".join(parts)
+
+
+def left_out(count: int) -> str:
+    return ngettext(
+        "%(num)s week is nog niet goedgekeurd en gaat niet mee: keur die eerst goed onder Uren.",
+        "%(num)s weken zijn nog niet goedgekeurd en gaan niet mee: keur ze eerst goed onder Uren.",
+        count,
+    )
+
+
+def _render(form, *, valid: bool, status: int = 200, problem: str | None = None):
+    carrier_id = current_carrier_id()
+    preview, columns, kop = None, [], "naam"
+    if valid:
+        preview = service.preview(carrier_id=carrier_id, van=form.van.data, tot=form.tot.data)
+        figures = [row.cijfers for row in preview.rows if row.cijfers]
+        kop, columns = service.column_settings(carrier_id=carrier_id, figures=figures)
+    context = {
+        "form": form,
+        "valid": valid,
+        "preview": preview,
+        "shown": preview.rows[:ROWS_SHOWN] if preview else [],
+        "counts": preview.counts if preview else {},
+        "pay_columns": [c for c in columns if c.mee and c.soort in ("uren", "geld")],
+        "kop": kop,
+        "problem": problem,
+        "download": _just_exported(carrier_id),
+        "period_args": form.args,
+        "left_out": left_out,
+    }
+    return make_response(render_template("hours/payroll/index.html", **context), status)
+
+
+def _just_exported(carrier_id: uuid.UUID) -> dict | None:
+    """The batch this planner just exported, once: its file downloads as the page opens."""
+    made = session.pop(DOWNLOAD_KEY, None)
+    if not isinstance(made, dict) or made.get("formaat") not in MIMETYPES:
+        return None
+    try:
+        batch = service.get_export(carrier_id=carrier_id, export_id=uuid.UUID(str(made["id"])))
+    except (NotFound, ValueError):
+        return None
+    fmt = made["formaat"]
+    url = url_for("payroll.download", export_id=batch.id, fmt=fmt)
+    return {"batch": batch, "formaat": fmt, "url": url}
+
+
+@bp.get("")
+@role_required("planner")
+def index():
+    """A period's driver-weeks: approved or not, exported before or not, their figures."""
+    form = _period_form(request.args)
+    valid = form.validate()
+    return _render(form, valid=valid, status=200 if valid else 422)
+
+
+def _refused(formdata, problem: str):
+    shown = _period_form(formdata)
+    valid = shown.validate()
+    return _render(shown, valid=valid, status=422, problem=problem)
+
+
+@bp.get("/export")
+@role_required("planner")
+def confirm_export():
+    """Ask before exporting: what goes along, what is left out and why."""
+    form = _period_form(request.args, ExportQueryForm)
+    if not form.validate():
+        return _refused(request.args, _("Kies CSV of XLSX en een geldige periode."))
+    preview = service.preview(carrier_id=current_carrier_id(), van=form.van.data, tot=form.tot.data)
+    chosen = preview.te_exporteren(form.opnieuw.data)
+    if not chosen:
+        return _refused(request.args, nothing_to_export(preview.counts))
+    return render_template(
+        "hours/payroll/confirm.html",
+        form=form,
+        preview=preview,
+        counts=preview.counts,
+        chosen=chosen,
+        again=sum(1 for row in chosen if row.geexporteerd),
+        drivers=len({row.driver_id for row in chosen}),
+        period_args=form.args,
+        left_out=left_out,
+    )
+
+
+@bp.post("/export")
+@role_required("planner")
+@portal_write
+def export():
+    """Export the confirmed weeks and return to the page, which starts the download."""
+    form = ExportForm()
+    if not form.validate():
+        return _refused(request.form, _("Kies CSV of XLSX en een geldige periode."))
+    try:
+        batch, _preview = service.export(
+            carrier_id=current_carrier_id(),
+            van=form.van.data,
+            tot=form.tot.data,
+            opnieuw=form.opnieuw.data,
+            actor_label=current_user.email,
+        )
+    except ValidationFailed as error:
+        return _refused(request.form, nothing_to_export(error.errors[0]))
+    session[DOWNLOAD_KEY] = {"id": str(batch.id), "formaat": form.formaat.data}
+    return redirect(url_for("payroll.index", **form.args), code=303)
+
+
+@bp.get("/exports")
+@role_required("planner")
+def history():
+    """The carrier's payroll batches, newest first, to download again."""
+    page = min(max(request.args.get("pagina", default=1, type=int), 1), 10_000)
+    found = service.list_exports(
+        carrier_id=current_carrier_id(),
+        limit=EXPORTS_PER_PAGE + 1,
+        offset=(page - 1) * EXPORTS_PER_PAGE,
+    )
+    return render_template(
+        "hours/payroll/history.html",
+        exports=found[:EXPORTS_PER_PAGE],
+        page=page,
+        more=len(found) > EXPORTS_PER_PAGE,
+        week_of=IsoWeek.of,
+    )
+
+
+@bp.get("/exports/<uuid:export_id>.<any(csv, xlsx):fmt>")
+@role_required("planner")
+def download(export_id: uuid.UUID, fmt: str):
+    """A batch's file, the same bytes as the first time."""
+    batch, weeks = service.export_weeks(carrier_id=current_carrier_id(), export_id=export_id)
+    body = service.to_csv(batch, weeks) if fmt == "csv" else service.to_xlsx(batch, weeks)
+    response = Response(body, mimetype=MIMETYPES[fmt])
+    response.headers["Content-Disposition"] = (
+        f"attachment; filename={service.file_name(batch, fmt)}"
+    )
+    return response
+
+
+@bp.route("/kolommen", methods=("GET", "POST"))
+@role_required("planner")
+@portal_write
+def columns():
+    """The columns of the export: per category included or not, its name and code, and
+    whether the header row carries the names or the codes."""
+    carrier_id = current_carrier_id()
+    kop, found = service.column_settings(carrier_id=carrier_id)
+    known = {c.key: c for c in found}
+    if request.method == "GET":
+        rows = [{"key": c.key, "mee": c.mee, "naam": c.naam, "code": c.code} for c in found]
+        form = ColumnsForm(data={"kop": kop, "kolommen": rows})
+    else:
+        form = ColumnsForm()
+        if form.validate():
+            data = form.data_for_service(set(known))
+            # Keep the settings of windows no current rule set has (an old week may need them).
+            stored = settings.payroll_columns(carrier_id=carrier_id)["kolommen"]
+            data["kolommen"] = stored | data["kolommen"]
+            try:
+                settings.set_payroll_columns(
+                    carrier_id=carrier_id, data=data, actor=current_actor()
+                )
+            except ValidationFailed as error:
+                _errors_at_rows(form, error.errors)
+            else:
+                flash(_("De kolommen van de loonexport zijn opgeslagen."))
+                return redirect(url_for("payroll.columns"), code=303)
+    status = 422 if request.method == "POST" else 200
+    rows = [(entry, known.get(entry.form.key.data)) for entry in form.kolommen.entries]
+    return make_response(
+        render_template("hours/payroll/columns.html", form=form, rows=rows, units=UNITS), status
+    )
+
+
+COLUMN_ERRORS = {
+    "required": _l("Vul een naam in."),
+    "duplicate": _l("Twee kolommen die meegaan hebben dezelfde waarde."),
+}
+
+
+def _errors_at_rows(form: ColumnsForm, errors: list[dict]) -> None:
+    entries = {entry.form.key.data: entry.form for entry in form.kolommen.entries}
+    for item in errors:
+        key, _dot, part = item["field"].rpartition(".")
+        row = entries.get(key)
+        text = str(COLUMN_ERRORS.get(item["message"], item["message"]))
+        if row is not None and part in ("naam", "code"):
+            row[part].errors = [*row[part].errors, text]
+        else:
+            form.kop.errors = [*form.kop.errors, text]

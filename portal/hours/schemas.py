@@ -11,6 +11,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 from portal.hours import totals
 from portal.hours.models import SOORTEN, Activity, WorkDay
+from portal.hours.pay_schemas import Correctie
 from portal.hours.totals import IsoWeek
 from portal.schemas import InModel, Timestamp, in_range, not_null
 from portal.types import iso
@@ -448,4 +449,7 @@ class BetaaldeWeek(BaseModel):
     contract_min: int = Field(description="the contract hours of the week, in minutes")
     per_dag: list[BetaaldeDag]
     totaal: BetaaldeWeekTotaal
-    correcties: list[dict] = Field(description="the planner's corrections with their reasons")
+    correcties: list[Correctie] = Field(
+        description="the planner's corrections of the week's activities, oldest first, each "
+        "with its reason and the driver's answer"
+    )

@@ -23,18 +23,18 @@ from flask import (
     request,
     url_for,
 )
-from flask_babel import format_datetime
 from flask_babel import gettext as _
 
 from portal.accounts import service as accounts
 from portal.accounts.permissions import object_route, role_required
 from portal.drivers import service as drivers
-from portal.hours import activities, export, service, timeline, weeks
+from portal.hours import corrections, export, review, service, timeline, weeks, wording
 from portal.hours.forms import SOORT_LABELS, ActivityForm, ApproveForm, PeriodForm, ReopenForm
 from portal.hours.models import SOORTEN
 from portal.hours.schemas import duration_minutes
 from portal.hours.service import HoursConflict, HoursInvalid
 from portal.hours.totals import IsoWeek
+from portal.hours.wording import explain
 from portal.types import utcnow
 from portal.unit_of_work import refused
 from portal.web.kit import Pager, current_actor, current_carrier_id, current_zone
@@ -52,69 +52,6 @@ MIMETYPES = {
 @bp.context_processor
 def _helpers():
     return {"hm": timeline.hm, "soort_labels": SOORT_LABELS, "soorten": SOORTEN}
-
-
-def _moment(value: datetime | None) -> str:
-    return format_datetime(value, "EEE d MMM HH:mm") if value else _("loopt nog")
-
-
-def explain(error: HoursConflict | HoursInvalid) -> str:
-    """A refusal of the hours service in the user's language."""
-    p = error.params
-    soort = str(SOORT_LABELS.get(p.get("soort"), p.get("soort", "")))
-    week = p["week"].label if "week" in p else ""
-    messages = {
-        "week_goedgekeurd": lambda: _(
-            "Week %(week)s is goedgekeurd: heropen de week om iets te wijzigen.", week=week
-        ),
-        "overlap_activiteit": lambda: _(
-            "Dit overlapt met %(soort)s van %(begin)s tot %(einde)s.",
-            soort=soort.lower(),
-            begin=_moment(p["begin"]),
-            einde=_moment(p["einde"]),
-        ),
-        "activiteit_loopt": lambda: _(
-            "%(soort)s loopt nog sinds %(begin)s; beëindig die eerst.",
-            soort=soort,
-            begin=_moment(p["begin"]),
-        ),
-        "overlap_werkdag": lambda: _(
-            "Dit overlapt met een andere werkdag (%(begin)s tot %(einde)s).",
-            begin=_moment(p["begin"]),
-            einde=_moment(p["einde"]),
-        ),
-        "werkdag_loopt": lambda: _(
-            "Er loopt nog een werkdag sinds %(begin)s.", begin=_moment(p["begin"])
-        ),
-        "buiten_werkdag": lambda: _(
-            "Dit valt buiten de werkdag (%(begin)s tot %(einde)s).",
-            begin=_moment(p["begin"]),
-            einde=_moment(p["einde"]),
-        ),
-        "einde_nodig": lambda: _("Vul het einde in: de werkdag is afgesloten."),
-        "toekomst": lambda: _("Dit tijdstip ligt in de toekomst."),
-        "te_vroeg": lambda: _("Dit tijdstip ligt voor het jaar 2000."),
-        "volgorde": lambda: _("Het einde moet na het begin liggen."),
-        "dag_te_lang": lambda: _("Een werkdag duurt hoogstens 24 uur."),
-        "taak": lambda: _("Dit is geen taak van deze chauffeur."),
-        "activiteit_voor_begin": lambda: _(
-            "%(soort)s begint eerder, om %(begin)s.", soort=soort, begin=_moment(p["begin"])
-        ),
-        "activiteit_na_einde": lambda: _(
-            "%(soort)s loopt door tot %(einde)s.", soort=soort, einde=_moment(p["einde"])
-        ),
-        "week_loopt": lambda: _(
-            "De werkdag van %(begin)s loopt nog: keur de week goed als alle dagen zijn afgesloten.",
-            begin=_moment(p["begin"]),
-        ),
-        "al_goedgekeurd": lambda: _("Deze week is al goedgekeurd."),
-        "niet_goedgekeurd": lambda: _("Deze week is niet goedgekeurd."),
-        "week_toekomst": lambda: _("Deze week is nog niet begonnen."),
-        "tegelijk": lambda: _("Iemand anders wijzigde deze uren tegelijk; probeer het opnieuw."),
-        "verplicht": lambda: _("Vul dit in."),
-        "te_lang_tekst": lambda: _("Deze tekst is te lang."),
-    }
-    return messages[error.code]() if error.code in messages else error.detail
 
 
 # --- the overview ----------------------------------------------------------------------
@@ -269,7 +206,9 @@ def _week_context(driver, week: IsoWeek) -> dict:
         | {r.heropend_door for r in detail.history},
     )
     today = now.astimezone(zone).date()
+    found = review.week_review(carrier_id=carrier_id, driver_id=driver.id, week=week, now=now)
     return {
+        **wording.review_context(found, zone),
         "driver": driver,
         "week": week,
         "detail": detail,
@@ -277,7 +216,10 @@ def _week_context(driver, week: IsoWeek) -> dict:
         "people": people,
         "now": now,
         "today": today,
-        "can_approve": detail.approval is None and not detail.running and week.monday <= today,
+        "can_approve": detail.approval is None
+        and not detail.running
+        and week.monday <= today
+        and found.can_approve,
         "previous": week.shifted(-1),
         "next": week.shifted(1) if week.shifted(1).monday <= today else None,
         "overview_url": url_for("hours.index", week=week.label),
@@ -404,8 +346,12 @@ def edit_activity(activity):
                 "opmerking": form.opmerking.data,
             }
             try:
-                activities.update_activity(
-                    carrier_id=carrier_id, activity_id=activity.id, data=data, actor=current_actor()
+                correction = corrections.correct_activity(
+                    carrier_id=carrier_id,
+                    activity_id=activity.id,
+                    data=data,
+                    reden=form.reden.data,
+                    actor=current_actor(),
                 )
             except HoursInvalid as error:
                 field = form._fields.get(error.field)
@@ -418,7 +364,11 @@ def edit_activity(activity):
                 problem = explain(error)
                 status = 409
             else:
-                flash(_("De activiteit is gewijzigd."))
+                flash(
+                    _("De activiteit is gecorrigeerd; de chauffeur ziet de correctie in de app.")
+                    if correction is not None
+                    else _("De activiteit is gewijzigd.")
+                )
                 return redirect(back, code=303)
         else:
             status = 422

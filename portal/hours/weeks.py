@@ -23,7 +23,7 @@ from portal.billing.service import check_period
 from portal.drivers import service as drivers
 from portal.drivers.models import Driver
 from portal.extensions import db
-from portal.hours import totals
+from portal.hours import corrections, totals
 from portal.hours.models import Activity, WeekApproval, WorkDay
 from portal.hours.schemas import serialize_week_approval
 from portal.hours.service import (
@@ -106,6 +106,14 @@ def approve_week(
     if start > now:
         raise HoursConflict(
             f"Week {week.label} has not begun yet.", code="week_toekomst", params={"week": week}
+        )
+    waiting = corrections.unanswered(carrier_id=carrier_id, driver_id=driver.id, week=week)
+    if waiting:
+        raise HoursConflict(
+            f"The driver has not answered {waiting} correction(s) of week {week.label} yet; "
+            "a week is approved once the driver has accepted or commented on each.",
+            code="correcties_onbeantwoord",
+            params={"aantal": waiting, "week": week},
         )
     approval = WeekApproval(
         transporteur_id=carrier_id,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -398,6 +399,7 @@ def world(app, client, carrier, driver, api_key) -> dict:
             "locatie_id": str(locatie_id),
             "tarief_id": str(tarief_id),
             "week": "2026-W47",  # not an id: any valid ISO week
+            "correctie_id": str(correction_of(app, carrier, driver, activity_id)),
         },
         "vehicle_qr": vehicle_qr,
         "task_id": str(task.id),
@@ -608,9 +610,42 @@ def server_errors() -> Iterator[list[BaseException]]:
 # Operations only the driver app calls: fuzzed with the driver's token (a key gets 403).
 DRIVER_ONLY = {
     "POST /questionnaire_answers",
+    "POST /users/{user_token}/weken/{week}/correcties/{correctie_id}/reactie",
     "POST /vehicle_sessions",
     "POST /vehicle_sessions/{session_id}/validate",
 }
+
+
+def correction_of(app, carrier, driver, activity_id) -> uuid.UUID:
+    """A planner's correction of the driver's activity in week 2026-W47, unanswered."""
+    from portal.hours.pay_models import HoursCorrection
+
+    state = {"soort": "rijden", "begin": "2026-11-16T07:00:00.000Z", "einde": None}
+    return in_carrier(
+        app,
+        carrier.id,
+        lambda: _add(
+            HoursCorrection(
+                transporteur_id=carrier.id,
+                chauffeur_id=driver.id,
+                jaar=2026,
+                week=47,
+                activiteit_id=activity_id,
+                oud=state,
+                nieuw={**state, "begin": "2026-11-16T06:30:00.000Z"},
+                reden="Vertrek volgens de tachograaf",
+                door="Els Vos",
+            )
+        ),
+    )
+
+
+def _add(row):
+    from portal.extensions import db
+
+    db.session.add(row)
+    db.session.flush()
+    return row.id
 
 
 def explicit_cases(operation, world: dict) -> list:
@@ -692,6 +727,10 @@ def explicit_cases(operation, world: dict) -> list:
             },
         ],
         "PATCH /tarieven/{tarief_id}": [{"prijs": "4.6"}, {"minimum": "50", "eenheid": "m3"}],
+        "POST /users/{user_token}/weken/{week}/correcties/{correctie_id}/reactie": [
+            {"reactie": "akkoord"},
+            {"reactie": "opmerking", "tekst": "Ik was eerder begonnen"},
+        ],
         "POST /vehicle_sessions": [{}, {"vehicle_id": world["params"]["vehicle_id"]}],
         "POST /vehicle_sessions/{session_id}/validate": [{"qr": world["vehicle_qr"]}],
         "POST /questionnaire_answers": [

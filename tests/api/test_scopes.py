@@ -94,6 +94,7 @@ def world(request, tmp_path_factory):
     params = {
         "user_token": driver.user_token,
         "week": "2026-W47",  # not an id: any valid ISO week
+        "correctie_id": "00000000-0000-4000-8000-000000000001",  # none: 404 to a driver
         "transporteur_id": str(carrier.id),
         "task_id": str(task.id),
         "file_id": upload_file(client, full),

@@ -272,6 +272,7 @@ def test_a_planner_corrects_an_activity_under_the_same_rules(app, browser, carri
             "soort": "laden",
             "begin": "2026-11-16T07:30",
             "einde": "2026-11-16T09:00",
+            "reden": "Laden begon eerder",
         },
     )
     assert clash.status_code == 409
@@ -285,6 +286,7 @@ def test_a_planner_corrects_an_activity_under_the_same_rules(app, browser, carri
             "soort": "laden",
             "begin": "2026-11-16T14:00",
             "einde": "2026-11-16T16:00",
+            "reden": "Laden was 's middags",
         },
     )
     assert outside.status_code == 422
@@ -297,12 +299,14 @@ def test_a_planner_corrects_an_activity_under_the_same_rules(app, browser, carri
             "begin": "2026-11-16T08:15",
             "einde": "2026-11-16T09:30",
             "opmerking": "Lossen bij Agrifirm",
+            "reden": "Was lossen, niet laden",
         },
     )
     assert saved.status_code == 303
     page = browser.get(saved.headers["Location"]).get_data(as_text=True)
-    assert "De activiteit is gewijzigd." in page
+    assert "De activiteit is gecorrigeerd; de chauffeur ziet de correctie in de app." in page
     assert "Lossen bij Agrifirm" in page
+    assert "Was lossen, niet laden" in page  # the correction with its reason
 
 
 # --- the export ------------------------------------------------------------------------------

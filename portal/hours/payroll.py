@@ -1,0 +1,483 @@
+"""The payroll export: approved weeks' payable hours per driver per week as CSV and XLSX, with
+the payroll categories as columns named and coded the way the carrier's payroll package
+imports them (settings kept by portal/accounts/payroll_columns.py).
+
+Like the billing export, a batch (loon_exports) records which weeks it carried, with their
+figures and the column settings it was made with, so downloading it again gives the same
+file, and a week already exported is left out of the next export unless the planner asks to
+export it again (the batch then says `opnieuw`). A week that is not approved is never
+exported; an approved week that cannot be computed (its rule set, say) neither.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+import uuid
+import zipfile
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from decimal import ROUND_HALF_UP, Decimal
+
+from sqlalchemy import and_, select
+
+from portal.accounts import payroll_columns as settings
+from portal.accounts.service import carrier_zone
+from portal.drivers import service as drivers
+from portal.errors import NotFound, ValidationFailed
+from portal.extensions import db
+from portal.hours import cao, rulesets
+from portal.hours.pay_models import PayrollExport, PayrollExportWeek
+from portal.hours.payable import payable_weeks
+from portal.hours.queries import approved_weeks
+from portal.hours.totals import IsoWeek
+
+logger = logging.getLogger(__name__)
+
+MAX_WEEKS = 53
+WINDOW = "onregelmatig:"  # a window's key: "onregelmatig:avond"
+# Default header names: file content for a Dutch payroll package, so not translated.
+IDENTITY = {"personeelsnummer": "Personeelsnummer", "naam": "Naam", "jaar": "Jaar", "week": "Week"}
+HOURS = {
+    "normaal": "Uren normaal",
+    "overuren_130": "Overuren 130%",
+    "zaterdag_150": "Zaterdag 150%",
+    "zondag_200": "Zon- en feestdagen 200%",
+}
+TOTAL_KEYS = {
+    "normaal": "normaal_min",
+    "overuren_130": "overuren_130_min",
+    "zaterdag_150": "zaterdag_150_min",
+    "zondag_200": "zondag_200_min",
+    "aanvulling": "aanvulling_min",
+}
+MONEY = {"verblijfkosten": "Verblijfkosten"}
+# Minutes a short week is made up to the contract with; after the windows, before money.
+TOP_UP = {"aanvulling": "Aanvulling tot contracturen"}
+CENT = Decimal("0.01")
+
+
+# --- columns ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    soort: str  # "tekst", "getal", "uren" or "geld"
+    standaard: str  # the default name
+    naam: str
+    code: str
+    mee: bool
+
+    def header(self, kop: str) -> str:
+        """The header text: the name, or with kop "code" the code (the name when none)."""
+        return (self.code or self.naam) if kop == "code" else self.naam
+
+
+def current_windows(*, carrier_id: uuid.UUID) -> list[tuple[str, int]]:
+    """The irregular-hours windows above 100% of the rule set valid today, as (name, %)."""
+    sets = rulesets.rule_sets(carrier_id=carrier_id)
+    today = datetime.now(carrier_zone(carrier_id)).date()
+    valid = [s for s in sets if s.geldig_vanaf <= today] or sets[:1]
+    current = max(valid, key=lambda s: s.geldig_vanaf)
+    return [(v.naam, v.procent) for v in current.vensters if v.procent > 100]
+
+
+def _windows(carrier_id: uuid.UUID, figures: Iterable[dict]) -> list[tuple[str, int]]:
+    """The current rule set's windows, then those only earlier weeks name, first seen first."""
+    found = dict(current_windows(carrier_id=carrier_id))
+    for cijfers in figures:
+        for entry in cijfers["totaal"].get("onregelmatig", []):
+            found.setdefault(entry["venster"], entry["procent"])
+    return list(found.items())
+
+
+def column_settings(
+    *, carrier_id: uuid.UUID, figures: Iterable[dict] = ()
+) -> tuple[str, list[Column]]:
+    """The header choice and every column in file order, the carrier's settings over the
+    defaults; the windows are the current rule set's and those the figures name."""
+    stored = settings.payroll_columns(carrier_id=carrier_id)
+    defaults = [(k, "getal" if k in ("jaar", "week") else "tekst", n) for k, n in IDENTITY.items()]
+    defaults += [(k, "uren", n) for k, n in HOURS.items()]
+    defaults += [
+        (WINDOW + naam, "uren", f"Onregelmatig {naam} {procent}%")
+        for naam, procent in _windows(carrier_id, figures)
+    ]
+    defaults += [(k, "uren", n) for k, n in TOP_UP.items()]
+    defaults += [(k, "geld", n) for k, n in MONEY.items()]
+    own = stored["kolommen"]
+    columns = [
+        Column(
+            key,
+            soort,
+            standaard,
+            **({"naam": standaard, "code": "", "mee": True} | own.get(key, {})),
+        )
+        for key, soort, standaard in defaults
+    ]
+    return stored["kop"], columns
+
+
+def _columns_of_batch(batch: PayrollExport) -> tuple[str, list[Column]]:
+    data = batch.kolommen or {}
+    return data.get("kop", "naam"), [Column(**c) for c in data.get("kolommen", [])]
+
+
+def hours(minutes: int) -> Decimal:
+    """Minutes as decimal hours, two decimals: 2310 -> 38.50."""
+    return (Decimal(minutes) / 60).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def value(column: Column, cijfers: dict):
+    """A column's value in a week's figures: text, an int, or a Decimal."""
+    if column.key in ("personeelsnummer", "naam"):
+        return cijfers["chauffeur"][column.key] or ""
+    if column.key in ("jaar", "week"):
+        return int(cijfers[column.key])
+    totaal = cijfers["totaal"]
+    if column.key.startswith(WINDOW):
+        name = column.key[len(WINDOW) :]
+        return hours(sum(o["min"] for o in totaal["onregelmatig"] if o["venster"] == name))
+    if column.key == "verblijfkosten":
+        return Decimal(totaal["verblijfkosten_eur"]).quantize(CENT, rounding=ROUND_HALF_UP)
+    return hours(totaal.get(TOTAL_KEYS[column.key], 0))
+
+
+# --- the preview --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Exported:
+    export_id: uuid.UUID
+    created_at: datetime
+    keer: int  # how many batches carried the week
+
+
+@dataclass(frozen=True)
+class PreviewRow:
+    driver_id: uuid.UUID
+    naam: str
+    personeelsnummer: str | None
+    actief: bool
+    user_token: str  # for the link to the driver's week
+    week: IsoWeek
+    goedgekeurd: bool
+    fout: cao.CaoFout | None
+    cijfers: dict | None  # as a batch stores them; None when the week cannot be computed
+    geexporteerd: Exported | None
+
+    @property
+    def exporteerbaar(self) -> bool:
+        return self.goedgekeurd and self.cijfers is not None
+
+
+COUNTS = ("goedgekeurd", "niet_goedgekeurd", "fout", "al_geexporteerd", "nieuw")
+
+
+@dataclass(frozen=True)
+class Preview:
+    van: IsoWeek
+    tot: IsoWeek
+    weken: list[IsoWeek]
+    rows: list[PreviewRow]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """goedgekeurd and niet_goedgekeurd; of the approved: fout (not computable),
+        al_geexporteerd (exported before) and nieuw (to export)."""
+        found = dict.fromkeys(COUNTS, 0)
+        for row in self.rows:
+            found["goedgekeurd" if row.goedgekeurd else "niet_goedgekeurd"] += 1
+            if row.goedgekeurd and row.cijfers is None:
+                found["fout"] += 1
+            elif row.exporteerbaar:
+                found["al_geexporteerd" if row.geexporteerd else "nieuw"] += 1
+        return found
+
+    def te_exporteren(self, opnieuw: bool) -> list[PreviewRow]:
+        """The rows an export takes: approved with figures, the exported ones on request."""
+        return [r for r in self.rows if r.exporteerbaar and (opnieuw or r.geexporteerd is None)]
+
+
+def weeks_of(van: IsoWeek, tot: IsoWeek) -> list[IsoWeek]:
+    """van through tot; ValidationFailed when tot is before van or the span is too long."""
+    count = (tot.monday - van.monday).days // 7 + 1
+    if count < 1:
+        raise ValidationFailed([{"field": "tot", "code": "tot_voor_van", "message": "before van"}])
+    if count > MAX_WEEKS:
+        raise ValidationFailed(
+            [{"field": "tot", "code": "te_lang", "message": f"at most {MAX_WEEKS} weeks"}]
+        )
+    return [van.shifted(n) for n in range(count)]
+
+
+def _exported(carrier_id: uuid.UUID, driver_ids: set, weeks: list[IsoWeek]) -> dict:
+    """(driver, week) -> the latest batch that carried it: one query."""
+    rows = db.session.execute(
+        select(
+            PayrollExportWeek.chauffeur_id,
+            PayrollExportWeek.jaar,
+            PayrollExportWeek.week,
+            PayrollExport.id,
+            PayrollExport.created_at,
+        )
+        .join(
+            PayrollExport,
+            and_(
+                PayrollExport.transporteur_id == PayrollExportWeek.transporteur_id,
+                PayrollExport.id == PayrollExportWeek.export_id,
+            ),
+        )
+        .where(
+            PayrollExportWeek.transporteur_id == carrier_id,
+            PayrollExportWeek.chauffeur_id.in_(driver_ids),
+            (PayrollExportWeek.jaar * 100 + PayrollExportWeek.week).in_([w.key for w in weeks]),
+        )
+        .order_by(PayrollExport.created_at, PayrollExport.id)
+    )
+    found: dict = {}
+    for row in rows:
+        key = (row.chauffeur_id, IsoWeek(row.jaar, row.week))
+        keer = found[key].keer + 1 if key in found else 1
+        found[key] = Exported(row.id, row.created_at, keer)
+    return found
+
+
+def _cijfers(driver, payable) -> dict:
+    data = payable.result.to_json()
+    return {
+        "chauffeur": {"naam": driver.naam, "personeelsnummer": driver.personeelsnummer},
+        "jaar": payable.week.jaar,
+        "week": payable.week.week,
+        "regelset_geldig_vanaf": data["regelset_geldig_vanaf"],
+        "contract_min": data["contract_min"],
+        "totaal": data["totaal"],
+    }
+
+
+def preview(*, carrier_id: uuid.UUID, van: IsoWeek, tot: IsoWeek) -> Preview:
+    """Every driver-week of the period worth a look: approved, worked, exported before, or
+    not computable; active drivers and those who left with an approved week. By name, then
+    week. A fixed number of queries whatever the numbers."""
+    weeks = weeks_of(van, tot)
+    everyone = drivers.list_drivers(carrier_id=carrier_id, active_only=False)
+    approved = approved_weeks(carrier_id=carrier_id, weeks=weeks)
+    leavers = {driver_id for driver_id, _ in approved}
+    shown = [d for d in everyone if d.actief or d.id in leavers]
+    ids = {d.id for d in shown}
+    payable = payable_weeks(carrier_id=carrier_id, driver_ids=ids, weeks=weeks)
+    exported = _exported(carrier_id, ids, weeks) if ids else {}
+    rows = []
+    for driver in shown:
+        for week in weeks:
+            found = payable[driver.id, week]
+            done = exported.get((driver.id, week))
+            ok = found.status == "goedgekeurd"
+            worked = found.result is not None and found.result.totaal.gewerkt_min > 0
+            if not (ok or worked or done or found.fout):
+                continue
+            rows.append(
+                PreviewRow(
+                    driver_id=driver.id,
+                    naam=driver.naam,
+                    personeelsnummer=driver.personeelsnummer,
+                    actief=driver.actief,
+                    user_token=driver.user_token,
+                    week=week,
+                    goedgekeurd=ok,
+                    fout=found.fout,
+                    cijfers=_cijfers(driver, found) if found.result is not None else None,
+                    geexporteerd=done,
+                )
+            )
+    return Preview(van=van, tot=tot, weken=weeks, rows=rows)
+
+
+# --- export batches -----------------------------------------------------------------------
+
+
+def export(
+    *, carrier_id: uuid.UUID, van: IsoWeek, tot: IsoWeek, opnieuw: bool, actor_label: str
+) -> tuple[PayrollExport, Preview]:
+    """A batch of the period's approved weeks not exported yet (with opnieuw: those exported
+    before too). ValidationFailed code `niets_te_exporteren`, with the counts that say why,
+    when there is none. Exports of one carrier run one after the other."""
+    settings.lock_for_payroll_export(carrier_id=carrier_id)
+    found = preview(carrier_id=carrier_id, van=van, tot=tot)
+    chosen = found.te_exporteren(opnieuw)
+    if not chosen:
+        why = {"field": "periode", "code": "niets_te_exporteren", "message": "nothing to export"}
+        raise ValidationFailed([why | found.counts])
+    kop, columns = column_settings(carrier_id=carrier_id, figures=[r.cijfers for r in chosen])
+    batch = PayrollExport(
+        transporteur_id=carrier_id,
+        van=van.monday,
+        tot=tot.monday,
+        weken=len(chosen),
+        opnieuw=any(r.geexporteerd is not None for r in chosen),
+        kolommen={"kop": kop, "kolommen": [asdict(c) for c in columns]},
+        gemaakt_door=actor_label[:254],
+    )
+    db.session.add(batch)
+    db.session.flush()
+    db.session.add_all(
+        PayrollExportWeek(
+            transporteur_id=carrier_id,
+            export_id=batch.id,
+            chauffeur_id=row.driver_id,
+            jaar=row.week.jaar,
+            week=row.week.week,
+            cijfers=row.cijfers,
+        )
+        for row in chosen
+    )
+    db.session.flush()
+    logger.info("payroll export %s: %s weeks of %s..%s", batch.id, batch.weken, van, tot)
+    return batch, found
+
+
+def get_export(*, carrier_id: uuid.UUID, export_id: uuid.UUID) -> PayrollExport:
+    """The carrier's payroll batch; NotFound when absent or another carrier's."""
+    batch = db.session.scalar(
+        select(PayrollExport).where(
+            PayrollExport.transporteur_id == carrier_id, PayrollExport.id == export_id
+        )
+    )
+    if batch is None:
+        raise NotFound("payroll export not found")
+    return batch
+
+
+def export_weeks(
+    *, carrier_id: uuid.UUID, export_id: uuid.UUID
+) -> tuple[PayrollExport, list[PayrollExportWeek]]:
+    """A batch and its weeks as exported, in file order (driver name, then week)."""
+    batch = get_export(carrier_id=carrier_id, export_id=export_id)
+    weeks = list(
+        db.session.scalars(
+            select(PayrollExportWeek).where(
+                PayrollExportWeek.transporteur_id == carrier_id,
+                PayrollExportWeek.export_id == batch.id,
+            )
+        )
+    )
+    weeks.sort(key=_file_order)
+    return batch, weeks
+
+
+def _file_order(row: PayrollExportWeek):
+    who = row.cijfers.get("chauffeur", {})
+    return ((who.get("naam") or "").casefold(), str(row.chauffeur_id), row.jaar, row.week)
+
+
+def list_exports(*, carrier_id: uuid.UUID, limit: int, offset: int = 0) -> list[PayrollExport]:
+    """The carrier's payroll batches, newest first."""
+    return list(
+        db.session.scalars(
+            select(PayrollExport)
+            .where(PayrollExport.transporteur_id == carrier_id)
+            .order_by(PayrollExport.created_at.desc(), PayrollExport.id)
+            .limit(limit)
+            .offset(offset)
+        )
+    )
+
+
+# --- files --------------------------------------------------------------------------------
+
+# As billing's files (portal/billing/spreadsheets.py): CSV for Dutch Excel and payroll
+# packages that read it (UTF-8 with a BOM, ';', decimal comma, CRLF), XLSX with real numbers.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _text(value: str) -> str:
+    return "'" + value if value.startswith(FORMULA_START) else value
+
+
+def _csv_value(value) -> str:
+    if isinstance(value, Decimal):
+        return format(value, "f").replace(".", ",")
+    if isinstance(value, int):
+        return str(value)
+    return _text(str(value))
+
+
+def _table(batch: PayrollExport, weeks: list[PayrollExportWeek]):
+    kop, columns = _columns_of_batch(batch)
+    shown = [c for c in columns if c.mee]
+    return (
+        shown,
+        [c.header(kop) for c in shown],
+        [[value(c, w.cijfers) for c in shown] for w in weeks],
+    )
+
+
+def to_csv(batch: PayrollExport, weeks: list[PayrollExportWeek]) -> bytes:
+    """The batch as CSV: a header row, then one row per driver-week."""
+    _, header, rows = _table(batch, weeks)
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, delimiter=";", lineterminator="\r\n")
+    writer.writerow([_text(h) for h in header])
+    for row in rows:
+        writer.writerow([_csv_value(v) for v in row])
+    return ("\ufeff" + out.getvalue()).encode("utf-8")
+
+
+def to_xlsx(batch: PayrollExport, weeks: list[PayrollExportWeek]) -> bytes:
+    """The batch as an Excel sheet; the same bytes every time (the batch's time stamps it)."""
+    from openpyxl import Workbook
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
+    from openpyxl.writer.excel import ExcelWriter
+
+    shown, header, rows = _table(batch, weeks)
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Loonexport"
+    sheet.append(header)
+    for cell in sheet[1]:
+        cell.value = str(cell.value)
+        cell.data_type = "s"
+        cell.font = Font(bold=True)
+    for number, row in enumerate(rows, start=2):
+        for column, (spec, item) in enumerate(zip(shown, row, strict=True), start=1):
+            cell = sheet.cell(row=number, column=column)
+            if isinstance(item, str):
+                cell.value = item
+                cell.data_type = "s"  # never a formula
+            else:
+                cell.value = item
+                if spec.soort in ("uren", "geld"):
+                    cell.number_format = "0.00"
+    for column, text in enumerate(header, start=1):
+        width = max(len(text), 24 if shown[column - 1].key == "naam" else 8)
+        sheet.column_dimensions[get_column_letter(column)].width = min(width, 40) + 2
+    sheet.freeze_panes = "A2"
+    stamp = batch.created_at.astimezone(UTC).replace(tzinfo=None, microsecond=0)
+    book.properties.created = book.properties.modified = stamp
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
+        ExcelWriter(book, archive).save()
+    return _fixed_zip(raw.getvalue(), stamp)
+
+
+def _fixed_zip(data: bytes, stamp: datetime) -> bytes:
+    """The archive again with every member dated stamp: zip entries otherwise carry the
+    moment they were written, and a download again must be byte-identical."""
+    moment = max(stamp, datetime(1980, 1, 1)).timetuple()[:6]
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as target:
+        for item in source.infolist():
+            info = zipfile.ZipInfo(item.filename, date_time=moment)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = item.external_attr
+            target.writestr(info, source.read(item.filename))
+    return out.getvalue()
+
+
+def file_name(batch: PayrollExport, fmt: str) -> str:
+    first, last = IsoWeek.of(batch.van), IsoWeek.of(batch.tot)
+    return f"loonexport-{first.label}-{last.label}.{fmt}"

@@ -1,0 +1,158 @@
+"""The hours' refusals and the review's warnings in the user's language: the services carry a
+code and parameters, the portal words them here."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from flask_babel import format_date, format_datetime, ngettext
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+
+from portal.hours.checks import HoursConflict, HoursInvalid
+from portal.hours.forms import SOORT_LABELS
+from portal.hours.timeline import hm
+
+
+def _moment(value: datetime | None) -> str:
+    return format_datetime(value, "EEE d MMM HH:mm") if value else _("loopt nog")
+
+
+def explain(error: HoursConflict | HoursInvalid) -> str:
+    """A refusal of the hours service in the user's language."""
+    p = error.params
+    soort = str(SOORT_LABELS.get(p.get("soort"), p.get("soort", "")))
+    week = p["week"].label if "week" in p else ""
+    messages = {
+        "week_goedgekeurd": lambda: _(
+            "Week %(week)s is goedgekeurd: heropen de week om iets te wijzigen.", week=week
+        ),
+        "overlap_activiteit": lambda: _(
+            "Dit overlapt met %(soort)s van %(begin)s tot %(einde)s.",
+            soort=soort.lower(),
+            begin=_moment(p["begin"]),
+            einde=_moment(p["einde"]),
+        ),
+        "activiteit_loopt": lambda: _(
+            "%(soort)s loopt nog sinds %(begin)s; beëindig die eerst.",
+            soort=soort,
+            begin=_moment(p["begin"]),
+        ),
+        "overlap_werkdag": lambda: _(
+            "Dit overlapt met een andere werkdag (%(begin)s tot %(einde)s).",
+            begin=_moment(p["begin"]),
+            einde=_moment(p["einde"]),
+        ),
+        "werkdag_loopt": lambda: _(
+            "Er loopt nog een werkdag sinds %(begin)s.", begin=_moment(p["begin"])
+        ),
+        "buiten_werkdag": lambda: _(
+            "Dit valt buiten de werkdag (%(begin)s tot %(einde)s).",
+            begin=_moment(p["begin"]),
+            einde=_moment(p["einde"]),
+        ),
+        "einde_nodig": lambda: _("Vul het einde in: de werkdag is afgesloten."),
+        "toekomst": lambda: _("Dit tijdstip ligt in de toekomst."),
+        "te_vroeg": lambda: _("Dit tijdstip ligt voor het jaar 2000."),
+        "volgorde": lambda: _("Het einde moet na het begin liggen."),
+        "dag_te_lang": lambda: _("Een werkdag duurt hoogstens 24 uur."),
+        "taak": lambda: _("Dit is geen taak van deze chauffeur."),
+        "activiteit_voor_begin": lambda: _(
+            "%(soort)s begint eerder, om %(begin)s.", soort=soort, begin=_moment(p["begin"])
+        ),
+        "activiteit_na_einde": lambda: _(
+            "%(soort)s loopt door tot %(einde)s.", soort=soort, einde=_moment(p["einde"])
+        ),
+        "week_loopt": lambda: _(
+            "De werkdag van %(begin)s loopt nog: keur de week goed als alle dagen zijn afgesloten.",
+            begin=_moment(p["begin"]),
+        ),
+        "al_goedgekeurd": lambda: _("Deze week is al goedgekeurd."),
+        "niet_goedgekeurd": lambda: _("Deze week is niet goedgekeurd."),
+        "week_toekomst": lambda: _("Deze week is nog niet begonnen."),
+        "tegelijk": lambda: _("Iemand anders wijzigde deze uren tegelijk; probeer het opnieuw."),
+        "verplicht": lambda: _("Vul dit in."),
+        "te_lang_tekst": lambda: _("Deze tekst is te lang."),
+        "correcties_onbeantwoord": lambda: ngettext(
+            "De chauffeur heeft %(num)d correctie nog niet beantwoord: keur de week goed als "
+            "de chauffeur elke correctie heeft geaccepteerd of van een opmerking voorzien.",
+            "De chauffeur heeft %(num)d correcties nog niet beantwoord: keur de week goed als "
+            "de chauffeur elke correctie heeft geaccepteerd of van een opmerking voorzien.",
+            p["aantal"],
+        ),
+        "reden_verplicht": lambda: _(
+            "Geef een reden op: de chauffeur ziet de correctie met deze reden in de app."
+        ),
+    }
+    return messages[error.code]() if error.code in messages else error.detail
+
+
+# The review's warnings about a day: the computation's (cao/week.py) and the tachograph's.
+WARNINGS = {
+    "dag_te_lang": _l("meer dan %(uur)s uur gewerkt"),
+    "langer_dan_6_uur_zonder_pauze": _l("langer dan 6 uur achter elkaar gewerkt zonder pauze"),
+    "pauze_te_kort": _l("te weinig pauze voor de gewerkte uren"),
+    "rijden_zonder_werkdag": _l("%(duur)s rijden op de tachograafkaart, geen werkdag in de app"),
+}
+
+
+def warning(code: str, day, **params) -> str:
+    """One warning of the week's review, with its day: "di 24 nov: ..."."""
+    text = WARNINGS.get(code)
+    if "minuten" in params:
+        params = {**params, "duur": hm(params["minuten"])}
+    wording = str(text) % params if text is not None else code
+    return f"{format_date(day, 'EEE d MMM')}: {wording}"
+
+
+# The computation's refusals of a week (cao/): the week page says why it has no figures.
+CAO_PROBLEMS = {
+    "regelset_wijzigt_in_week": _l(
+        "Een nieuwe regelset begint midden in deze week: laat regelsets op een maandag ingaan."
+    ),
+    "geen_regelset": _l("Voor deze week geldt nog geen regelset."),
+    "regelset_ongeldig": _l("De regelset van deze week is niet geldig: controleer de regels."),
+    "contracturen_ongeldig": _l("De contracturen van deze chauffeur zijn niet geldig (0 tot 60)."),
+}
+
+
+def cao_problem(code: str) -> str:
+    text = CAO_PROBLEMS.get(code)
+    return (
+        str(text)
+        if text is not None
+        else _("Deze week kan niet worden berekend (%(code)s).", code=code)
+    )
+
+
+DASH = "\u2013"
+
+
+def correction_span(state: dict, zone) -> str:
+    """An activity before or after a correction: "Rijden di 24 nov 07:00", a dash, "09:30"."""
+    begin = datetime.fromisoformat(state["begin"].replace("Z", "+00:00"))
+    text = format_datetime(begin, "EEE d MMM HH:mm")
+    if state.get("einde"):
+        einde = datetime.fromisoformat(state["einde"].replace("Z", "+00:00"))
+        same = einde.astimezone(zone).date() == begin.astimezone(zone).date()
+        text += DASH + format_datetime(einde, "HH:mm" if same else "EEE d MMM HH:mm")
+    else:
+        text += DASH + _("loopt nog")
+    soort = state.get("soort")
+    return f"{SOORT_LABELS.get(soort, soort)} {text}"
+
+
+def review_context(found, zone) -> dict:
+    """What the week page's review shows, worded."""
+    payable = found.payable
+    result = payable.result
+    return {
+        "review": found,
+        "payable_problem": cao_problem(payable.fout.code) if payable.fout else None,
+        "warning_texts": [warning(w.code, w.datum, **w.params) for w in found.warnings],
+        "day_windows": {
+            dag.datum: {o.venster: o.min for o in dag.onregelmatig}
+            for dag in (result.per_dag if result else [])
+        },
+        "correction_span": lambda state: correction_span(state, zone),
+    }
