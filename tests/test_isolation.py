@@ -328,20 +328,20 @@ def populate(app, client, name: str) -> dict:
             RuleSet,
         )
 
-        db.session.add(
-            RuleSet(
-                transporteur_id=carrier.id,
-                id=uuid.uuid4(),
-                geldig_vanaf=date(2026, 1, 5),
-                regels={},
-                gemaakt_door="system",
-            )
+        rule_set = RuleSet(
+            transporteur_id=carrier.id,
+            id=uuid.uuid4(),
+            geldig_vanaf=date(2026, 1, 5),
+            regels={},
+            gemaakt_door="system",
         )
+        db.session.add(rule_set)
         activity_state = {"soort": "rijden", "begin": "2026-11-02T07:00:00+00:00", "einde": None}
+        correction_id = uuid.uuid4()
         db.session.add(
             HoursCorrection(
                 transporteur_id=carrier.id,
-                id=uuid.uuid4(),
+                id=correction_id,
                 chauffeur_id=driver.id,
                 jaar=2026,
                 week=45,
@@ -375,6 +375,9 @@ def populate(app, client, name: str) -> dict:
             )
         )
         db.session.flush()
+        customer_ids.update(
+            rule_set_id=rule_set.id, payroll_export_id=payroll.id, correction_id=correction_id
+        )
         customer_ids.update(klant_id=customer.id, locatie_id=place.id, invoice_id=invoice.id)
         return stored.id, export_id, vehicle_session_id, proof_link_id, endpoint.id
 
@@ -665,6 +668,9 @@ def route_values(refs: dict) -> dict[str, str]:
         "klant_id": str(refs["klant_id"]),
         "locatie_id": str(refs["locatie_id"]),
         "invoice_id": str(refs["invoice_id"]),
+        "rule_set_id": str(refs["rule_set_id"]),
+        "loon_export_id": str(refs["payroll_export_id"]),
+        "correctie_id": str(refs["correction_id"]),
     }
 
 

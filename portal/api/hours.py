@@ -382,10 +382,10 @@ def driver_payable_week(user_token: str, week: str):
 )
 @write
 def answer_correction(user_token: str, week: str, correctie_id: uuid.UUID):
+    driver = driver_access(user_token)  # another carrier's driver: 404 first
     who = principal()
     if who.kind != "driver":
         raise Forbidden("Only the driver answers a correction of their hours.")
-    driver = driver_access(user_token)
     wanted = _week(week)
     body = parse_body(CorrectieReactie)
     row = corrections.answer(

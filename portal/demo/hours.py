@@ -1,5 +1,5 @@
-"""Demo hours: the drivers' work days and activities as the app recorded them, and the
-planner's week approvals."""
+"""Demo hours: a month of the drivers' work days and activities as the app recorded them,
+the planner's week approvals, and corrections the drivers answered or still have to."""
 
 from __future__ import annotations
 
@@ -21,9 +21,14 @@ DAY_PLANS = [
 ]  # fmt: skip
 
 
+WEEKS_BACK = 4  # this week and the four before it: a month of hours
+
+
 def seed_hours(carrier_id, driver_rows, planner) -> None:
-    """Work days of last week and this week up to yesterday: day shifts, one night shift;
-    last week approved for the first driver, approved and reopened for the second."""
+    """Work days of the last four weeks and this week up to an hour ago: day shifts, one
+    night shift; the older weeks approved for everyone, last week approved for the first
+    driver, approved and reopened for the second, and for the third corrected by the planner
+    (one correction answered, one waiting for the driver)."""
     from portal.audit.service import Actor
     from portal.hours import activities, weeks
     from portal.hours import service as hours
@@ -35,7 +40,8 @@ def seed_hours(carrier_id, driver_rows, planner) -> None:
     this_week = IsoWeek.of(today)
     for index, driver in enumerate(driver_rows):
         actor = Actor("driver", driver.id, driver.naam)
-        for day in [*this_week.shifted(-1).days(), *this_week.days()]:
+        days = [d for n in range(WEEKS_BACK, -1, -1) for d in this_week.shifted(-n).days()]
+        for day in days:
             night = index == 2 and day.weekday() in (1, 3)
             resting = index == 2 and day.weekday() in (2, 4)  # after a night shift
             if resting or (day.weekday() >= (6 if index == 1 else 5) and not night):
@@ -61,6 +67,13 @@ def seed_hours(carrier_id, driver_rows, planner) -> None:
                 )  # fmt: skip
                 begin += length
     office = Actor("user", planner.id, planner.naam)
+    for n in range(WEEKS_BACK, 1, -1):
+        week = this_week.shifted(-n)
+        for driver in driver_rows:
+            weeks.approve_week(
+                carrier_id=carrier_id, driver_id=driver.id, week=week, actor=office,
+                now=datetime.combine(week.sunday + timedelta(days=1), time(9), tzinfo=zone),
+            )  # fmt: skip
     last_week = this_week.shifted(-1)
     approved_at = datetime.combine(this_week.monday, time(9, 10), tzinfo=zone).astimezone(UTC)
     for index, driver in enumerate(driver_rows[:2]):
@@ -74,3 +87,50 @@ def seed_hours(carrier_id, driver_rows, planner) -> None:
                 reden="Pauze op woensdag ontbrak; Piet vult die aan.",
                 now=min(approved_at + timedelta(hours=2, minutes=25), now),
             )  # fmt: skip
+    if len(driver_rows) > 2:
+        _correct_last_week(carrier_id, driver_rows[2], last_week, office, zone, now)
+
+
+def _correct_last_week(carrier_id, driver, week, office, zone, now) -> None:
+    """The planner corrects two of the driver's activities of last week: the driver accepted
+    the first with a comment; the second waits for an answer, so the week waits too."""
+    from portal.audit.service import Actor
+    from portal.hours import corrections, queries
+
+    days = queries.work_days_of_drivers(
+        carrier_id=carrier_id,
+        driver_ids={driver.id},
+        van=datetime.combine(week.monday, time(0), tzinfo=zone),
+        tot=datetime.combine(week.sunday + timedelta(days=1), time(0), tzinfo=zone),
+    )[driver.id]
+    waits = [a for _, acts in days for a in acts if a.soort == "wachten"]
+    loads = [a for _, acts in days for a in acts if a.soort == "laden"]
+    if not waits or not loads:
+        return
+    first = corrections.correct_activity(
+        carrier_id=carrier_id,
+        activity_id=waits[0].id,
+        data={"soort": "laden"},
+        reden="Volgens de weegbon werd er al geladen, niet gewacht.",
+        actor=office,
+        now=now,
+    )
+    corrections.answer(
+        carrier_id=carrier_id,
+        driver_id=driver.id,
+        week=week,
+        correction_id=first.id,
+        reactie="opmerking",
+        tekst="Klopt, het laden begon eerder dan ik had ingevuld.",
+        actor=Actor("driver", driver.id, driver.naam),
+        now=now,
+    )
+    second = loads[-1]
+    corrections.correct_activity(
+        carrier_id=carrier_id,
+        activity_id=second.id,
+        data={"einde": second.einde - timedelta(minutes=10)},
+        reden="Laden duurde 10 minuten korter volgens de tachograaf.",
+        actor=office,
+        now=now,
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal, InvalidOperation
+
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import DateField, SelectChoice, SelectField, StringField
@@ -13,6 +15,38 @@ from portal.validators import in_calendar
 LANGUAGE_LABELS = {"nl": _l("Nederlands"), "en": _l("Engels")}
 STATUS_FILTERS = ("actief", "inactief", "alle")
 PHONE = r"^\+?[0-9][0-9 ()./-]{4,38}[0-9]$"
+
+
+CONTRACT_MESSAGE = _l("Vul 0 tot 60 uur per week in, in hele minuten (bijvoorbeeld 32 of 38,5).")
+
+
+class ContractHoursField(StringField):
+    """Hours per week typed the Dutch (38,5) or English way (38.5); data is a Decimal, or
+    None when left empty. What was typed shows again."""
+
+    def process_formdata(self, valuelist):
+        self.raw = (valuelist[0] if valuelist else "").strip()
+        self.data = None
+        if not self.raw:
+            return
+        text = self.raw.replace(" ", "")
+        if "," in text:
+            text = text.replace(".", "").replace(",", ".")
+        try:
+            value = Decimal(text)
+        except InvalidOperation:
+            raise ValueError(CONTRACT_MESSAGE) from None
+        if not value.is_finite() or not 0 <= value <= 60 or (value * 60) % 1:
+            raise ValueError(CONTRACT_MESSAGE)
+        self.data = value
+
+    def _value(self) -> str:
+        if getattr(self, "raw", None) is not None:
+            return self.raw
+        if self.data is None:
+            return ""
+        text = format(Decimal(self.data).normalize(), "f")
+        return text.replace(".", ",")
 
 
 class DriverSearchForm(FlaskForm):
@@ -65,6 +99,17 @@ class DriverForm(FlaskForm):
         _l("Taal van de app"),
         choices=[SelectChoice(code, LANGUAGE_LABELS[code]) for code in LANGUAGES],
         default="nl",
+    )
+    contracturen = ContractHoursField(
+        _l("Contracturen per week"),
+        description=_l("Leeg: de contracturen van de loonregels (40 in de CAO)."),
+        render_kw={"inputmode": "decimal", "autocomplete": "off"},
+    )
+    personeelsnummer = StringField(
+        _l("Personeelsnummer"),
+        validators=[Optional(), Length(max=30, message=_l("Hoogstens 30 tekens."))],
+        description=_l("Het nummer in het salarispakket; gaat mee in de looncijfers."),
+        render_kw={"autocomplete": "off"},
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from functools import partial
 
 import orjson
@@ -20,9 +21,10 @@ from portal.accounts.permissions import role_required
 from portal.audit.service import ACTOR_LABELS
 from portal.drivers import service
 from portal.drivers.driver_kit import STALE_AFTER, age, bp, driver_route, kmh, metres
-from portal.drivers.forms import LANGUAGE_LABELS, DriverForm, DriverSearchForm
+from portal.drivers.forms import CONTRACT_MESSAGE, LANGUAGE_LABELS, DriverForm, DriverSearchForm
 from portal.drivers.models import Driver
 from portal.errors import ValidationFailed
+from portal.labels import number
 from portal.tacho import driving, wording
 from portal.types import utcnow
 from portal.unit_of_work import portal_write
@@ -53,6 +55,8 @@ FIELD_LABELS = {
     "taal": _l("Taal"),
     "actief": _l("Actief"),
     "geldig_tot": _l("Geldig tot"),
+    "contracturen": _l("Contracturen per week"),
+    "personeelsnummer": _l("Personeelsnummer"),
 }
 
 
@@ -106,6 +110,8 @@ SERVICE_MESSAGES = {
     ("email", "already in use"): _l("Dit e-mailadres is al in gebruik bij een andere chauffeur."),
     ("email", "not an email address"): _l("Vul een geldig e-mailadres in."),
     ("naam", "required"): _l("Vul de naam in."),
+    ("contracturen", "0 to 60 hours per week, in whole minutes"): CONTRACT_MESSAGE,
+    ("personeelsnummer", "at most 30 characters"): _l("Hoogstens 30 tekens."),
 }
 
 
@@ -149,6 +155,8 @@ def new():
             email=form.email.data,
             telefoon=form.telefoon.data,
             taal=form.taal.data,
+            contracturen=form.contracturen.data,
+            personeelsnummer=form.personeelsnummer.data,
             actor=current_actor(),
         )
     except ValidationFailed as error:
@@ -161,7 +169,8 @@ def new():
 
 @driver_route("/chauffeurs/<uuid:driver_id>/bewerken", methods=("GET", "POST"))
 def edit(driver: Driver):
-    """Change a driver's name, email, phone number and app language."""
+    """Change a driver's name, email, phone number, app language, contract hours and
+    payroll number."""
     form = DriverForm(obj=driver if request.method == "GET" else None)
     if request.method == "GET":
         form.taal.data = driver.taal or "nl"
@@ -177,6 +186,8 @@ def edit(driver: Driver):
             email=form.email.data,
             telefoon=form.telefoon.data,
             taal=form.taal.data,
+            contracturen=form.contracturen.data,
+            personeelsnummer=form.personeelsnummer.data,
             actor=current_actor(),
         )
     except ValidationFailed as error:
@@ -205,6 +216,8 @@ def _value(name: str, value) -> str:
         return "—"
     if name == "taal":
         return str(LANGUAGE_LABELS.get(value, value))
+    if name == "contracturen":
+        return _("%(uren)s uur", uren=number(Decimal(str(value))))
     if name == "actief":
         return _("ja") if value else _("nee")
     if name == "geldig_tot":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from decimal import Decimal
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -99,6 +100,14 @@ class DriverOut(BaseModel):
     telefoon: str | None
     taal: str | None = Field(description="nl or en; null: the carrier's default")
     actief: bool
+    contracturen: str | None = Field(
+        description="contract hours per week as a decimal string (32.00); null: the "
+        "carrier's pay rules' (40 in the CAO preset)",
+        examples=["32.00"],
+    )
+    personeelsnummer: str | None = Field(
+        description="the driver's number in the carrier's payroll package"
+    )
     created_at: Timestamp
     laatste_locatie: LastLocation | None
 
@@ -146,6 +155,10 @@ def serialize_driver(driver: Driver) -> dict:
         "telefoon": driver.telefoon,
         "taal": driver.taal,
         "actief": driver.actief,
+        "contracturen": (
+            None if driver.contracturen is None else f"{Decimal(driver.contracturen):.2f}"
+        ),
+        "personeelsnummer": driver.personeelsnummer,
         "created_at": iso(driver.created_at),
         "laatste_locatie": last_location(driver),
     }

@@ -7,6 +7,7 @@ import secrets
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
@@ -19,7 +20,9 @@ from portal.errors import NotFound, ValidationFailed
 from portal.extensions import db
 from portal.tenancy import lookup
 
-EDITABLE = ("naam", "email", "telefoon", "taal")
+EDITABLE = ("naam", "email", "telefoon", "taal", "contracturen", "personeelsnummer")
+CONTRACT_MAX = Decimal(60)
+UNCHANGED = object()  # update_driver: leave this field as it is
 
 
 def new_user_token() -> str:
@@ -37,6 +40,40 @@ def _clean(naam: str | None, email: str | None, telefoon: str | None, taal: str 
         "telefoon": telefoon.strip() if telefoon and telefoon.strip() else None,
         "taal": taal or None,
     }
+
+
+def _contract(contracturen, personeelsnummer) -> dict:
+    """Contract hours per week (None: the carrier's rule set's) as a Decimal of 2 places, and
+    the payroll number; ValidationFailed (codes contracturen_ongeldig, personeelsnummer_lang)
+    when they cannot be."""
+    errors, hours = [], None
+    if contracturen is not None and str(contracturen).strip() != "":
+        try:
+            hours = Decimal(str(contracturen).strip())
+        except InvalidOperation:
+            hours = Decimal("NaN")
+        if not hours.is_finite() or not 0 <= hours <= CONTRACT_MAX or (hours * 60) % 1:
+            errors.append(
+                {
+                    "field": "contracturen",
+                    "code": "contracturen_ongeldig",
+                    "message": "0 to 60 hours per week, in whole minutes",
+                }
+            )
+        else:
+            hours = hours.quantize(Decimal("0.01"))
+    number = (personeelsnummer or "").strip() or None
+    if number is not None and len(number) > 30:
+        errors.append(
+            {
+                "field": "personeelsnummer",
+                "code": "personeelsnummer_lang",
+                "message": "at most 30 characters",
+            }
+        )
+    if errors:
+        raise ValidationFailed(errors)
+    return {"contracturen": hours, "personeelsnummer": number}
 
 
 def _check(carrier_id: uuid.UUID, values: dict, *, driver_id: uuid.UUID | None = None) -> None:
@@ -93,10 +130,13 @@ def create_driver(
     password: str | None = None,
     telefoon: str | None = None,
     taal: str | None = None,
+    contracturen: Decimal | str | None = None,
+    personeelsnummer: str | None = None,
     actor: Actor = SYSTEM,
 ) -> Driver:
-    """A new driver; the email, when given, is unique within the carrier."""
-    values = _clean(naam, email, telefoon, taal)
+    """A new driver; the email, when given, is unique within the carrier; contract hours
+    0 to 60 per week in whole minutes (None: the carrier's rule set's)."""
+    values = _clean(naam, email, telefoon, taal) | _contract(contracturen, personeelsnummer)
     if password is not None and len(password) < MIN_PASSWORD_LENGTH:
         raise ValidationFailed(
             [{"field": "password", "message": f"at least {MIN_PASSWORD_LENGTH} characters"}]
@@ -130,10 +170,16 @@ def update_driver(
     telefoon: str | None,
     taal: str | None,
     actor: Actor,
+    contracturen=UNCHANGED,
+    personeelsnummer=UNCHANGED,
 ) -> Driver:
-    """Change a driver's name, email, phone number and language; the trail keeps the old."""
+    """Change a driver's name, email, phone number, language, contract hours and payroll
+    number (those two stay when not given); the trail keeps the old values."""
     driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
-    values = _clean(naam, email, telefoon, taal)
+    values = _clean(naam, email, telefoon, taal) | _contract(
+        driver.contracturen if contracturen is UNCHANGED else contracturen,
+        driver.personeelsnummer if personeelsnummer is UNCHANGED else personeelsnummer,
+    )
     _check(carrier_id, values, driver_id=driver.id)
     changes = {
         name: [getattr(driver, name), values[name]]

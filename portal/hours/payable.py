@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
+from decimal import Decimal
 
 from portal.accounts.service import carrier_zone
 from portal.drivers import service as drivers
@@ -154,3 +155,49 @@ def payable_week(
             [{"field": "week", "code": error.code, "message": str(error), **error.params}]
         ) from error
     return payable
+
+
+@dataclass
+class PaySum:
+    """A driver's payable hours added up over some weeks (the overview's columns)."""
+
+    gewerkt_min: int = 0
+    normaal_min: int = 0
+    overuren_130_min: int = 0
+    zaterdag_150_min: int = 0
+    zondag_200_min: int = 0
+    onregelmatig_min: int = 0
+    aanvulling_min: int = 0
+    verblijfkosten_eur: Decimal = Decimal("0.00")
+    niet_berekend: int = 0  # weeks that could not be computed (their problem on the week page)
+
+    def add(self, other: PaySum) -> None:
+        for name in vars(self):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+def sums(
+    *,
+    carrier_id: uuid.UUID,
+    driver_ids: set[uuid.UUID],
+    weeks: Iterable[IsoWeek],
+    now: datetime | None = None,
+) -> dict[uuid.UUID, PaySum]:
+    """Each driver's payable hours over whole weeks: payable_weeks' six queries."""
+    out = {driver_id: PaySum() for driver_id in driver_ids}
+    found = payable_weeks(carrier_id=carrier_id, driver_ids=driver_ids, weeks=weeks, now=now)
+    for (driver_id, _week), week in found.items():
+        row = out[driver_id]
+        if week.result is None:
+            row.niet_berekend += 1
+            continue
+        t = week.result.totaal
+        row.gewerkt_min += t.gewerkt_min
+        row.normaal_min += t.normaal_min
+        row.overuren_130_min += t.overuren_130_min
+        row.zaterdag_150_min += t.zaterdag_150_min
+        row.zondag_200_min += t.zondag_200_min
+        row.onregelmatig_min += sum(o.min for o in t.onregelmatig)
+        row.aanvulling_min += t.aanvulling_min
+        row.verblijfkosten_eur += t.verblijfkosten_eur
+    return out

@@ -167,7 +167,7 @@ def _just_exported(carrier_id: uuid.UUID) -> dict | None:
     except (NotFound, ValueError):
         return None
     fmt = made["formaat"]
-    url = url_for("payroll.download", export_id=batch.id, fmt=fmt)
+    url = url_for("payroll.download", loon_export_id=batch.id, fmt=fmt)
     return {"batch": batch, "formaat": fmt, "url": url}
 
 
@@ -251,11 +251,11 @@ def history():
     )
 
 
-@bp.get("/exports/<uuid:export_id>.<any(csv, xlsx):fmt>")
+@bp.get("/exports/<uuid:loon_export_id>.<any(csv, xlsx):fmt>")
 @role_required("planner")
-def download(export_id: uuid.UUID, fmt: str):
+def download(loon_export_id: uuid.UUID, fmt: str):
     """A batch's file, the same bytes as the first time."""
-    batch, weeks = service.export_weeks(carrier_id=current_carrier_id(), export_id=export_id)
+    batch, weeks = service.export_weeks(carrier_id=current_carrier_id(), export_id=loon_export_id)
     body = service.to_csv(batch, weeks) if fmt == "csv" else service.to_xlsx(batch, weeks)
     response = Response(body, mimetype=MIMETYPES[fmt])
     response.headers["Content-Disposition"] = (

@@ -28,7 +28,7 @@ from flask_babel import gettext as _
 from portal.accounts import service as accounts
 from portal.accounts.permissions import object_route, role_required
 from portal.drivers import service as drivers
-from portal.hours import corrections, export, review, service, timeline, weeks, wording
+from portal.hours import corrections, export, payable, review, service, timeline, weeks, wording
 from portal.hours.forms import SOORT_LABELS, ActivityForm, ApproveForm, PeriodForm, ReopenForm
 from portal.hours.models import SOORTEN
 from portal.hours.schemas import duration_minutes
@@ -93,6 +93,13 @@ def _sorted(rows: list, sort: str, descending: bool) -> list:
     return sorted(ordered, key=value, reverse=descending)
 
 
+def _pay_total(pay: dict) -> payable.PaySum:
+    total = payable.PaySum()
+    for row in pay.values():
+        total.add(row)
+    return total
+
+
 @bp.get("/uren")
 @role_required("planner")
 def index():
@@ -105,6 +112,14 @@ def index():
     sort, descending = _sorting()
     rows = _sorted(found.rows, sort, descending)
     pager, shown = Pager.asked(PER_PAGE).of(rows)
+    paid = request.args.get("weergave") == "betaald"
+    pay = {}
+    if paid:
+        pay = payable.sums(
+            carrier_id=carrier_id,
+            driver_ids={row.driver.id for row in found.rows},
+            weeks=found.weeks,
+        )
     approvers = accounts.user_names(
         carrier_id=carrier_id,
         user_ids={a.goedgekeurd_door for r in shown for a in r.approvals.values()},
@@ -113,6 +128,8 @@ def index():
     sort_args = {} if sort == "naam" and not descending else {"sort": sort}
     if descending:
         sort_args["richting"] = "desc"
+    if paid:
+        period_args["weergave"] = sort_args["weergave"] = "betaald"
     if not any(getattr(f, "raw", None) for f in (form.week, form.van, form.tot)):
         form.week.data = week
     context = {
@@ -132,6 +149,9 @@ def index():
         "sort_args": sort_args,
         "page_args": {**period_args, **sort_args},
         "today": datetime.now(current_zone()).date(),
+        "paid": paid,
+        "pay": pay,
+        "pay_total": _pay_total(pay),
     }
     return make_response(render_template("hours/index.html", **context), 200 if valid else 422)
 

@@ -1,0 +1,65 @@
+"""The hours overview's payable view: per driver the paid hours per CAO category over the
+period's whole weeks, next to the worked hours, in a fixed number of queries."""
+
+from __future__ import annotations
+
+import re
+
+from factories import create_driver, login
+
+from hours.support import at, record_day
+from hours.test_payable_api import record_week
+
+
+def cells(html: str, driver) -> dict[str, str]:
+    row = re.search(rf'<tr id="uren-{driver.id}">(.*?)</tr>', html, re.S).group(1)
+    found = re.findall(r'data-(?:col|soort)="([^"]+)"[^>]*>(.*?)</td>', row, re.S)
+    return {name: re.sub(r"<[^>]+>", "", value).strip() for name, value in found}
+
+
+def test_the_overview_shows_payable_hours_next_to_the_worked_hours(
+    app, client, carrier, driver, planner
+):
+    record_week(app, carrier, driver, saturday=True)
+    idle = create_driver(app, carrier, "Zonder Uren")
+    login(client, planner)
+    html = client.get("/uren?week=2026-W47&weergave=betaald").get_data(as_text=True)
+    row = cells(html, driver)
+    # 47.5 h on weekdays (40 normal, 7.5 overtime) and 4 h on Saturday at 150%.
+    assert row["gewerkt_min"] == "51:30"
+    assert row["normaal_min"] == "40:00"
+    assert row["overuren_130_min"] == "7:30"
+    assert row["zaterdag_150_min"] == "4:00"
+    assert row["werktijd"] == "51:30"
+    assert "Per soort" in html and 'aria-current="page" id="weergave-betaald"' in html
+    # A driver without hours is made up to the contract: 40 hours normal, all of it made up.
+    assert cells(html, idle)["aanvulling_min"] == "40:00"
+    # The plain view keeps the hours per kind; the view sticks to sorting links.
+    plain = client.get("/uren?week=2026-W47").get_data(as_text=True)
+    assert "overuren_130_min" not in plain
+    sorting = re.search(r'href="(/uren\?[^"]*sort=werktijd[^"]*)"', html).group(1)
+    assert "weergave=betaald" in sorting
+
+
+def test_the_payable_view_runs_a_fixed_number_of_queries(
+    app, client, carrier, planner, count_queries
+):
+    login(client, planner)
+
+    def load() -> int:
+        with count_queries() as counter:
+            response = client.get("/uren?van=2026-11-09&tot=2026-11-22&weergave=betaald")
+            assert response.status_code == 200
+        return counter.count
+
+    def add(n: int):
+        driver = create_driver(app, carrier, f"Chauffeur {n}")
+        record_day(app, carrier, driver, at("2026-11-16", "06:00"), at("2026-11-16", "12:00"),
+                   [("rijden", at("2026-11-16", "06:00"), at("2026-11-16", "11:00"))])  # fmt: skip
+
+    add(0)
+    load()
+    few = load()
+    for n in range(1, 5):
+        add(n)
+    assert load() == few
