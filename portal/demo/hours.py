@@ -38,6 +38,8 @@ def seed_hours(carrier_id, driver_rows, planner) -> None:
     now = datetime.now(UTC)
     today = datetime.now(zone).date()
     this_week = IsoWeek.of(today)
+    office = Actor("user", planner.id, planner.naam)
+    _pay_rules(carrier_id, driver_rows, this_week.shifted(-WEEKS_BACK - 1).monday, office)
     for index, driver in enumerate(driver_rows):
         actor = Actor("driver", driver.id, driver.naam)
         days = [d for n in range(WEEKS_BACK, -1, -1) for d in this_week.shifted(-n).days()]
@@ -66,7 +68,6 @@ def seed_hours(carrier_id, driver_rows, planner) -> None:
                     data={"soort": soort, "begin": begin, "einde": begin + length},
                 )  # fmt: skip
                 begin += length
-    office = Actor("user", planner.id, planner.naam)
     for n in range(WEEKS_BACK, 1, -1):
         week = this_week.shifted(-n)
         for driver in driver_rows:
@@ -89,6 +90,63 @@ def seed_hours(carrier_id, driver_rows, planner) -> None:
             )  # fmt: skip
     if len(driver_rows) > 2:
         _correct_last_week(carrier_id, driver_rows[2], last_week, office, zone, now)
+    # The month's first approved weeks went to payroll.
+    from portal.hours import payroll
+
+    first = this_week.shifted(-WEEKS_BACK)
+    payroll.export(
+        carrier_id=carrier_id, van=first, tot=first.shifted(1), opnieuw=False,
+        actor_label=planner.naam,
+    )  # fmt: skip
+
+
+def _pay_rules(carrier_id, driver_rows, since, office) -> None:
+    """The carrier's pay rules from before the demo month: the CAO preset with allowance
+    amounts filled in (demo amounts, not this year's CAO figures), and 32 contract hours for
+    the last driver."""
+    from dataclasses import replace
+    from decimal import Decimal
+
+    from portal.drivers import service as drivers
+    from portal.hours import cao, rulesets
+
+    preset = cao.cao_preset(since)
+    allowances = preset.verblijfkosten
+    per_hour = {"per uur afwezig": Decimal("0.90"), "avond": Decimal("1.50"),
+                "avond bij vertrek voor 14:00": Decimal("1.50"),
+                "avond bij vertrek voor 17:00": Decimal("1.50"),
+                "nacht bij aankomst na 12:00": Decimal("1.20")}  # fmt: skip
+
+    def priced(tarief):
+        return replace(
+            tarief,
+            uurtarieven=tuple(
+                replace(u, bedrag_per_uur=per_hour.get(u.naam, Decimal("0.90")))
+                for u in tarief.uurtarieven
+            ),
+            vaste_bedragen=tuple(
+                replace(v, bedrag=Decimal("45.00")) for v in tarief.vaste_bedragen
+            ),
+        )
+
+    rules = replace(
+        preset,
+        naam="CAO Beroepsgoederenvervoer (demobedragen)",
+        verblijfkosten=replace(
+            allowances,
+            eendaags=priced(allowances.eendaags),
+            eerste_dag=priced(allowances.eerste_dag),
+            tussendag=priced(allowances.tussendag),
+            laatste_dag=priced(allowances.laatste_dag),
+        ),
+    )
+    rulesets.create_rule_set(carrier_id=carrier_id, rules=rules, actor=office)
+    last = driver_rows[-1]
+    drivers.update_driver(
+        carrier_id=carrier_id, driver_id=last.id, naam=last.naam, email=last.email,
+        telefoon=last.telefoon, taal=last.taal, actor=office,
+        contracturen=Decimal("32"), personeelsnummer="1003",
+    )  # fmt: skip
 
 
 def _correct_last_week(carrier_id, driver, week, office, zone, now) -> None:

@@ -129,11 +129,7 @@ class ActivityForm(FlaskForm):
         _l("Reden van de correctie"),
         description=_l("De chauffeur ziet de correctie met deze reden in de app."),
         validators=[
-            DataRequired(
-                message=_l(
-                    "Geef een reden op: de chauffeur ziet de correctie met deze reden in de app."
-                )
-            ),
+            DataRequired(message=_l("Geef een reden op.")),
             Length(max=1000, message=_l("Hoogstens 1000 tekens.")),
         ],
     )

@@ -56,12 +56,14 @@ def stored(*, carrier_id: uuid.UUID) -> list[RuleSet]:
 
 
 def rule_sets(*, carrier_id: uuid.UUID) -> list[cao.Regelset]:
-    """The carrier's rule sets as the computation takes them, oldest first; the CAO preset
-    from long ago when it keeps none."""
+    """The carrier's rule sets as the computation takes them, oldest first. Before the
+    carrier's first own set (or without one) the CAO preset holds, so weeks before it keep
+    their figures."""
     rows = stored(carrier_id=carrier_id)
-    if not rows:
-        return [cao.cao_preset(PRESET_FROM)]
-    return [cao.regelset_uit_json(row.regels) for row in rows]
+    sets = [cao.regelset_uit_json(row.regels) for row in rows]
+    if not rows or rows[0].geldig_vanaf > PRESET_FROM:
+        sets.insert(0, cao.cao_preset(PRESET_FROM))
+    return sets
 
 
 def as_rules(row: RuleSet) -> cao.Regelset:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from flask_babel import format_date, format_datetime, ngettext
+from flask_babel import format_date, format_datetime, format_decimal, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from portal.hours.checks import HoursConflict, HoursInvalid
 from portal.hours.forms import SOORT_LABELS
+from portal.hours.rulesets import PRESET_FROM
 from portal.hours.timeline import hm
 
 
@@ -128,18 +129,34 @@ def cao_problem(code: str) -> str:
 DASH = "\u2013"
 
 
-def correction_span(state: dict, zone) -> str:
-    """An activity before or after a correction: "Rijden di 24 nov 07:00", a dash, "09:30"."""
-    begin = datetime.fromisoformat(state["begin"].replace("Z", "+00:00"))
-    text = format_datetime(begin, "EEE d MMM HH:mm")
-    if state.get("einde"):
-        einde = datetime.fromisoformat(state["einde"].replace("Z", "+00:00"))
-        same = einde.astimezone(zone).date() == begin.astimezone(zone).date()
-        text += DASH + format_datetime(einde, "HH:mm" if same else "EEE d MMM HH:mm")
-    else:
-        text += DASH + _("loopt nog")
-    soort = state.get("soort")
-    return f"{SOORT_LABELS.get(soort, soort)} {text}"
+def _instant(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _times(state: dict, zone) -> str:
+    """An activity's begin and end on the clock, with the end's day when it differs and
+    "loopt nog" while it runs."""
+    begin = _instant(state["begin"])
+    text = format_datetime(begin, "HH:mm") + DASH
+    if not state.get("einde"):
+        return text + _("loopt nog")
+    einde = _instant(state["einde"])
+    same = einde.astimezone(zone).date() == begin.astimezone(zone).date()
+    return text + format_datetime(einde, "HH:mm" if same else "EEE d MMM HH:mm")
+
+
+def correction_change(old: dict, new: dict, zone) -> str:
+    """What a correction changed, on one line: "Rijden di 17 nov: 06:00-13:00 → 06:30-13:00"
+    or with the kinds when the kind changed: "di 17 nov: wachten 10:00-10:30 → laden ..."."""
+    day = format_datetime(_instant(new["begin"]), "EEE d MMM")
+    label_old = str(SOORT_LABELS.get(old["soort"], old["soort"]))
+    label_new = str(SOORT_LABELS.get(new["soort"], new["soort"]))
+    if old["soort"] == new["soort"]:
+        return f"{label_new} {day}: {_times(old, zone)} \u2192 {_times(new, zone)}"
+    return (
+        f"{day}: {label_old.lower()} {_times(old, zone)} \u2192 "
+        f"{label_new.lower()} {_times(new, zone)}"
+    )
 
 
 def review_context(found, zone) -> dict:
@@ -154,5 +171,7 @@ def review_context(found, zone) -> dict:
             dag.datum: {o.venster: o.min for o in dag.onregelmatig}
             for dag in (result.per_dag if result else [])
         },
-        "correction_span": lambda state: correction_span(state, zone),
+        "correction_change": lambda old, new: correction_change(old, new, zone),
+        "preset_rules": result is not None and result.regelset_geldig_vanaf == PRESET_FROM,
+        "contract_hours": format_decimal(result.contract_min / 60) if result else "",
     }

@@ -7,6 +7,7 @@ irregular when its window is above 100). The two must agree on every week of eve
 from __future__ import annotations
 
 from datetime import datetime, time, timedelta
+from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -77,7 +78,7 @@ def by_hand(activities, week: IsoWeek, rules: cao.Regelset, contract_min: int) -
 def test_every_demo_week_adds_up_as_the_cao_words_it(app, seeded):
     from portal.drivers.models import Driver
 
-    checked = 0
+    checked, allowances, contracts = 0, Decimal(0), set()
     with app.app_context():
         for carrier_id in (spec["id"] for spec in CARRIERS):
             with carrier_scope(db.session, carrier_id):
@@ -111,5 +112,10 @@ def test_every_demo_week_adds_up_as_the_cao_words_it(app, seeded):
                         }
                         assert got == expected, (driver.naam, week.label)
                         checked += 1 if expected["gewerkt_min"] else 0
+                        allowances += total.verblijfkosten_eur
+                        contracts.add(computed[driver.id, week].result.contract_min)
     # Every demo driver works most weeks of the month.
     assert checked >= 4 * 4
+    # The demo's rule set pays allowances, and one driver has a 32-hour contract.
+    assert allowances > 0
+    assert contracts == {40 * 60, 32 * 60}

@@ -38,7 +38,12 @@ def add(app, carrier, day: date = date(2026, 11, 2), **changes) -> object:
 
 
 def stored(app, carrier) -> list[cao.Regelset]:
-    return in_carrier(app, carrier.id, lambda: rulesets.rule_sets(carrier_id=carrier.id))
+    """The carrier's own rule sets, oldest first (without the preset before them)."""
+    return in_carrier(
+        app,
+        carrier.id,
+        lambda: [rulesets.as_rules(row) for row in rulesets.stored(carrier_id=carrier.id)],
+    )
 
 
 class Fields(HTMLParser):
@@ -401,7 +406,9 @@ def test_delete_after_confirmation_and_the_preset_holds_again(app, as_planner, c
     token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
     response = as_planner.post(path, data={"csrf_token": token})
     assert response.status_code == 303
-    assert stored(app, carrier) == [cao.cao_preset(rulesets.PRESET_FROM)]
+    assert stored(app, carrier) == []
+    preset_only = in_carrier(app, carrier.id, lambda: rulesets.rule_sets(carrier_id=carrier.id))
+    assert preset_only == [cao.cao_preset(rulesets.PRESET_FROM)]
     assert "De regelset vanaf maandag 2 november 2026 is verwijderd." in text(as_planner.get(BASE))
 
 
@@ -486,3 +493,24 @@ def test_another_carriers_set_is_404(app, as_planner, other_carrier):
     assert len(stored(app, other_carrier)) == 1 and "Nog geen eigen regelset" in text(
         as_planner.get(BASE)
     )
+
+
+def test_weeks_before_the_first_own_rule_set_keep_the_preset(app, carrier, driver):
+    """A carrier's first rule set from some Monday on leaves the weeks before it computed
+    under the CAO preset, not without rules."""
+    from portal.audit.service import SYSTEM
+    from portal.hours import cao, payable, rulesets
+    from portal.hours.totals import IsoWeek
+
+    def run():
+        rulesets.create_rule_set(
+            carrier_id=carrier.id,
+            rules=cao.cao_preset(date(2026, 11, 23)),
+            actor=SYSTEM,
+        )
+        before = payable.payable_week(
+            carrier_id=carrier.id, driver_id=driver.id, week=IsoWeek.parse("2026-W47")
+        )
+        return before.result.regelset_geldig_vanaf
+
+    assert in_carrier(app, carrier.id, run) == date(2000, 1, 3)
