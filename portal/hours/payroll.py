@@ -53,6 +53,12 @@ TOTAL_KEYS = {
     "zondag_200": "zondag_200_min",
     "aanvulling": "aanvulling_min",
 }
+# Of the Saturday and Sunday minutes, those beyond the contract hours: payroll pays them at
+# the full rate, those within the contract at the surcharge only (cao/week.py).
+BEYOND = {
+    "zaterdag_boven_contract": ("Zaterdag 150% boven contract", "zaterdag_150_min"),
+    "zondag_boven_contract": ("Zon- en feestdagen 200% boven contract", "zondag_200_min"),
+}
 MONEY = {"verblijfkosten": "Verblijfkosten"}
 # Minutes a short week is made up to the contract with; after the windows, before money.
 TOP_UP = {"aanvulling": "Aanvulling tot contracturen"}
@@ -102,6 +108,7 @@ def column_settings(
     stored = settings.payroll_columns(carrier_id=carrier_id)
     defaults = [(k, "getal" if k in ("jaar", "week") else "tekst", n) for k, n in IDENTITY.items()]
     defaults += [(k, "uren", n) for k, n in HOURS.items()]
+    defaults += [(k, "uren", n) for k, (n, _sub) in BEYOND.items()]
     defaults += [
         (WINDOW + naam, "uren", f"Onregelmatig {naam} {procent}%")
         for naam, procent in _windows(carrier_id, figures)
@@ -141,6 +148,8 @@ def value(column: Column, cijfers: dict):
     if column.key.startswith(WINDOW):
         name = column.key[len(WINDOW) :]
         return hours(sum(o["min"] for o in totaal["onregelmatig"] if o["venster"] == name))
+    if column.key in BEYOND:
+        return hours(totaal.get("boven_contract", {}).get(BEYOND[column.key][1], 0))
     if column.key == "verblijfkosten":
         return Decimal(totaal["verblijfkosten_eur"]).quantize(CENT, rounding=ROUND_HALF_UP)
     return hours(totaal.get(TOTAL_KEYS[column.key], 0))

@@ -326,3 +326,28 @@ def test_the_preview_takes_as_many_queries_for_many_drivers(
         text = client.get(PAGE, query_string={"van": W47, "tot": W48}).get_data(as_text=True)
     assert "Chauffeur 2" in text
     assert many.count == few.count, "\n".join([*few.statements, "-----", *many.statements])
+
+
+def test_saturday_hours_beyond_the_contract_have_their_own_column(
+    app, client, carrier, driver, planner
+):
+    """A Saturday after a full week: all its hours are beyond the contract, which payroll
+    pays at the full 150% (within the contract only the surcharge)."""
+    record_weeks(app, carrier, driver)
+    record_day(
+        app,
+        carrier,
+        driver,
+        at("2026-11-21", "06:00"),
+        at("2026-11-21", "10:00"),
+        [("rijden", at("2026-11-21", "06:00"), at("2026-11-21", "10:00"))],
+    )
+    approve(app, carrier, driver, W47, planner)
+    login(client, planner)
+    assert export(client).status_code == 303
+    ((export_id, _, _),) = batches(app, carrier)
+    header, row = rows_of(download(client, export_id))
+    row = dict(zip(header, row, strict=True))
+    assert row["Zaterdag 150%"] == "4,00"
+    assert row["Zaterdag 150% boven contract"] == "4,00"
+    assert row["Zon- en feestdagen 200% boven contract"] == "0,00"
