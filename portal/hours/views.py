@@ -23,7 +23,9 @@ from flask import (
     request,
     url_for,
 )
+from flask_babel import force_locale
 from flask_babel import gettext as _
+from flask_login import current_user
 
 from portal.accounts import service as accounts
 from portal.accounts.permissions import object_route, role_required
@@ -35,6 +37,8 @@ from portal.hours.schemas import duration_minutes
 from portal.hours.service import HoursConflict, HoursInvalid
 from portal.hours.totals import IsoWeek
 from portal.hours.wording import explain
+from portal.messages import service as messages
+from portal.messages.models import TEXT_MAX, TITLE_MAX
 from portal.types import utcnow
 from portal.unit_of_work import refused
 from portal.web.kit import Pager, current_actor, current_carrier_id, current_zone
@@ -320,6 +324,28 @@ def activity_route(rule: str, methods: tuple[str, ...] = ("GET",)):
     return object_route(bp, rule, load, methods=methods)
 
 
+def _tell_driver(carrier_id, driver, correction, zone) -> None:
+    """A message to the driver's phone, in the driver's language: what changed and why."""
+    with force_locale(driver.taal or "nl"):
+        what = wording.correction_change(correction.oud, correction.nieuw, zone)
+        titel = _("Je uren van week %(week)s zijn gecorrigeerd", week=correction.week)
+        tekst = _(
+            "%(wie)s wijzigde: %(wat)s. Reden: %(reden)s. Bekijk de correctie bij je uren en "
+            "geef aan of je akkoord bent.",
+            wie=correction.door,
+            wat=what,
+            reden=correction.reden,
+        )
+    messages.send_message(
+        carrier_id=carrier_id,
+        driver_ids=[driver.id],
+        titel=titel[:TITLE_MAX],
+        tekst=tekst[:TEXT_MAX],
+        actor=current_actor(),
+        user_id=current_user.id,
+    )
+
+
 @activity_route("/uren/activiteiten/<uuid:activiteit_id>/wijzigen", methods=("GET", "POST"))
 def edit_activity(activity):
     """A planner corrects an activity; the same rules hold as in the driver app."""
@@ -384,6 +410,8 @@ def edit_activity(activity):
                 problem = explain(error)
                 status = 409
             else:
+                if correction is not None and driver.actief:
+                    _tell_driver(carrier_id, driver, correction, zone)
                 flash(
                     _("De activiteit is gecorrigeerd; de chauffeur ziet de correctie in de app.")
                     if correction is not None
