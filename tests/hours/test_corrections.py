@@ -107,9 +107,11 @@ def test_a_corrected_week_waits_for_the_driver_and_is_approved_after_the_answer(
     # The figures follow the correction: 7.5 paid hours, not 8.
     assert seen["per_dag"][0]["gewerkt_min"] == 450
     # The driver's phone got a message saying what changed and why.
-    inbox = app.test_client().get(
-        f"{API}/users/{driver.user_token}/notificaties", headers=headers
-    ).get_json()
+    inbox = (
+        app.test_client()
+        .get(f"{API}/users/{driver.user_token}/notificaties", headers=headers)
+        .get_json()
+    )
     (message,) = [m for m in inbox if "gecorrigeerd" in m["titel"]]
     assert message["titel"] == "Je uren van week 47 zijn gecorrigeerd"
     assert "06:00\u201313:00 \u2192 06:30\u201313:00" in message["tekst"]
