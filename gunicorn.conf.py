@@ -3,11 +3,18 @@
 Threaded workers keep connections alive: a reverse proxy (or a driver's phone) sends the
 next request on the same connection instead of opening one per request, as sync workers
 demand. Each setting can be overridden on the command line (`-w 8`) or in the environment
-(RIJPLAN_BIND, RIJPLAN_WORKERS, RIJPLAN_THREADS).
+(RIJPLAN_BIND, RIJPLAN_WORKERS, RIJPLAN_THREADS, RIJPLAN_LOG_FORMAT).
+
+Logs go to stderr (errors) and stdout (access), one JSON object per line by default, each
+with the request id the app answered in `X-Request-ID`; RIJPLAN_LOG_FORMAT=text for plain
+lines. Metrics (/metrics, see portal/ops/metrics.py) add up every worker's figures through
+PROMETHEUS_MULTIPROC_DIR, a folder made fresh at start.
 """
 
 import multiprocessing
 import os
+import shutil
+import tempfile
 
 bind = os.environ.get("RIJPLAN_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("RIJPLAN_WORKERS") or multiprocessing.cpu_count() * 2)
@@ -16,3 +23,29 @@ threads = int(os.environ.get("RIJPLAN_THREADS") or 2)
 keepalive = 30  # seconds an idle connection stays open for its next request
 timeout = 30  # a worker silent this long is restarted
 graceful_timeout = 30  # on SIGTERM: finish what runs, then stop
+max_requests = 5000  # a worker is replaced after this many requests (slow leaks stay small)
+max_requests_jitter = 500  # not all at once
+
+log_format = os.environ.get("RIJPLAN_LOG_FORMAT") or "json"
+os.environ.setdefault("RIJPLAN_LOG_FORMAT", log_format)  # the app logs the same way
+# RIJPLAN_ACCESS_LOG=off: no access lines (benchmarks measure the app, not the log).
+accesslog = None if os.environ.get("RIJPLAN_ACCESS_LOG") == "off" else "-"
+errorlog = "-"
+if log_format == "json":
+    logger_class = "portal.ops.gunicorn_logs.JsonLogger"
+
+# One folder for every worker's metrics, emptied at each start (stale files would add up).
+if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="rijplan-metrics-")
+
+
+def on_starting(server):
+    folder = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder, exist_ok=True)
+
+
+def child_exit(server, worker):
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)

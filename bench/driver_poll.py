@@ -610,7 +610,7 @@ class Gunicorn:
             self.process = subprocess.Popen(
                 command,
                 cwd=ROOT,
-                env={**os.environ, **env},
+                env={**os.environ, "RIJPLAN_ACCESS_LOG": "off", **env},
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # Ctrl-C reaches us; we stop it ourselves

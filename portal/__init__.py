@@ -38,6 +38,9 @@ def create_app(overrides: dict | None = None) -> Flask:
     login_manager.init_app(app)
     babel.init_app(app, locale_selector=web.select_locale, timezone_selector=web.select_timezone)
 
+    from portal import ops
+
+    ops.init_app(app)  # first: every later hook and log line has the request id
     web.register_converters(app)
 
     from portal.accounts.admin_views import bp as admin_bp

@@ -87,6 +87,11 @@ def load(overrides: dict | None = None) -> dict:
         "DATABASE_ADMIN_URL": _normalise_db_url(admin_url) if admin_url else None,
         "SQLALCHEMY_ENGINE_OPTIONS": engine_options,
         "MAX_CONTENT_LENGTH": int(os.environ.get("RIJPLAN_MAX_UPLOAD_MB", "25")) * 1024 * 1024,
+        # Operations (portal/ops): JSON or text logs set up by the app (else left as whoever
+        # runs it set them up), and the bearer token /metrics asks for (unset: no /metrics).
+        "LOG_FORMAT": os.environ.get("RIJPLAN_LOG_FORMAT") or None,
+        "LOG_LEVEL": os.environ.get("RIJPLAN_LOG_LEVEL") or None,
+        "METRICS_TOKEN": os.environ.get("RIJPLAN_METRICS_TOKEN") or None,
         "SESSION_COOKIE_SECURE": production,
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SAMESITE": "Lax",

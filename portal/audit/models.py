@@ -25,3 +25,5 @@ class AuditEntry(CarrierScoped, db.Model):
     entity_id: Mapped[uuid.UUID] = mapped_column(Uuid)
     action: Mapped[str] = mapped_column(String(40))
     changes: Mapped[str] = mapped_column(Text, default="{}")  # JSON: {field: [old, new]}
+    # The request that made the change (X-Request-ID): finds its log lines; null for jobs.
+    request_id: Mapped[str | None] = mapped_column(String(64))

@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from portal.audit.models import AuditEntry
 from portal.extensions import db
+from portal.ops import request_ids
 
 # How each kind of actor is named in a history ("by Els Vos (portal)").
 ACTOR_LABELS = {
@@ -52,6 +53,7 @@ def record(
         entity_id=entity_id,
         action=action,
         changes=orjson.dumps(changes or {}, default=str).decode(),
+        request_id=request_ids.current(),
     )
     db.session.add(entry)
     return entry

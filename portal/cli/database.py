@@ -61,6 +61,9 @@ def grant(role: str) -> dict:
     ]
     for table in tables:
         db.session.execute(text(f'GRANT SELECT, INSERT, UPDATE, DELETE ON "{table}" TO {quoted}'))
+    # Read only: /readyz tells whether the schema is at the migrations' head.
+    if db.session.scalar(text("SELECT to_regclass('public.alembic_version') IS NOT NULL")):
+        db.session.execute(text(f"GRANT SELECT ON alembic_version TO {quoted}"))
     db.session.execute(text(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {quoted}"))
     # The owner's look-up functions (sign-in before the carrier is known, the message
     # worker's due carriers): they answer exact matches only.

@@ -14,7 +14,9 @@ from portal.extensions import db
 from portal.messages.failures import failure
 from portal.messages.models import DeliveryAttempt, Message, PushSubscription
 from portal.messages.push import PushMessage, PushTarget, SendResult
+from portal.ops import counters
 from portal.tenancy import lookup
+from portal.types import utcnow
 
 # After attempt n fails in a way worth retrying, wait BACKOFF[n - 1]; attempt 5 is the last.
 BACKOFF = (
@@ -225,6 +227,7 @@ def record_outcome(
 
 
 def _attempt(carrier_id, claimed: Claimed, now, kind, http_status, fout, host) -> None:
+    counters.attempt("push", kind)
     db.session.add(
         DeliveryAttempt(
             transporteur_id=carrier_id,
@@ -251,3 +254,15 @@ def attempts(*, carrier_id: uuid.UUID, message_id: uuid.UUID) -> list[DeliveryAt
             .order_by(DeliveryAttempt.poging, DeliveryAttempt.at, DeliveryAttempt.id)
         )
     )
+
+
+def backlog(now: datetime | None = None) -> tuple[int, int]:
+    """How many entries wait across all carriers: (due now, queued in all). One query;
+    on PostgreSQL the owner's function `rijplan_wachtrij_berichten` counts (the app role sees
+    one carrier)."""
+    now = now or utcnow()
+    fallback = select(func.count().filter(Message.volgende_poging_op <= now), func.count()).where(
+        Message.status == "queued"
+    )
+    ((due, queued),) = lookup(db.session, "rijplan_wachtrij_berichten", fallback, p_now=now)
+    return int(due or 0), int(queued or 0)

@@ -19,7 +19,9 @@ from sqlalchemy import and_, delete, exists, func, select, tuple_, update
 from sqlalchemy.orm import aliased
 
 from portal.extensions import db
+from portal.ops import counters
 from portal.tenancy import lookup
+from portal.types import utcnow
 from portal.webhooks.failures import failure
 from portal.webhooks.models import (
     WebhookAttempt,
@@ -237,6 +239,7 @@ def record_outcome(
     else:
         status, reason, next_at = "failed", answer.fout, None
 
+    counters.attempt("webhook", "retry" if status == "queued" else status)
     db.session.add(
         WebhookAttempt(
             transporteur_id=carrier_id,
@@ -334,3 +337,15 @@ def prune(*, carrier_id: uuid.UUID, before: datetime) -> int:
         .execution_options(synchronize_session=False)
     )
     return gone
+
+
+def backlog(now: datetime | None = None) -> tuple[int, int]:
+    """How many entries wait across all carriers: (due now, queued in all). One query;
+    on PostgreSQL the owner's function `rijplan_wachtrij_webhooks` counts (the app role sees
+    one carrier)."""
+    now = now or utcnow()
+    fallback = select(
+        func.count().filter(WebhookDelivery.volgende_poging_op <= now), func.count()
+    ).where(WebhookDelivery.status == "queued")
+    ((due, queued),) = lookup(db.session, "rijplan_wachtrij_webhooks", fallback, p_now=now)
+    return int(due or 0), int(queued or 0)
