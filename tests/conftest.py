@@ -31,6 +31,10 @@ from portal.extensions import db
 
 PG_ADMIN = os.environ.get("RIJPLAN_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 APP_ROLE = "rijplan_app_test"
+# host:port of a PgBouncer in transaction mode in front of RIJPLAN_TEST_PG (scripts/drills.sh
+# pgbouncer): the app then reaches its database through it, sharing server connections
+# between requests of different carriers; migrations and the change feed go direct.
+PGBOUNCER = os.environ.get("RIJPLAN_TEST_PGBOUNCER")
 
 
 def _pg_available() -> bool:
@@ -74,9 +78,11 @@ def sqlite_template(tmp_path_factory) -> Path:
     return path
 
 
-def _url(dbname: str, user: str = "postgres") -> str:
+def _url(dbname: str, user: str = "postgres", via: str | None = None) -> str:
     base = psycopg.conninfo.conninfo_to_dict(PG_ADMIN)
     host, port = base.get("host", "127.0.0.1"), base.get("port", "5432")
+    if via:
+        host, port = via.rsplit(":", 1)
     return f"postgresql+psycopg://{user}@{host}:{port}/{dbname}"
 
 
@@ -117,7 +123,8 @@ def pg_database(tmp_path_factory):
     admin_engine = create_engine(admin_url)
     yield {
         "admin_url": admin_url,
-        "app_url": _url(name, APP_ROLE),
+        "app_url": _url(name, APP_ROLE, via=PGBOUNCER),
+        "direct_app_url": _url(name, APP_ROLE),
         "engine": admin_engine,
         "tables": tables,
     }
@@ -200,6 +207,8 @@ def backend_config(backend: str, request, folder: Path) -> dict:
             conn.execute(text(f"TRUNCATE {', '.join(pg['tables'])} CASCADE"))
         config["SQLALCHEMY_DATABASE_URI"] = pg["app_url"]
         config["DATABASE_ADMIN_URL"] = pg["admin_url"]
+        if PGBOUNCER:  # LISTEN needs a session of its own: not through the pooler
+            config["CHANGE_FEED_URL"] = pg["direct_app_url"].replace("+psycopg", "")
     return config
 
 
