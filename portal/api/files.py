@@ -45,7 +45,7 @@ def _allow(scope: str) -> None:
     response=FileOut,
     status=201,
     headers={"Location": "the file's metadata address"},
-    errors=(401, 403, 409, 413, 415, 422),
+    errors=(401, 403, 409, 413, 415, 422, 503),
 )
 @write
 def upload_file():

@@ -118,7 +118,7 @@ def _link_fields(carrier_id: uuid.UUID) -> tuple[uuid.UUID | None, uuid.UUID | N
     status=201,
     also={200: "The same file was uploaded before: the existing record, unchanged"},
     headers={"Location": "the file's details address"},
-    errors=(401, 403, 404, 409, 413, 415, 422),
+    errors=(401, 403, 404, 409, 413, 415, 422, 503),
     path_params=CARRIER_ID,
 )
 @write

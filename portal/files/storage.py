@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import shutil
 import tempfile
 from pathlib import Path
 from typing import BinaryIO, Protocol, runtime_checkable
@@ -18,6 +17,7 @@ from typing import BinaryIO, Protocol, runtime_checkable
 from flask import Flask
 
 from portal.config import ConfigError
+from portal.errors import DomainError
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +36,21 @@ class InvalidKey(StorageError, ValueError):
 
 class KeyNotFound(StorageError, KeyError):
     """No object is stored under the key."""
+
+
+class StorageUnavailable(StorageError, DomainError):
+    """The backend cannot be reached or refuses to write (a bucket down, a disk full): 503,
+    try again later. What was being written is not left half-written."""
+
+    status = 503
+    title = "Service unavailable"
+
+    def __init__(self, reason: str):
+        super().__init__(
+            "File storage is not available right now; try again in a moment.",
+            code="storage_unavailable",
+        )
+        self.reason = reason
 
 
 def check_key(key: str) -> str:
@@ -82,17 +97,32 @@ class LocalStorage:
 
     def put(self, key: str, stream: BinaryIO) -> None:
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".upload-")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".upload-")
+        except OSError as error:
+            raise self._unavailable(key, error) from error
         try:
             with os.fdopen(fd, "wb") as out:
-                shutil.copyfileobj(stream, out, CHUNK)
-                out.flush()
-                os.fsync(out.fileno())
+                while chunk := stream.read(CHUNK):  # the caller's stream: its errors as they are
+                    try:
+                        out.write(chunk)
+                    except OSError as error:  # ours: a disk full, a folder gone read-only
+                        raise self._unavailable(key, error) from error
+                try:
+                    out.flush()
+                    os.fsync(out.fileno())
+                except OSError as error:
+                    raise self._unavailable(key, error) from error
             os.replace(temp, path)
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
+
+    @staticmethod
+    def _unavailable(key: str, error: OSError) -> StorageUnavailable:
+        logger.error("local storage: cannot write %s: %s", key, error)
+        return StorageUnavailable(str(error))
 
     def open(self, key: str) -> BinaryIO:
         try:
@@ -125,17 +155,36 @@ class S3Storage:
         return self.prefix + check_key(key)
 
     def put(self, key: str, stream: BinaryIO) -> None:
-        # upload_fileobj streams in parts: a large file never sits in memory whole.
-        self.client.upload_fileobj(stream, self.bucket, self._name(key))
+        from boto3.exceptions import S3UploadFailedError
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        name = self._name(key)
+        try:
+            # upload_fileobj streams in parts: a large file never sits in memory whole; a
+            # multipart upload that fails is aborted by it, so no part stays behind.
+            self.client.upload_fileobj(stream, self.bucket, name)
+        except (BotoCoreError, ClientError, S3UploadFailedError) as error:
+            logger.error("s3 storage: cannot write %s: %s", name, error)
+            raise StorageUnavailable(str(error)) from error
 
     def open(self, key: str) -> BinaryIO:
+        from botocore.exceptions import BotoCoreError, ClientError
+
         try:
             return self.client.get_object(Bucket=self.bucket, Key=self._name(key))["Body"]
         except self.client.exceptions.NoSuchKey:
             raise KeyNotFound(key) from None
+        except (BotoCoreError, ClientError) as error:
+            logger.error("s3 storage: cannot read %s: %s", key, error)
+            raise StorageUnavailable(str(error)) from error
 
     def delete(self, key: str) -> None:
-        self.client.delete_object(Bucket=self.bucket, Key=self._name(key))
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            self.client.delete_object(Bucket=self.bucket, Key=self._name(key))
+        except (BotoCoreError, ClientError) as error:
+            raise StorageUnavailable(str(error)) from error
 
     def exists(self, key: str) -> bool:
         from botocore.exceptions import ClientError
@@ -162,9 +211,16 @@ def build_storage(config) -> Storage:
             "aws_access_key_id": config.get("S3_ACCESS_KEY_ID"),
             "aws_secret_access_key": config.get("S3_SECRET_ACCESS_KEY"),
         }
+        from botocore.config import Config
+
         return S3Storage(
             config.get("S3_BUCKET"),
             prefix=config.get("S3_PREFIX") or "",
+            # A storage that does not answer is a quick 503, not a request hanging on; a
+            # passing hiccup is retried a few times first.
+            config=Config(
+                connect_timeout=5, read_timeout=30, retries={"max_attempts": 3, "mode": "standard"}
+            ),
             # Unset options fall back to boto3's own chain (environment, instance role).
             **{name: value for name, value in options.items() if value},
         )
