@@ -36,6 +36,8 @@ ERROR_TITLES = {
     415: "The body is not JSON",
     422: "Validation failed; `errors` lists each field",
     429: "Too many attempts",
+    503: "Unavailable for a moment (the database or file storage); nothing was saved: retry "
+    "after `Retry-After` seconds",
 }
 # What each API-key scope allows, for the bearer scheme's description in the document.
 SCOPE_TEXT = {
@@ -347,7 +349,7 @@ class _Builder:
             }
         # Every operation may answer 400 (a NUL in the query, broken JSON) and 405; one with a
         # body also 413 (too large) and 415 (not JSON).
-        errors = set(op.errors) | {400, 405} | ({401, 403} if not op.public else set())
+        errors = set(op.errors) | {400, 405, 503} | ({401, 403} if not op.public else set())
         if op.body is not None or op.multipart is not None:
             errors |= {413, 415, 422}
         notes: dict[int, list[str]] = {}
@@ -371,8 +373,8 @@ class _Builder:
                     "application/problem+json": {"schema": {"$ref": REF.format(model="Problem")}}
                 },
             }
-            if status == 429:
-                doc["responses"]["429"]["headers"] = {
+            if status in (429, 503):
+                doc["responses"][str(status)]["headers"] = {
                     "Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}
                 }
         if op.public:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 
@@ -20,9 +21,15 @@ from flask import (
 from flask.sessions import SecureCookieSessionInterface
 from flask_login import current_user
 from sqlalchemy import text
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm.exc import StaleDataError
-from werkzeug.exceptions import BadRequest, Conflict, HTTPException, default_exceptions
+from werkzeug.exceptions import (
+    BadRequest,
+    Conflict,
+    HTTPException,
+    ServiceUnavailable,
+    default_exceptions,
+)
 from werkzeug.routing import BaseConverter
 
 from portal.accounts import service as accounts
@@ -219,6 +226,26 @@ def init_app(app: Flask) -> None:
         if _wants_problem():
             return problem_from_domain(error)
         return _http_error(default_exceptions.get(error.status, BadRequest)(error.detail))
+
+    @app.errorhandler(OperationalError)
+    def _database_down(error: OperationalError):
+        # The database does not answer (restarting, failing over, out of connections) or
+        # asked to retry (a deadlock, a serialization failure): nothing was saved; try again.
+        # The pool drops the broken connection, so the next request reconnects by itself.
+        logger.warning("database unavailable on %s %s: %s", request.method, request.path, error)
+        with contextlib.suppress(SQLAlchemyError):
+            db.session.rollback()
+        headers = {"Retry-After": "5"}
+        if _wants_problem():
+            return problem(
+                503,
+                "Service unavailable",
+                "The database is not available right now; nothing was saved. Try again.",
+                type_="service-unavailable",
+                headers=headers,
+                code="database_unavailable",
+            )
+        return render_template("error.html", error=ServiceUnavailable()), 503, headers
 
     @app.errorhandler(StaleDataError)
     def _lost_race(error: StaleDataError):

@@ -173,3 +173,39 @@ def test_metrics_count_the_outbox_backlog_across_carriers(scraping, client, carr
     assert samples[("rijplan_outbox_queued", (("queue", "berichten"),))] == 2
     assert samples[("rijplan_outbox_due", (("queue", "berichten"),))] == 2
     assert samples[("rijplan_outbox_queued", (("queue", "webhooks"),))] == 0
+
+
+@pytest.mark.postgres_only
+def test_a_database_that_does_not_answer_is_a_503_and_the_app_recovers(app, client, carrier):
+    """The database goes away (a restart, a failover): requests answer 503 problem+json with
+    Retry-After, not 500; readiness says so; once it is back the same app serves again, with
+    no restart (the pool drops broken connections)."""
+    import socket
+
+    from portal.extensions import db
+
+    key = create_api_key(app, carrier)
+    assert client.get("/api/v1/klanten", headers=bearer(key.key)).status_code == 200
+    with socket.socket() as probe:  # a loopback port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        dead_port = probe.getsockname()[1]
+    from sqlalchemy import create_engine
+
+    engines = db._app_engines[app]  # the app's engines by bind key (Flask-SQLAlchemy)
+    real = engines[None]
+    engines[None] = create_engine(real.url.set(port=dead_port))
+    try:
+        down = client.get("/api/v1/klanten", headers=bearer(key.key))
+        assert down.status_code == 503, down.get_data(as_text=True)
+        assert down.mimetype == "application/problem+json"
+        assert down.get_json()["code"] == "database_unavailable"
+        assert down.headers["Retry-After"] == "5"
+        ready = client.get("/readyz")
+        assert (ready.status_code, ready.get_json()["checks"]["database"]) == (503, "unreachable")
+        assert client.get("/healthz").status_code == 200  # the process itself is fine
+    finally:
+        engines[None].dispose()
+        engines[None] = real
+    back = client.get("/api/v1/klanten", headers=bearer(key.key))
+    assert back.status_code == 200
+    assert client.get("/readyz").status_code == 200
