@@ -321,6 +321,7 @@ def populate(app, client, name: str) -> dict:
             btw_bedrag=Decimal("17.85"),
         )
         db.session.add(invoice)
+        from portal.hours import cao
         from portal.hours.pay_models import (
             HoursCorrection,
             PayrollExport,
@@ -332,7 +333,7 @@ def populate(app, client, name: str) -> dict:
             transporteur_id=carrier.id,
             id=uuid.uuid4(),
             geldig_vanaf=date(2026, 1, 5),
-            regels={},
+            regels=cao.regelset_naar_json(cao.cao_preset(date(2026, 1, 5))),
             gemaakt_door="system",
         )
         db.session.add(rule_set)
