@@ -10,6 +10,7 @@ from flask import Flask
 
 from portal.cli import (
     accounts,
+    backups,
     billing,
     database,
     demo,
@@ -40,5 +41,6 @@ def register(app: Flask, factory) -> None:
         webhooks,
         demo,
         database,
+        backups,
     ):
         commands.register(app)

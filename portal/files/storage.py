@@ -11,6 +11,7 @@ import logging
 import os
 import re
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Protocol, runtime_checkable
 
@@ -81,6 +82,9 @@ class Storage(Protocol):
     def exists(self, key: str) -> bool:
         """Whether an object is stored under key."""
 
+    def keys(self) -> Iterator[str]:
+        """Every stored key (for backups)."""
+
 
 class LocalStorage:
     """Objects as files under one folder; writes land atomically (temp file, then rename)."""
@@ -124,6 +128,14 @@ class LocalStorage:
         logger.error("local storage: cannot write %s: %s", key, error)
         return StorageUnavailable(str(error))
 
+    def keys(self):
+        """Every stored key (for backups), in no particular order."""
+        if not self.folder.is_dir():
+            return
+        for path in self.folder.rglob("*"):
+            if path.is_file() and not path.name.startswith(".upload-"):
+                yield path.relative_to(self.folder).as_posix()
+
     def open(self, key: str) -> BinaryIO:
         try:
             return self._path(key).open("rb")
@@ -166,6 +178,15 @@ class S3Storage:
         except (BotoCoreError, ClientError, S3UploadFailedError) as error:
             logger.error("s3 storage: cannot write %s: %s", name, error)
             raise StorageUnavailable(str(error)) from error
+
+    def keys(self):
+        """Every stored key under the prefix (for backups), page by page."""
+        pages = self.client.get_paginator("list_objects_v2").paginate(
+            Bucket=self.bucket, Prefix=self.prefix
+        )
+        for page in pages:
+            for item in page.get("Contents", []):
+                yield item["Key"][len(self.prefix) :]
 
     def open(self, key: str) -> BinaryIO:
         from botocore.exceptions import BotoCoreError, ClientError
