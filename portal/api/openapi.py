@@ -25,6 +25,7 @@ from portal.schemas import Problem, not_null
 from portal.webhooks.event_docs import openapi_webhooks
 
 REF = "#/components/schemas/{model}"
+RETRY_AFTER = {"description": "seconds to wait", "schema": {"type": "integer"}}
 ERROR_TITLES = {
     400: "Bad request (invalid JSON, invalid grant)",
     401: "No, an invalid or an expired bearer token",
@@ -36,8 +37,7 @@ ERROR_TITLES = {
     415: "The body is not JSON",
     422: "Validation failed; `errors` lists each field",
     429: "Too many attempts",
-    503: "Unavailable for a moment (the database or file storage); nothing was saved: retry "
-    "after `Retry-After` seconds",
+    503: "Unavailable for a moment (database or storage); nothing was saved: retry later",
 }
 # What each API-key scope allows, for the bearer scheme's description in the document.
 SCOPE_TEXT = {
@@ -374,9 +374,7 @@ class _Builder:
                 },
             }
             if status in (429, 503):
-                doc["responses"][str(status)]["headers"] = {
-                    "Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}
-                }
+                doc["responses"][str(status)]["headers"] = {"Retry-After": RETRY_AFTER}
         if op.public:
             doc["security"] = []
         elif op.scope is not None:
