@@ -40,6 +40,7 @@ from portal.accounts.service import carrier_zone
 from portal.accounts.tokens import AccessClaims, decode_access_token, session_for, session_query
 from portal.api.core import bearer_token, etags_name
 from portal.extensions import db
+from portal.ops import request_ids
 from portal.tenancy import activate
 
 _DRIVER_LIST = re.compile(r"/api/v1/users/([A-Za-z0-9_-]{1,64})/taken")
@@ -126,7 +127,10 @@ class UnchangedPolls:
         ):
             headers = self._kept(environ) or self._unchanged(environ)
             if headers is not None:
-                start_response("304 NOT MODIFIED", headers)
+                # The request id, as Flask would answer it (portal/ops/request_ids.py).
+                given = environ.get("HTTP_X_REQUEST_ID", "")
+                request_id = given if request_ids.SANE.match(given) else uuid.uuid4().hex
+                start_response("304 NOT MODIFIED", [*headers, (request_ids.HEADER, request_id)])
                 return []
         return self.wsgi_app(environ, start_response)
 

@@ -266,7 +266,7 @@ def test_an_unchanged_poll_is_answered_before_flask_with_flasks_headers(
     token = driver_token(client, driver)
     url = f"/api/v1/users/{driver.user_token}/taken"
     etag = client.get(url, headers=bearer(token)).headers["ETag"]
-    polls = {**bearer(token), "If-None-Match": etag}
+    polls = {**bearer(token), "If-None-Match": etag, "X-Request-ID": "poll-00000001"}
     from flask import request_started
 
     flask_saw = []
@@ -286,6 +286,7 @@ def test_an_unchanged_poll_is_answered_before_flask_with_flasks_headers(
     assert early.status_code == by_flask.status_code == 304
     assert flask_saw == [True]  # only the second went through Flask
     assert sorted(early.headers.items()) == sorted(by_flask.headers.items())
+    assert early.headers["X-Request-ID"] == "poll-00000001"
 
 
 def test_what_the_early_answer_does_not_confirm_goes_to_flask(app, client, carrier, driver):
