@@ -7,7 +7,9 @@ their distribution columns, so a join stays on one node. Every tenant table (one
 house rule is that it leads every key:
 
 1. the primary key starts with `transporteur_id`;
-2. so does every unique constraint and every unique index;
+2. so does every unique constraint and every unique index, with no exceptions: a secret
+   found by its hash before the carrier is known (an API key, a refresh token, a share
+   link) is unique per carrier, and a plain index on the hash serves the look-up;
 3. a foreign key to another tenant table starts with `transporteur_id` and refers to the
    other table's `transporteur_id` first; one to `transporteurs` (a Citus reference table,
    copied to every node) is `transporteur_id` alone;
@@ -53,18 +55,6 @@ GLOBAL_TABLES = {
     "alembic_version": "Alembic's one-row record of the schema's revision, not app data",
     "login_attempts": "failed sign-ins for throttling, recorded before any carrier is known",
     "push_worker_status": "when the push worker, which serves every carrier, last polled",
-}
-
-# Unique across all carriers on purpose, for now: a credential or share link is looked up by
-# its hash before the carrier is known (the owner's look-up functions). Before distributing
-# with Citus these move to one global look-up table (hash -> carrier), as docs/deploy.md
-# says; until then they are the known exceptions, and any other is a failure.
-CROSS_CARRIER_UNIQUES = {
-    "uq_api_keys_key_hash": "an API key is found by its hash at every request",
-    "uq_gebruikers_link_hash": "an invitation or reset link is opened before sign-in",
-    "uq_activation_codes_code_hash": "a phone's activation code is typed before sign-in",
-    "uq_refresh_tokens_token_hash": "a refresh token is presented without a carrier",
-    "uq_bewijs_links_token_hash": "a shared proof link is opened by a shipper",
 }
 
 PRIMARY_KEY = "primary key"
@@ -137,8 +127,6 @@ def key_problems(keys: list[Key], tenants) -> list[str]:
     problems = []
     for key in keys:
         if key.table not in tenants or key.columns[:1] == (CARRIER,):
-            continue
-        if key.name in CROSS_CARRIER_UNIQUES and CARRIER not in key.columns:
             continue
         if CARRIER in key.columns:
             why = f"has {CARRIER} but not first (the house rule: it leads every key)"

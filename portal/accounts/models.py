@@ -93,7 +93,11 @@ class User(CarrierScoped, UserMixin, db.Model):
     __tablename__ = "gebruikers"
     __table_args__ = (
         UniqueConstraint("transporteur_id", "email"),
-        UniqueConstraint("link_hash"),
+        # The link's token is 256 random bits (management._new_link): two links never share
+        # a hash in practice, so unique per carrier (Citus) is enough; the hash's own index
+        # serves the look-up made before the carrier is known.
+        UniqueConstraint("transporteur_id", "link_hash"),
+        Index("ix_gebruikers_link_hash", "link_hash"),
         CheckConstraint("rol IN ('planner', 'author', 'admin')", name="rol"),
         CheckConstraint(
             "link_hash IS NULL OR (link_soort IN ('uitnodiging', 'herstel') "
@@ -139,7 +143,13 @@ class ApiKey(CarrierScoped, db.Model):
     """A carrier integration's key; only its SHA-256 is stored, the key is shown once."""
 
     __tablename__ = "api_keys"
-    __table_args__ = (UniqueConstraint("key_hash"),)
+    # A key is 256 random bits (service.create_api_key): a collision is no practical concern,
+    # so unique per carrier (Citus) is enough; the hash's own index serves the look-up at
+    # every request, before the carrier is known.
+    __table_args__ = (
+        UniqueConstraint("transporteur_id", "key_hash"),
+        Index("ix_api_keys_key_hash", "key_hash"),
+    )
 
     naam: Mapped[str] = mapped_column(String(200))
     prefix: Mapped[str] = mapped_column(String(16))
@@ -156,7 +166,11 @@ class RefreshToken(CarrierScoped, db.Model):
 
     __tablename__ = "refresh_tokens"
     __table_args__ = (
-        UniqueConstraint("token_hash"),
+        # A refresh token is 256 random bits (tokens._new_refresh_token): a collision is no
+        # practical concern, so unique per carrier (Citus) is enough; the hash's own index
+        # serves the look-up of a token presented without a carrier.
+        UniqueConstraint("transporteur_id", "token_hash"),
+        Index("ix_refresh_tokens_token_hash", "token_hash"),
         ForeignKeyConstraint(
             ["transporteur_id", "chauffeur_id"], ["chauffeurs.transporteur_id", "chauffeurs.id"]
         ),
@@ -177,7 +191,11 @@ class ActivationCode(CarrierScoped, db.Model):
 
     __tablename__ = "activation_codes"
     __table_args__ = (
-        UniqueConstraint("code_hash"),
+        # A code is typed, so short (50 bits): two carriers could draw the same one. Unique
+        # per carrier only (Citus); across carriers, tokens.create_activation_code issues no
+        # code that any carrier holds, and activation_grant refuses a code found twice.
+        UniqueConstraint("transporteur_id", "code_hash"),
+        Index("ix_activation_codes_code_hash", "code_hash"),
         ForeignKeyConstraint(
             ["transporteur_id", "chauffeur_id"], ["chauffeurs.transporteur_id", "chauffeurs.id"]
         ),

@@ -39,9 +39,13 @@ from portal.types import utcnow
 JWT_ALGORITHM = "HS256"
 JWT_ISSUER = "rijplan"
 REFRESH_PREFIX = "rrt_"
-# Unambiguous characters only: a code may be typed from a screen.
+# Unambiguous characters only: a code may be typed from a screen. 10 of 32: 50 bits.
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 10
+# Draws of a code that no carrier holds: with a million codes stored, one draw in a billion
+# meets one, so a second draw is already rare and a fifth never needed.
+CODE_ATTEMPTS = 5
+CODE_LOOKUP = "rijplan_activatiecode"
 
 
 class InvalidGrant(DomainError):
@@ -228,8 +232,30 @@ def password_grant(*, username: str, password: str, ip: str | None) -> TokenPair
     return _pair(match)
 
 
+def _new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def _code_holders(code_hash: str) -> list[tuple]:
+    """The (carrier, id) of the activation codes with this hash, of any carrier (at most
+    two: one is a match, two are ambiguous)."""
+    fallback = (
+        select(ActivationCode.transporteur_id, ActivationCode.id)
+        .where(ActivationCode.code_hash == code_hash)
+        .limit(2)
+    )
+    return lookup(db.session, CODE_LOOKUP, fallback, v=code_hash)
+
+
 def create_activation_code(*, carrier_id: uuid.UUID, user_token: str) -> tuple[str, datetime]:
-    """A one-time code that pairs a phone with the driver; earlier unused codes lapse."""
+    """A one-time code that pairs a phone with the driver; earlier unused codes lapse.
+
+    A code is typed before the carrier is known, and is short (50 bits), so two carriers
+    could draw the same one; the database holds it unique per carrier only (a Citus
+    distributed table can not hold it unique across carriers). So a code is drawn again
+    while any carrier's code, used, expired or not, has its hash (asked through the owner's
+    look-up function, which sees every carrier's). Two issued at the same instant could
+    still meet; activation_grant then refuses the code rather than guess a carrier."""
     driver = get_driver_by_token(carrier_id=carrier_id, user_token=user_token)
     if not driver.actief:
         raise ValidationFailed([{"field": "user_token", "message": "driver is deactivated"}])
@@ -243,7 +269,12 @@ def create_activation_code(*, carrier_id: uuid.UUID, user_token: str) -> tuple[s
         )
         .values(verloopt_op=now)
     )
-    code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+    for _ in range(CODE_ATTEMPTS):
+        code = _new_code()
+        if not _code_holders(sha256(code)):
+            break
+    else:
+        raise RuntimeError(f"{CODE_ATTEMPTS} activation codes drawn, every one taken")
     expires_at = now + current_app.config["ACTIVATION_CODE_TTL"]
     db.session.add(
         ActivationCode(
@@ -262,12 +293,14 @@ def normalise_code(code: str) -> str:
 
 
 def activation_grant(*, code: str, ip: str | None) -> TokenPair:
-    """Pair a phone: exchange a one-time activation code for tokens."""
+    """Pair a phone: exchange a one-time activation code for tokens. A code that two
+    carriers hold (see create_activation_code) pairs neither: the office makes a new one."""
     code = normalise_code(code)
     check_throttle(scope="activation", identity=None, ip=ip)
-    row = found_by(
-        db.session, ActivationCode, "rijplan_activatiecode", ActivationCode.code_hash, sha256(code)
-    )
+    found = _code_holders(sha256(code))
+    if len(found) > 1:
+        raise InvalidGrant("This activation code can not be used; ask the office for a new one.")
+    row = found_row(db.session, ActivationCode, *found[0]) if found else None
     now = utcnow()
     if row is None or row.gebruikt_op is not None or row.verloopt_op <= now:
         record_failure(scope="activation", identity=None, ip=ip)

@@ -19,7 +19,11 @@ class ProofLink(CarrierScoped, db.Model):
     __tablename__ = "bewijs_links"
     __table_args__ = (
         ForeignKeyConstraint(["transporteur_id", "taak_id"], ["taken.transporteur_id", "taken.id"]),
-        UniqueConstraint("token_hash"),
+        # A link's token is 256 random bits (service.create_link): a collision is no practical
+        # concern, so unique per carrier (Citus) is enough; the hash's own index serves the
+        # look-up of a link opened by a shipper, before the carrier is known.
+        UniqueConstraint("transporteur_id", "token_hash"),
+        Index("ix_bewijs_links_token_hash", "token_hash"),
         Index("ix_bewijs_links_taak", "transporteur_id", "taak_id", "created_at"),
     )
 
