@@ -26,12 +26,14 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal import (
         models,  # noqa: F401  (every model registered on the metadata)
         reads,
+        replica,
         web,
     )
     from portal.extensions import babel, compress, csrf, db, login_manager, migrate
 
     db.init_app(app)
     reads.install_liveness_check()
+    replica.init_app(app, app.config["SQLALCHEMY_ENGINE_OPTIONS"])
     migrate.init_app(app, db, directory=str(ROOT / "migrations"))
     csrf.init_app(app)
     compress.init_app(app)

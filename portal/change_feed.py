@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 import uuid
 from collections.abc import Callable
 
@@ -31,11 +32,21 @@ from sqlalchemy import event
 from sqlalchemy.orm import Session
 
 CHANNEL = "rijplan_wijziging"
+APPLICATION_NAME = "rijplan-change-feed"
 _SYNC_PREFIX = "sync:"
 log = logging.getLogger(__name__)
 
 Subscriber = Callable[[uuid.UUID | None], None]
 _subscribers: list[Subscriber] = []
+# Told, after each batch of notices, the primary's WAL insert position once they had all
+# arrived: beyond every commit they announced (replica.py's fences). (None, position) when
+# the feed (re)starts listening: every commit before it is behind that position.
+PositionSubscriber = Callable[[frozenset[uuid.UUID] | None, int, float], None]
+_position_subscribers: list[PositionSubscriber] = []
+# Told of a change whose WAL position is not known yet: this process's, when flushed (before
+# its commit), and another's, when its notice arrives (before the position is asked).
+_unplaced_subscribers: list[Subscriber] = []
+_POSITION_SQL = "SELECT pg_current_wal_insert_lsn()::text"
 
 
 def subscribe(subscriber: Subscriber) -> None:
@@ -47,6 +58,41 @@ def subscribe(subscriber: Subscriber) -> None:
 def changed(carrier_id: uuid.UUID | None) -> None:
     for subscriber in list(_subscribers):
         subscriber(carrier_id)
+
+
+def subscribe_positions(subscriber: PositionSubscriber) -> None:
+    """subscriber(carriers, position, asked_at) after each batch of notices (carriers:
+    those the batch named; None when the feed starts listening), asked_at the monotonic
+    time at which the position was asked."""
+    if subscriber not in _position_subscribers:
+        _position_subscribers.append(subscriber)
+
+
+def subscribe_unplaced(subscriber: Subscriber) -> None:
+    """subscriber(carrier_id) for a change not yet placed (None: a bulk write whose carrier
+    is not known)."""
+    if subscriber not in _unplaced_subscribers:
+        _unplaced_subscribers.append(subscriber)
+
+
+def _unplaced(carrier_id: uuid.UUID | None) -> None:
+    for subscriber in list(_unplaced_subscribers):
+        subscriber(carrier_id)
+
+
+def lsn(text_position: str) -> int:
+    """A WAL position ('16/B374D848') as a number, to compare."""
+    high, low = text_position.split("/")
+    return (int(high, 16) << 32) | int(low, 16)
+
+
+def _tell_position(connection: psycopg.Connection, carriers: frozenset[uuid.UUID] | None) -> None:
+    if not _position_subscribers:
+        return
+    asked_at = time.monotonic()
+    (position,) = connection.execute(_POSITION_SQL).fetchone()
+    for subscriber in list(_position_subscribers):
+        subscriber(carriers, lsn(position), asked_at)
 
 
 class ChangeFeed:
@@ -106,16 +152,26 @@ class ChangeFeed:
         while not self._stop.is_set():
             try:
                 with psycopg.connect(
-                    self.conninfo, autocommit=True, keepalives_idle=10, keepalives_interval=5
+                    self.conninfo,
+                    autocommit=True,
+                    keepalives_idle=10,
+                    keepalives_interval=5,
+                    application_name=APPLICATION_NAME,  # for an operator's pg_stat_activity
                 ) as connection:
                     connection.execute(f"LISTEN {CHANNEL}")
                     changed(None)  # whatever happened while nobody listened
+                    _tell_position(connection, None)
                     self._live.set()
                     while not self._stop.is_set():
-                        for notice in connection.notifies(timeout=self.idle):
-                            self._handle(notice.payload)
+                        carriers: set[uuid.UUID] = set()
+                        for notice in connection.notifies(timeout=self.idle, stop_after=1):
+                            carrier_id = self._handle(notice.payload)
+                            if carrier_id is not None:
+                                carriers.add(carrier_id)
                             if self._stop.is_set():
                                 break
+                        if carriers:
+                            _tell_position(connection, frozenset(carriers))
             except psycopg.Error as error:
                 if self._live.is_set():
                     log.warning("change feed lost its connection: %s", error)
@@ -126,22 +182,40 @@ class ChangeFeed:
                 changed(None)
             self._stop.wait(self.retry_after)
 
-    def _handle(self, payload: str) -> None:
+    def _handle(self, payload: str) -> uuid.UUID | None:
         if payload.startswith(_SYNC_PREFIX):
             with self._lock:
                 arrived = self._syncs.get(payload)
             if arrived is not None:
                 arrived.set()
-            return
+            return None
         try:
             carrier_id = uuid.UUID(payload)
         except ValueError:
             carrier_id = None  # not ours to read: assume anything changed
+        if carrier_id is not None:
+            _unplaced(carrier_id)
         changed(carrier_id)
+        return carrier_id
 
 
 _feeds: dict[str, ChangeFeed] = {}
 _feeds_lock = threading.Lock()
+
+
+def app_conninfo(app) -> str | None:
+    """The database to hear changes from: CHANGE_FEED_URL, else the app's own (not through
+    a pooler in transaction mode: LISTEN needs a session); None on SQLite or when off."""
+    configured = app.config.get("CHANGE_FEED_URL")
+    if configured == "":
+        return None
+    if configured:
+        return configured
+    from portal.extensions import db
+
+    if db.engine.dialect.name != "postgresql":
+        return None
+    return db.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def feed_for(conninfo: str) -> ChangeFeed:
@@ -174,7 +248,9 @@ def _note_flushed(session, flush_context) -> None:
     for instance in (*session.new, *session.dirty, *session.deleted):
         column = WATCHED.get(getattr(type(instance), "__tablename__", ""))
         if column is not None:
-            session.info.setdefault(_WRITTEN, set()).add(getattr(instance, column))
+            carrier_id = getattr(instance, column)
+            session.info.setdefault(_WRITTEN, set()).add(carrier_id)
+            _unplaced(carrier_id)
 
 
 @event.listens_for(Session, "do_orm_execute")
@@ -187,6 +263,14 @@ def _note_statement(state) -> None:
             from portal.tenancy import current_carrier
 
             state.session.info.setdefault(_WRITTEN, set()).add(current_carrier())
+            _unplaced(current_carrier())
+
+
+@event.listens_for(Session, "before_commit")
+def _note_committing(session) -> None:
+    # Told again as it commits: a transaction may have flushed long before.
+    for carrier_id in session.info.get(_WRITTEN, ()):
+        _unplaced(carrier_id)
 
 
 @event.listens_for(Session, "after_commit")

@@ -68,6 +68,7 @@ def load(overrides: dict | None = None) -> dict:
         os.environ.get("DATABASE_URL") or f"sqlite:///{folder / 'rijplan.sqlite'}"
     )
     admin_url = os.environ.get("DATABASE_ADMIN_URL")
+    replica_url = os.environ.get("DATABASE_REPLICA_URL")
     engine_options: dict = {
         # No `SELECT 1` per checkout: reads.install_liveness_check looks at the socket
         # instead, and reads.read retries a read once on a connection that broke.
@@ -85,6 +86,9 @@ def load(overrides: dict | None = None) -> dict:
         "SECRET_KEY": None,
         "SQLALCHEMY_DATABASE_URI": database_url,
         "DATABASE_ADMIN_URL": _normalise_db_url(admin_url) if admin_url else None,
+        # A streaming replica for reads that tolerate a little lag (portal/replica.py).
+        "DATABASE_REPLICA_URL": _normalise_db_url(replica_url) if replica_url else None,
+        "REPLICA_RETRY_SECONDS": float(os.environ.get("RIJPLAN_REPLICA_RETRY_SECONDS", "5")),
         "SQLALCHEMY_ENGINE_OPTIONS": engine_options,
         "MAX_CONTENT_LENGTH": int(os.environ.get("RIJPLAN_MAX_UPLOAD_MB", "25")) * 1024 * 1024,
         # Operations (portal/ops): JSON or text logs set up by the app (else left as whoever

@@ -32,6 +32,7 @@ import psycopg
 from sqlalchemy import Select, event, exc, select, true
 from sqlalchemy.pool import Pool
 
+from portal import replica
 from portal.extensions import db
 from portal.tenancy import activate
 
@@ -55,8 +56,11 @@ def postgres() -> bool:
 listeners: list[Callable[[list[tuple[str, object]]], None]] = []
 
 
-def read(carrier_id: uuid.UUID, *queries: Query) -> list[list[tuple]]:
-    """The rows of each query, read as carrier_id: one round trip on PostgreSQL."""
+def read(carrier_id: uuid.UUID, *queries: Query, lag_ok: bool = False) -> list[list[tuple]]:
+    """The rows of each query, read as carrier_id: one round trip on PostgreSQL.
+
+    lag_ok: a read that a streaming replica may answer, once it has replayed the carrier's
+    latest change (replica.py); else, and whenever the replica cannot, the primary."""
     if not postgres():
         activate(db.session, carrier_id)
         return [[tuple(row) for row in db.session.execute(q.statement, q.params)] for q in queries]
@@ -66,8 +70,25 @@ def read(carrier_id: uuid.UUID, *queries: Query) -> list[list[tuple]]:
         sent.append((sql, {**defaults, **query.params}))
     for listener in listeners:
         listener(sent)
+    routed = replica.route(carrier_id) if lag_ok else None
+    if routed is not None:
+        engine, fence = routed
+        try:
+            (((in_recovery, replayed),), _, *rows) = _read_on(
+                engine, [(replica.REPLAYED_SQL, None), *sent]
+            )
+        except (psycopg.Error, *replica.REPLICA_ERRORS) as error:
+            replica.failed(error)
+        else:
+            if replica.served(in_recovery, replayed, fence):
+                return rows
+    return _read_on(db.engine, sent)[1:]
+
+
+def _read_on(engine, sent: list[tuple[str, object]]) -> list[list[tuple]]:
+    """The rows of every statement of sent, on a pooled connection of engine."""
     for attempt in (1, 2):
-        raw = db.engine.raw_connection()
+        raw = engine.raw_connection()
         connection = raw.driver_connection
         try:
             connection.autocommit = True
@@ -92,13 +113,13 @@ def read(carrier_id: uuid.UUID, *queries: Query) -> list[list[tuple]]:
 def _send(connection: psycopg.Connection, sent: list[tuple[str, object]]) -> list[list[tuple]]:
     """The statements in pipeline mode: sent together, answered after one Sync. Until that
     Sync they are one transaction (the protocol's rule), so the transaction-local carrier
-    setting of the first covers the others and ends with them. psycopg prepares a statement
+    setting covers the statements after it and ends with them. psycopg prepares a statement
     it has sent five times, so PostgreSQL stops planning the same query again and again."""
     cursors = [connection.cursor() for _ in sent]
     with connection.pipeline():
         for cursor, (sql, params) in zip(cursors, sent, strict=True):
             cursor.execute(sql, params)
-    return [cursor.fetchall() for cursor in cursors[1:]]
+    return [cursor.fetchall() for cursor in cursors]
 
 
 _beside_cache: dict[tuple[int, int], tuple[Select, Select, Select]] = {}

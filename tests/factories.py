@@ -297,3 +297,19 @@ def upload_file(client, token: str, soort: str = "photo") -> str:
     )
     assert response.status_code == 201, response.get_json()
     return response.get_json()["id"]
+
+
+def replica_outcomes() -> dict[str, float]:
+    """The counts of reads that a replica may answer, by where they went (replica.py)."""
+    from portal.ops.counters import REGISTRY
+
+    names = ("replica", "behind", "fenced", "no_feed", "down", "error")
+    return {
+        name: REGISTRY.get_sample_value("rijplan_replica_reads_total", {"outcome": name}) or 0.0
+        for name in names
+    }
+
+
+def replica_reads_since(before: dict[str, float]) -> dict[str, float]:
+    """What replica_outcomes() counted since `before`."""
+    return {k: v - before[k] for k, v in replica_outcomes().items() if v != before[k]}

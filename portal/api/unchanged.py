@@ -40,11 +40,13 @@ from portal.accounts.service import carrier_zone
 from portal.accounts.tokens import AccessClaims, decode_access_token, session_for, session_query
 from portal.api.core import bearer_token, etags_name
 from portal.extensions import db
-from portal.ops import request_ids
+from portal.ops import counters, request_ids
 from portal.tenancy import activate
 
 _DRIVER_LIST = re.compile(r"/api/v1/users/([A-Za-z0-9_-]{1,64})/taken")
 _QUESTIONNAIRES = "/api/v1/activity_questionnaires"
+# The routes' templates, as Flask's request metrics name them (portal/ops/metrics.py).
+_ROUTES = {"list": "/api/v1/users/<user_token:user_token>/taken", "q": _QUESTIONNAIRES}
 KEEP_AT_MOST = 60.0  # seconds a confirmed answer is kept, however quiet the feed
 
 
@@ -125,8 +127,13 @@ class UnchangedPolls:
             and not environ.get("QUERY_STRING")
             and (self.app.config.get("UNCHANGED_POLLS_BEFORE_FLASK", True))
         ):
+            started = _time.perf_counter()
             headers = self._kept(environ) or self._unchanged(environ)
             if headers is not None:
+                route = _ROUTES["list" if _DRIVER_LIST.fullmatch(environ["PATH_INFO"]) else "q"]
+                counters.served(
+                    environ["REQUEST_METHOD"], route, 304, _time.perf_counter() - started
+                )
                 # The request id, as Flask would answer it (portal/ops/request_ids.py).
                 given = environ.get("HTTP_X_REQUEST_ID", "")
                 request_id = given if request_ids.SANE.match(given) else uuid.uuid4().hex
@@ -177,7 +184,9 @@ class UnchangedPolls:
             try:
                 listing = _listing(claims, driver_list is not None)
                 (joined,) = reads.read(
-                    claims.carrier_id, reads.beside(listing.fingerprint, session_query(claims))
+                    claims.carrier_id,
+                    reads.beside(listing.fingerprint, session_query(claims)),
+                    lag_ok=True,
                 )
             except Exception:  # Flask answers it, and reports what went wrong
                 return None
@@ -199,16 +208,7 @@ class UnchangedPolls:
 
 
 def _feed_conninfo(app: Flask) -> str | None:
-    """The database to hear changes from: CHANGE_FEED_URL, else the app's own (not through
-    a pooler in transaction mode: LISTEN needs a session); None on SQLite or when off."""
-    configured = app.config.get("CHANGE_FEED_URL")
-    if configured == "":
-        return None
-    if configured:
-        return configured
-    if db.engine.dialect.name != "postgresql":
-        return None
-    return db.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    return change_feed.app_conninfo(app)
 
 
 def _next_midnight(carrier_id: uuid.UUID) -> float:

@@ -1,9 +1,10 @@
-"""The metrics registry and the counters domain code increments (kept apart from
-metrics.py, which reads the domains, so the domains can count without importing it)."""
+"""The metrics registry and the counters that code outside Flask's request hooks increments
+too (kept apart from metrics.py, which reads the domains, so the domains and the poll
+middleware can count without importing it)."""
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter
+from prometheus_client import CollectorRegistry, Counter, Histogram
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 ATTEMPTS = Counter(
@@ -12,6 +13,26 @@ ATTEMPTS = Counter(
     ["worker", "result"],
     registry=REGISTRY,
 )
+
+REQUESTS = Counter(
+    "rijplan_http_requests",
+    "HTTP requests served, by route template and status.",
+    ["method", "route", "status"],
+    registry=REGISTRY,
+)
+LATENCY = Histogram(
+    "rijplan_http_request_duration_seconds",
+    "Time to answer a request, by route template.",
+    ["method", "route"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+    registry=REGISTRY,
+)
+
+
+def served(method: str, route: str, status: int, seconds: float) -> None:
+    """Count one answered request (by its route's template, never the raw path)."""
+    REQUESTS.labels(method, route, str(status)).inc()
+    LATENCY.labels(method, route).observe(seconds)
 
 
 def attempt(worker: str, result: str) -> None:

@@ -25,9 +25,7 @@ from flask import Blueprint, Flask, Response, abort, current_app, g, request
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
-    Counter,
     Gauge,
-    Histogram,
     generate_latest,
     multiprocess,
 )
@@ -36,24 +34,12 @@ from sqlalchemy import event
 
 from portal.extensions import db
 from portal.messages import outbox as messages
+from portal.ops import counters
 from portal.ops.counters import REGISTRY
 from portal.webhooks import outbox as webhooks
 
 bp = Blueprint("ops_metrics", __name__)
 
-REQUESTS = Counter(
-    "rijplan_http_requests",
-    "HTTP requests served, by route template and status.",
-    ["method", "route", "status"],
-    registry=REGISTRY,
-)
-LATENCY = Histogram(
-    "rijplan_http_request_duration_seconds",
-    "Time to answer a request, by route template.",
-    ["method", "route"],
-    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
-    registry=REGISTRY,
-)
 POOL_IN_USE = Gauge(
     "rijplan_db_connections_in_use",
     "Database connections checked out of the app's pool.",
@@ -107,9 +93,8 @@ def init_app(app: Flask) -> None:
     def _count(response):
         started = g.get("metrics_started")
         if started is not None and request.endpoint != "ops_metrics.metrics":
-            route = _route()
-            REQUESTS.labels(request.method, route, str(response.status_code)).inc()
-            LATENCY.labels(request.method, route).observe(time.perf_counter() - started)
+            elapsed = time.perf_counter() - started
+            counters.served(request.method, _route(), response.status_code, elapsed)
         return response
 
 

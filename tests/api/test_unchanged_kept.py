@@ -176,7 +176,8 @@ def test_the_feed_reconnects_and_forgets_what_it_missed(app):
         with admin(app) as other:
             ended = other.execute(
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-                " WHERE query LIKE 'LISTEN rijplan_wijziging%%' AND datname = current_database()"
+                " WHERE application_name = %s AND datname = current_database()",
+                (change_feed.APPLICATION_NAME,),
             ).fetchone()[0]
         assert ended >= 1
         assert lost.wait(10), "the lost connection was not noticed"
@@ -243,3 +244,27 @@ def test_sqlite_keeps_nothing(app, client, carrier, driver, count_queries):
     with app.app_context():
         assert _feed_conninfo(app) is None
     assert db  # the app's engine, untouched
+
+
+@pytest.mark.postgres_only  # change notices are PostgreSQL's
+def test_polls_answered_before_flask_are_counted_in_the_request_metrics(
+    app, client, carrier, driver
+):
+    from portal.ops.counters import REGISTRY
+
+    create_task(app, carrier, driver, naam="Mest laden")
+    live_feed(app)
+    url, headers = polls(client, driver)
+    labels = {
+        "method": "GET",
+        "route": "/api/v1/users/<user_token:user_token>/taken",
+        "status": "304",
+    }
+
+    def count() -> float:
+        return REGISTRY.get_sample_value("rijplan_http_requests_total", labels) or 0.0
+
+    before = count()
+    assert client.get(url, headers=headers).status_code == 304  # confirmed by the database
+    assert client.get(url, headers=headers).status_code == 304  # kept
+    assert count() - before == 2
