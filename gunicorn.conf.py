@@ -34,8 +34,15 @@ errorlog = "-"
 if log_format == "json":
     logger_class = "portal.ops.gunicorn_logs.JsonLogger"
 
-# One folder for every worker's metrics, emptied at each start (stale files would add up).
-if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+# gunicorn's control socket (gunicornc) only when asked for: by default every gunicorn of a
+# user shares ~/.gunicorn/gunicorn.ctl, which a service user may not even have.
+control_socket = os.environ.get("RIJPLAN_CONTROL_SOCKET") or "gunicorn.ctl"
+control_socket_disable = not os.environ.get("RIJPLAN_CONTROL_SOCKET")
+
+# One folder for every worker's metrics, emptied at each start (stale files would add up),
+# and removed at exit when it was made here.
+_made_metrics_folder = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+if _made_metrics_folder:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="rijplan-metrics-")
 
 
@@ -49,3 +56,8 @@ def child_exit(server, worker):
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server):
+    if _made_metrics_folder:
+        shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)

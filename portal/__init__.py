@@ -35,14 +35,13 @@ def create_app(overrides: dict | None = None) -> Flask:
     reads.install_liveness_check()
     replica.init_app(app, app.config["SQLALCHEMY_ENGINE_OPTIONS"])
     migrate.init_app(app, db, directory=str(ROOT / "migrations"))
+    from portal import ops
+
+    ops.init_app(app)  # first: every later hook (the CSRF check too) and log line has the id
     csrf.init_app(app)
     compress.init_app(app)
     login_manager.init_app(app)
     babel.init_app(app, locale_selector=web.select_locale, timezone_selector=web.select_timezone)
-
-    from portal import ops
-
-    ops.init_app(app)  # first: every later hook and log line has the request id
     web.register_converters(app)
 
     from portal.accounts.admin_views import bp as admin_bp

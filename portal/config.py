@@ -88,6 +88,9 @@ def load(overrides: dict | None = None) -> dict:
         "DATABASE_ADMIN_URL": _normalise_db_url(admin_url) if admin_url else None,
         # A streaming replica for reads that tolerate a little lag (portal/replica.py).
         "DATABASE_REPLICA_URL": _normalise_db_url(replica_url) if replica_url else None,
+        # Where each worker LISTENs for change notices (portal/change_feed.py); unset: the
+        # app's own database; "" switches the feed off.
+        "CHANGE_FEED_URL": os.environ.get("CHANGE_FEED_URL"),
         "REPLICA_RETRY_SECONDS": float(os.environ.get("RIJPLAN_REPLICA_RETRY_SECONDS", "5")),
         "SQLALCHEMY_ENGINE_OPTIONS": engine_options,
         "MAX_CONTENT_LENGTH": int(os.environ.get("RIJPLAN_MAX_UPLOAD_MB", "25")) * 1024 * 1024,

@@ -9,7 +9,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from portal.hours import cao, payable, rulesets
+from portal.hours import payable
 from portal.hours.totals import IsoWeek
 from portal.tacho import driving
 
@@ -40,8 +40,7 @@ def week_review(
     )[driver_id, week]
     warnings: list[Warning] = []
     if found.result is not None:
-        sets = rulesets.rule_sets(carrier_id=carrier_id)
-        max_uur = cao.regelset_voor_week(sets, week.monday).max_dag_min / 60
+        max_uur = found.result.max_dag_min / 60
         for code, day in found.waarschuwingen:
             params = {"uur": f"{max_uur:g}"} if code == "dag_te_lang" else {}
             warnings.append(Warning(code, day, params))

@@ -5,10 +5,16 @@ with the same key and body replays the stored response; with another body it is 
 (422); while the first is still running it is refused with 409.
 
 The claim is committed before the write runs, as a lease (LEASE): a worker that dies
-mid-request (a timeout, a restart) leaves it running, and once the lease has ended a retry
-takes it over and runs the write. Only the holder of the current lease may finish: the
-first request, if it was only slow and comes back after a takeover, finds its lease gone
-and rolls its write back (`complete` answers False), so the write happens once.
+mid-request (a timeout, a restart, its host gone) leaves it running, and once the lease has
+ended a retry takes it over and runs the write. Only the holder of the current lease may
+finish: the first request, if it was only slow and comes back after a takeover, finds its
+lease gone and rolls its write back (`complete` answers False), so the write happens once.
+
+On PostgreSQL a retry need not wait for the lease: the write's transaction holds a
+transaction-level advisory lock on the claim (`hold`), which ends with that transaction,
+however it ends: committed, rolled back, or its connection dropped because its worker or
+host died, or the database restarted. A retry that finds the claim running but its lock
+free knows no request is working on it, and takes it over at once.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import orjson
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import delete, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from portal.errors import Conflict, ValidationFailed
@@ -74,7 +80,7 @@ def claim(
             detail="This Idempotency-Key was used for a different request.",
         )
     if existing.status == "running":
-        return _take_over(existing, now)
+        return _take_over(existing, now, abandoned=_abandoned(existing))
     return Replay(
         existing.response_status,
         existing.response_body or "",
@@ -82,20 +88,24 @@ def claim(
     )
 
 
-def _take_over(record: IdempotencyRecord, now) -> IdempotencyRecord:
-    """A running claim whose lease has ended (its request's worker died): this request's
-    now. Of retries that try at once, the database lets one through (the row's lock, and
-    the lease re-read after it)."""
-    if record.lease_until is not None and record.lease_until > now:
+def _take_over(record: IdempotencyRecord, now, *, abandoned: bool) -> IdempotencyRecord:
+    """A running claim whose lease has ended, or that no request holds any more (its
+    worker died): this request's now. Of retries that try at once, the database lets one
+    through (the row's lock, and the lease re-read after it)."""
+    if not abandoned and record.lease_until is not None and record.lease_until > now:
         raise Conflict(STILL_RUNNING)
     lease = now + LEASE
+    if abandoned:  # the very claim found free: not one another retry took over meanwhile
+        free = IdempotencyRecord.lease_until.is_not_distinct_from(record.lease_until)
+    else:
+        free = or_(IdempotencyRecord.lease_until.is_(None), IdempotencyRecord.lease_until <= now)
     taken = db.session.execute(
         update(IdempotencyRecord)
         .where(
             IdempotencyRecord.transporteur_id == record.transporteur_id,
             IdempotencyRecord.id == record.id,
             IdempotencyRecord.status == "running",
-            or_(IdempotencyRecord.lease_until.is_(None), IdempotencyRecord.lease_until <= now),
+            free,
         )
         .values(lease_until=lease)
         .execution_options(synchronize_session=False)
@@ -104,6 +114,34 @@ def _take_over(record: IdempotencyRecord, now) -> IdempotencyRecord:
         raise Conflict(STILL_RUNNING)
     db.session.expire(record)
     return record
+
+
+_TRY_LOCK = text("SELECT pg_try_advisory_xact_lock(:k)")
+
+
+def _lock_key(record_id: uuid.UUID) -> int:
+    return int.from_bytes(record_id.bytes[:8], "big", signed=True)
+
+
+def _postgres() -> bool:
+    return db.session.get_bind().dialect.name == "postgresql"
+
+
+def hold(*, claim: Claim) -> None:
+    """Mark the claim worked on, for as long as the write's transaction lasts (PostgreSQL;
+    elsewhere the lease alone). Never waits: if a request that lost the claim to this one
+    (slower than its lease) still holds the lock, this one goes on all the same; the lease
+    decides which of the two may finish (`complete`)."""
+    if _postgres():
+        db.session.execute(_TRY_LOCK, {"k": _lock_key(claim.record_id)})
+
+
+def _abandoned(record: IdempotencyRecord) -> bool:
+    """Whether no request works on this running claim: its transaction-level lock is free
+    (taken here, it is held until this claim's own transaction ends)."""
+    if not _postgres():
+        return False
+    return bool(db.session.scalar(_TRY_LOCK, {"k": _lock_key(record.id)}))
 
 
 def _held(record_id: uuid.UUID, carrier_id: uuid.UUID, lease) -> list:

@@ -6,6 +6,7 @@ import contextlib
 import logging
 import re
 
+import psycopg
 from flask import (
     Flask,
     Request,
@@ -228,7 +229,8 @@ def init_app(app: Flask) -> None:
         return _http_error(default_exceptions.get(error.status, BadRequest)(error.detail))
 
     @app.errorhandler(OperationalError)
-    def _database_down(error: OperationalError):
+    @app.errorhandler(psycopg.OperationalError)  # a pool's connect in reads.read, unwrapped
+    def _database_down(error: Exception):
         # The database does not answer (restarting, failing over, out of connections) or
         # asked to retry (a deadlock, a serialization failure): nothing was saved; try again.
         # The pool drops the broken connection, so the next request reconnects by itself.
@@ -297,6 +299,18 @@ def init_app(app: Flask) -> None:
     @app.teardown_appcontext
     def _forget_scope(_exc):
         g.pop("carrier_id", None)
+
+    @app.teardown_appcontext  # runs before Flask-SQLAlchemy's own (registered earlier)
+    def _end_session(_exc):
+        # The ROLLBACK that ends the request's session fails on a connection the database
+        # dropped meanwhile (a restart): the answer is made by then, so it must not be lost
+        # to that. The broken connection is discarded; the next request gets a new one.
+        try:
+            db.session.remove()
+        except SQLAlchemyError as error:
+            logger.warning("ending the request's session failed: %s", error)
+            with contextlib.suppress(SQLAlchemyError):
+                db.session.remove()
 
     warn_if_role_bypasses_rls(app)
 

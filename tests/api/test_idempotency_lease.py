@@ -1,6 +1,7 @@
 """A write whose worker died after claiming its Idempotency-Key: the retry is refused while
-the claim's lease runs, then runs the write itself, once; a first request that comes back
-after its lease was taken over does not write a second time."""
+the claim's lease runs, then runs the write itself, once; on PostgreSQL it runs it at once,
+as no transaction holds the claim's lock any more. A first request that comes back after its
+lease was taken over does not write a second time."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ def created(client, driver, api_key) -> list[dict]:
     return client.get(url, headers=bearer(api_key.key)).get_json()
 
 
+@pytest.mark.sqlite_only  # on PostgreSQL the retry need not wait: see the tests below
 def test_a_retry_after_the_lease_runs_the_write_once(app, client, driver, api_key, monkeypatch):
     url = f"/api/v1/users/{driver.user_token}/taken"
     headers = {**bearer(api_key.key), "Idempotency-Key": "tms-order-4711"}
@@ -114,6 +116,7 @@ def test_the_slow_first_request_answers_409_and_its_write_is_rolled_back(
                         carrier_id, f"api_key:{api_key.id}", headers["Idempotency-Key"]
                     ),
                     idempotency.utcnow(),
+                    abandoned=False,
                 ),
             )
         return task
@@ -123,3 +126,63 @@ def test_the_slow_first_request_answers_409_and_its_write_is_rolled_back(
 
     assert late.status_code == 409
     assert created(client, driver, api_key) == []  # its write rolled back
+
+
+def running_claim(app, key: str) -> int:
+    """The advisory lock key of the running claim of key (as hold() takes it)."""
+    import psycopg
+
+    with psycopg.connect(app.config["DATABASE_ADMIN_URL"].replace("+psycopg", "")) as conn:
+        (record_id,) = conn.execute(
+            "SELECT id FROM idempotency_records WHERE key = %s AND status = 'running'", (key,)
+        ).fetchone()
+    return idempotency._lock_key(record_id)
+
+
+@pytest.mark.postgres_only  # the claim's advisory lock is PostgreSQL's
+def test_a_retry_after_its_worker_died_runs_the_write_at_once(
+    app, client, driver, api_key, monkeypatch
+):
+    url = f"/api/v1/users/{driver.user_token}/taken"
+    headers = {**bearer(api_key.key), "Idempotency-Key": "tms-order-4713"}
+    with monkeypatch.context() as patched:
+        die_mid_request(patched)
+        with pytest.raises(SystemExit):
+            client.post(url, json=BODY, headers=headers)
+    running_claim(app, headers["Idempotency-Key"])  # left running, its lease not ended
+
+    retried = client.post(url, json=BODY, headers=headers)  # no wait for the lease
+    again = client.post(url, json=BODY, headers=headers)
+
+    assert retried.status_code == 201
+    assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+    assert [t["naam"] for t in created(client, driver, api_key)] == ["Mest Enter"]
+
+
+@pytest.mark.postgres_only
+def test_a_claim_still_worked_on_is_refused_until_its_lease_ends(
+    app, client, driver, api_key, monkeypatch
+):
+    import psycopg
+
+    url = f"/api/v1/users/{driver.user_token}/taken"
+    headers = {**bearer(api_key.key), "Idempotency-Key": "tms-order-4714"}
+    with monkeypatch.context() as patched:
+        die_mid_request(patched)
+        with pytest.raises(SystemExit):
+            client.post(url, json=BODY, headers=headers)
+    lock = running_claim(app, headers["Idempotency-Key"])
+    # Another worker is still at it: its transaction holds the claim's lock.
+    with psycopg.connect(app.config["DATABASE_ADMIN_URL"].replace("+psycopg", "")) as worker:
+        worker.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
+        busy = client.post(url, json=BODY, headers=headers)
+        assert busy.status_code == 409
+        assert "still being processed" in busy.get_json()["detail"]
+        assert created(client, driver, api_key) == []
+
+        # A holder slower than its lease loses the claim all the same.
+        later(monkeypatch, idempotency.LEASE + timedelta(seconds=1))
+        retried = client.post(url, json=BODY, headers=headers)
+        assert retried.status_code == 201
+        worker.rollback()
+    assert [t["naam"] for t in created(client, driver, api_key)] == ["Mest Enter"]

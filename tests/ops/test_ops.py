@@ -9,7 +9,7 @@ import logging
 import re
 
 import pytest
-from factories import bearer, create_api_key, in_carrier
+from factories import bearer, create_api_key, create_driver, driver_token, in_carrier
 from prometheus_client.parser import text_string_to_metric_families
 
 TOKEN = "metrics-token-for-tests"
@@ -185,7 +185,11 @@ def test_a_database_that_does_not_answer_is_a_503_and_the_app_recovers(app, clie
     from portal.extensions import db
 
     key = create_api_key(app, carrier)
+    driver = create_driver(app, carrier)
+    token = driver_token(client, driver)
+    tasks = f"/api/v1/users/{driver.user_token}/taken"  # read in one round trip (reads.py)
     assert client.get("/api/v1/klanten", headers=bearer(key.key)).status_code == 200
+    assert client.get(tasks, headers=bearer(token)).status_code == 200
     with socket.socket() as probe:  # a loopback port nobody listens on
         probe.bind(("127.0.0.1", 0))
         dead_port = probe.getsockname()[1]
@@ -200,6 +204,8 @@ def test_a_database_that_does_not_answer_is_a_503_and_the_app_recovers(app, clie
         assert down.mimetype == "application/problem+json"
         assert down.get_json()["code"] == "database_unavailable"
         assert down.headers["Retry-After"] == "5"
+        poll = client.get(tasks, headers=bearer(token))
+        assert (poll.status_code, poll.get_json()["code"]) == (503, "database_unavailable")
         ready = client.get("/readyz")
         assert (ready.status_code, ready.get_json()["checks"]["database"]) == (503, "unreachable")
         assert client.get("/healthz").status_code == 200  # the process itself is fine
@@ -208,4 +214,5 @@ def test_a_database_that_does_not_answer_is_a_503_and_the_app_recovers(app, clie
         engines[None] = real
     back = client.get("/api/v1/klanten", headers=bearer(key.key))
     assert back.status_code == 200
+    assert client.get(tasks, headers=bearer(token)).status_code == 200
     assert client.get("/readyz").status_code == 200

@@ -62,6 +62,7 @@ def write(fn):
         claim = idempotency.Claim.of(outcome)
         db.session.commit()  # the claim is visible now: a concurrent retry gets 409
         try:
+            idempotency.hold(claim=claim)  # ...while this request's transaction lasts
             response = fn(*args, **kwargs)
         except Exception:
             db.session.rollback()

@@ -180,6 +180,7 @@ class Weekresultaat:
     regelset_geldig_vanaf: date
     per_dag: list[Dag]
     totaal: Totaal
+    max_dag_min: int = 15 * 60  # the rule set's longest day before a warning
 
     @property
     def label(self) -> str:
@@ -348,6 +349,7 @@ def bereken_week(
         regelset_geldig_vanaf=regelset.geldig_vanaf,
         per_dag=list(per_dag.values()),
         totaal=_totaal(regelset, per_dag.values(), contract_min),
+        max_dag_min=regelset.max_dag_min,
     )
 
 

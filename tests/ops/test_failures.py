@@ -1,0 +1,54 @@
+"""Failures at the edges of a request: a connection the database dropped after the answer
+was made, a request refused before the app's views, settings an operator gives in the
+environment."""
+
+from __future__ import annotations
+
+import pytest
+from factories import bearer, create_api_key
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
+
+from portal import config
+
+
+def test_a_session_that_cannot_end_does_not_lose_the_answer(app, client, carrier, monkeypatch):
+    """The database restarted between the view and the end of the request: the ROLLBACK
+    that ends the session fails, and the answer already made is still the one given."""
+    key = create_api_key(app, carrier)
+    close = Session.close
+    failures = []
+
+    def dropped(session):
+        if not failures:
+            failures.append(session)
+            raise OperationalError("ROLLBACK", {}, Exception("server closed the connection"))
+        return close(session)
+
+    monkeypatch.setattr(Session, "close", dropped)
+    answer = client.get("/api/v1/klanten", headers=bearer(key.key))
+
+    assert failures, "the session's end was not reached"
+    assert answer.status_code == 200 and answer.get_json() == []
+    monkeypatch.setattr(Session, "close", close)
+    assert client.get("/api/v1/klanten", headers=bearer(key.key)).status_code == 200
+
+
+def test_a_request_the_csrf_check_refuses_carries_a_request_id(client):
+    refused = client.post(
+        "/login", data={"email": "x@example.nl"}, headers={"X-Request-ID": "trace-csrf-0001"}
+    )
+    assert refused.status_code == 400
+    assert refused.headers["X-Request-ID"] == "trace-csrf-0001"
+
+
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [(None, None), ("", ""), ("postgresql://feed@db:5432/rijplan",) * 2],
+)
+def test_the_change_feed_is_set_in_the_environment(monkeypatch, given, kept):
+    if given is None:
+        monkeypatch.delenv("CHANGE_FEED_URL", raising=False)
+    else:
+        monkeypatch.setenv("CHANGE_FEED_URL", given)
+    assert config.load()["CHANGE_FEED_URL"] == kept
