@@ -11,6 +11,12 @@
 #                                      made from it with pg_basebackup: reads that tolerate lag
 #                                      go to the replica, never behind a carrier's change;
 #                                      row-level security holds there; stopped, it costs nothing.
+#   bash scripts/drills.sh two-hosts   two gunicorn hosts in network namespaces behind HAProxy,
+#                                      sharing database and storage: sessions, CSRF, signed
+#                                      links, idempotency keys and workers work on either; one
+#                                      host killed under load loses no write (drill_two_hosts.sh)
+#   bash scripts/drills.sh failures    PostgreSQL restarted under load, a webhook worker killed
+#                                      holding claims, a full disk (drill_failures.sh)
 #
 # Installs what it needs (the Debian package pgbouncer) and starts and stops it itself, on a
 # free port. Needs PostgreSQL at 127.0.0.1:5432 (RIJPLAN_TEST_PG) and the venv (setup.sh).
@@ -152,8 +158,10 @@ EOF
 case "${1:-}" in
   pgbouncer) drill_pgbouncer ;;
   replica) drill_replica ;;
+  two-hosts) bash scripts/drill_two_hosts.sh ;;
+  failures) bash scripts/drill_failures.sh ;;
   *)
-    echo "usage: bash scripts/drills.sh pgbouncer|replica" >&2
+    echo "usage: bash scripts/drills.sh pgbouncer|replica|two-hosts|failures" >&2
     exit 2
     ;;
 esac

@@ -88,7 +88,9 @@ class Claimed:
     order_key: uuid.UUID | None = None
 
 
-def claim_due(*, carrier_id: uuid.UUID, now: datetime, limit: int = 100) -> list[Claimed]:
+def claim_due(
+    *, carrier_id: uuid.UUID, now: datetime, limit: int = 100, lease: timedelta = LEASE
+) -> list[Claimed]:
     """Take up to limit due deliveries of the carrier's active endpoints for one pass.
 
     The claim moves the next attempt to the end of a lease and counts the attempt, so other
@@ -121,7 +123,7 @@ def claim_due(*, carrier_id: uuid.UUID, now: datetime, limit: int = 100) -> list
     if not ids:
         return []
     claim_id = uuid.uuid4()
-    _claim(carrier_id, due, ids, claim_id, now)
+    _claim(carrier_id, due, ids, claim_id, now + lease)
     # The later due deliveries of the same tasks to the same endpoints: no other worker
     # takes them while the earlier ones are queued.
     room = limit - len(ids)
@@ -144,7 +146,7 @@ def claim_due(*, carrier_id: uuid.UUID, now: datetime, limit: int = 100) -> list
             )
         )
         if followers:
-            _claim(carrier_id, due, followers, claim_id, now)
+            _claim(carrier_id, due, followers, claim_id, now + lease)
     rows = db.session.execute(
         select(
             d.id,
@@ -192,12 +194,12 @@ def claim_due(*, carrier_id: uuid.UUID, now: datetime, limit: int = 100) -> list
     ]
 
 
-def _claim(carrier_id, due, ids, claim_id, now) -> None:
+def _claim(carrier_id, due, ids, claim_id, until) -> None:
     d = WebhookDelivery
     db.session.execute(
         update(d)
         .where(*due, d.id.in_(ids))
-        .values(claim_id=claim_id, volgende_poging_op=now + LEASE, pogingen=d.pogingen + 1)
+        .values(claim_id=claim_id, volgende_poging_op=until, pogingen=d.pogingen + 1)
         .execution_options(synchronize_session=False)
     )
 

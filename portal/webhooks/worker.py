@@ -58,6 +58,7 @@ def deliver_due(
     now: datetime | None = None,
     clock: Callable[[], datetime] | None = None,
     limit: int = 100,
+    lease: timedelta = outbox.LEASE,
 ) -> Counter[str]:
     """One pass: post up to limit due deliveries; answers how many ended in each status
     (sent, queued for a retry, failed)."""
@@ -70,7 +71,7 @@ def deliver_due(
             break
         with carrier_scope(db.session, carrier_id):
             claimed = outbox.claim_due(
-                carrier_id=carrier_id, now=clock(), limit=limit - done.total()
+                carrier_id=carrier_id, now=clock(), limit=limit - done.total(), lease=lease
             )
             db.session.commit()
             _prune(carrier_id, clock())
@@ -121,14 +122,21 @@ def _send(sender: Sender, item: outbox.Claimed, now: datetime) -> Answer:
         return Answer("retry", fout=failure("internal_error", error=type(exc).__name__))
 
 
-def main(*, once: bool, interval: float, batch: int, emit: Callable[[dict], None]) -> None:
+def main(
+    *,
+    once: bool,
+    interval: float,
+    batch: int,
+    emit: Callable[[dict], None],
+    lease: timedelta = outbox.LEASE,
+) -> None:
     """The deliver-webhooks command: one draining run (--once) or a service loop that stops
     cleanly on SIGTERM or Ctrl-C after the delivery in hand."""
     sender = sender_from_config(current_app._get_current_object())
     if once:
         total: Counter[str] = Counter()
         while True:
-            done = deliver_due(sender=sender, limit=batch)
+            done = deliver_due(sender=sender, limit=batch, lease=lease)
             total.update(done)
             if done.total() < batch:
                 break
@@ -145,15 +153,22 @@ def main(*, once: bool, interval: float, batch: int, emit: Callable[[dict], None
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     logger.info("deliver-webhooks: polling every %ss, %s per pass", interval, batch)
-    run(sender=sender, interval=interval, limit=batch, stop=stop)
+    run(sender=sender, interval=interval, limit=batch, stop=stop, lease=lease)
 
 
-def run(*, sender: Sender, interval: float, limit: int, stop: threading.Event) -> None:
+def run(
+    *,
+    sender: Sender,
+    interval: float,
+    limit: int,
+    stop: threading.Event,
+    lease: timedelta = outbox.LEASE,
+) -> None:
     """Pass after pass until stop is set: at once again after a full batch, else after
     interval seconds. A failing pass (database away) is logged and retried."""
     while not stop.is_set():
         try:
-            done = deliver_due(sender=sender, limit=limit)
+            done = deliver_due(sender=sender, limit=limit, lease=lease)
         except Exception:  # keep serving; the next pass tries again
             logger.exception("webhook pass failed")
             db.session.rollback()

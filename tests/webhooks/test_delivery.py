@@ -150,6 +150,27 @@ def test_a_worker_crash_between_send_and_record_sends_again_with_the_same_event_
     assert row["status"] == "sent" and row["pogingen"] == 2
 
 
+def test_a_worker_with_a_shorter_lease_has_its_claims_taken_over_sooner(app, carrier, receiver):
+    register(app, carrier, receiver.url(), ["taak.aangemaakt"])
+    create_task(app, carrier, None)
+    now = utcnow() + timedelta(seconds=1)
+    with app.app_context():
+        from portal.tenancy import carrier_scope
+
+        with carrier_scope(db.session, carrier.id):
+            outbox.claim_due(carrier_id=carrier.id, now=now, lease=timedelta(seconds=8))
+            db.session.commit()  # then the worker is killed
+    assert run_pass(app, now=now + timedelta(seconds=7)) == {}
+    assert run_pass(app, now=now + timedelta(seconds=9)) == {"sent": 1}
+
+
+def test_the_worker_refuses_a_lease_shorter_than_one_post(app):
+    app.config["WEBHOOKS_TIMEOUT"] = 10.0
+    result = app.test_cli_runner().invoke(args=["deliver-webhooks", "--once", "--lease", "5"])
+    assert result.exit_code == 2
+    assert "the lease must be longer" in result.output
+
+
 def test_events_of_one_task_arrive_in_order_even_when_the_first_must_wait(app, carrier, receiver):
     register(app, carrier, receiver.url(), ["taak.aangemaakt", "taak.gewijzigd"])
     task = create_task(app, carrier, None, naam="T0")
