@@ -386,3 +386,24 @@ def test_the_database_keys_of_every_tenant_table_are_the_models(migrated):
         f"{key}: in the database, not in the models" for key in found - expected
     ]
     assert not problems, "\n".join(sorted(problems))
+
+
+def test_the_distribution_statements_name_every_tenant_table_after_those_it_refers_to(tmp_path):
+    from portal import create_app
+
+    app = create_app(
+        {"TESTING": True, "SECRET_KEY": "x", "INSTANCE_PATH": str(tmp_path),
+         "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'x.sqlite'}"}
+    )  # fmt: skip
+    result = app.test_cli_runner().invoke(args=["citus-sql"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "SELECT create_reference_table('transporteurs');"
+    order = [line.split("'")[1] for line in lines[1:]]
+    assert sorted(order) == sorted(TENANT_TABLES)
+    for table in Task.metadata.sorted_tables:
+        if table.name in TENANT_TABLES:
+            for fk in table.foreign_keys:
+                referred = fk.column.table.name
+                if referred in TENANT_TABLES and referred != table.name:
+                    assert order.index(referred) < order.index(table.name), (table.name, referred)

@@ -1,4 +1,5 @@
-"""The PostgreSQL app role: granting it exactly what the app needs."""
+"""The PostgreSQL app role: granting it exactly what the app needs; the statements that
+distribute the tables by carrier on Citus."""
 
 from __future__ import annotations
 
@@ -15,6 +16,14 @@ from portal.extensions import db
 
 def register(app: Flask) -> None:
     """The commands of this module, on app."""
+
+    @app.cli.command("citus-sql")
+    def citus_sql():
+        """Print the statements that distribute the tables by carrier on Citus: carriers a
+        reference table, every tenant table distributed by transporteur_id (co-located, in
+        the order their foreign keys need). Run them as the owner on the coordinator."""
+        for statement in citus_statements():
+            click.echo(statement)
 
     @app.cli.command("grant-app-role")
     @click.argument("role")
@@ -80,3 +89,14 @@ def grant(role: str) -> dict:
     for function in functions:
         db.session.execute(text(f"GRANT EXECUTE ON FUNCTION {function} TO {quoted}"))
     return {"role": role, "tables": tables, "functions": functions}
+
+
+def citus_statements() -> list[str]:
+    """Referenced tables before the tables that refer to them (the metadata's order)."""
+    from portal.models import TENANT_TABLES
+
+    ordered = [t.name for t in db.metadata.sorted_tables if t.name in TENANT_TABLES]
+    return [
+        "SELECT create_reference_table('transporteurs');",
+        *(f"SELECT create_distributed_table('{name}', 'transporteur_id');" for name in ordered),
+    ]
