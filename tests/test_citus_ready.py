@@ -398,8 +398,11 @@ def test_the_distribution_statements_name_every_tenant_table_after_those_it_refe
     result = app.test_cli_runner().invoke(args=["citus-sql"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0] == "SELECT create_reference_table('transporteurs');"
-    order = [line.split("'")[1] for line in lines[1:]]
+    assert lines[:2] == [
+        "SET citus.enable_unsafe_triggers = on;",
+        "SELECT create_reference_table('transporteurs');",
+    ]
+    order = [line.split("'")[1] for line in lines[2:]]
     assert sorted(order) == sorted(TENANT_TABLES)
     for table in Task.metadata.sorted_tables:
         if table.name in TENANT_TABLES:

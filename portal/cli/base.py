@@ -73,3 +73,23 @@ def run(carrier_id: uuid.UUID | None, action):
             db.session.rollback()
             fail(error)
         emit(result)
+
+
+metrics_option = click.option(
+    "--metrics-bind",
+    metavar="HOST:PORT",
+    help="serve this worker's metrics (rijplan_worker_attempts_total) there, for Prometheus; "
+    "an internal address: it asks no token",
+)
+
+
+def serve_metrics(bind: str | None) -> None:
+    """A worker's --metrics-bind: its metrics on a thread of their own."""
+    if not bind:
+        return
+    from portal.ops import counters
+
+    try:
+        counters.serve(bind)
+    except (ValueError, OSError) as error:
+        raise click.BadParameter(str(error), param_hint="--metrics-bind") from None

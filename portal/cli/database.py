@@ -97,6 +97,7 @@ def citus_statements() -> list[str]:
 
     ordered = [t.name for t in db.metadata.sorted_tables if t.name in TENANT_TABLES]
     return [
+        "SET citus.enable_unsafe_triggers = on;",  # the change-notice triggers
         "SELECT create_reference_table('transporteurs');",
         *(f"SELECT create_distributed_table('{name}', 'transporteur_id');" for name in ordered),
     ]

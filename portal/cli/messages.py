@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from flask import Flask
 
-from portal.cli.base import emit
+from portal.cli.base import emit, metrics_option, serve_metrics
 
 
 def register(app: Flask) -> None:
@@ -21,12 +21,14 @@ def register(app: Flask) -> None:
         help="seconds between passes when nothing is due",
     )
     @click.option("--batch", default=100, show_default=True, type=click.IntRange(1, 1000))
-    def send_notifications(once, interval, batch):
+    @metrics_option
+    def send_notifications(once, interval, batch, metrics_bind):
         """Push queued messages to the drivers' devices (Web Push): the outbox worker.
 
         Runs as DATABASE_URL (the app role, under row-level security), not as the owner."""
         from portal.messages.worker import main
 
+        serve_metrics(metrics_bind)
         main(once=once, interval=interval, batch=batch, emit=emit)
 
     @app.cli.command("generate-vapid-keys")

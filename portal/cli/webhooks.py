@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from flask import Flask
 
-from portal.cli.base import emit
+from portal.cli.base import emit, metrics_option, serve_metrics
 
 
 def register(app: Flask) -> None:
@@ -30,7 +30,8 @@ def register(app: Flask) -> None:
         "after it. Keep it above the batch times WEBHOOKS_TIMEOUT, or a slow pass's deliveries "
         "may be posted twice (at least once, as always)",
     )
-    def deliver_webhooks(once, interval, batch, lease):
+    @metrics_option
+    def deliver_webhooks(once, interval, batch, lease, metrics_bind):
         """Post queued webhook deliveries to the carriers' endpoints, signed: the worker.
 
         Runs as DATABASE_URL (the app role, under row-level security), not as the owner.
@@ -47,4 +48,5 @@ def register(app: Flask) -> None:
                 f"one post may take {timeout:g} s (WEBHOOKS_TIMEOUT): the lease must be longer",
                 param_hint="--lease",
             )
+        serve_metrics(metrics_bind)
         main(once=once, interval=interval, batch=batch, emit=emit, lease=timedelta(seconds=lease))

@@ -39,6 +39,11 @@ LEASE = timedelta(seconds=90)
 STILL_RUNNING = "A request with this Idempotency-Key is still being processed; retry later."
 
 
+def still_running() -> Conflict:
+    """The 409 for a key whose first request is at work: retry in a second."""
+    return Conflict(STILL_RUNNING, retry_after_seconds=1)
+
+
 @dataclass(frozen=True)
 class Replay:
     status: int
@@ -72,7 +77,7 @@ def claim(
                 db.session.add(record)
         except IntegrityError:
             # Another request claimed the same key a moment ago.
-            raise Conflict(STILL_RUNNING) from None
+            raise still_running() from None
         return record
     if existing.request_hash != request_hash:
         raise ValidationFailed(
@@ -93,7 +98,7 @@ def _take_over(record: IdempotencyRecord, now, *, abandoned: bool) -> Idempotenc
     worker died): this request's now. Of retries that try at once, the database lets one
     through (the row's lock, and the lease re-read after it)."""
     if not abandoned and record.lease_until is not None and record.lease_until > now:
-        raise Conflict(STILL_RUNNING)
+        raise still_running()
     lease = now + LEASE
     if abandoned:  # the very claim found free: not one another retry took over meanwhile
         free = IdempotencyRecord.lease_until.is_not_distinct_from(record.lease_until)
@@ -111,7 +116,7 @@ def _take_over(record: IdempotencyRecord, now, *, abandoned: bool) -> Idempotenc
         .execution_options(synchronize_session=False)
     )
     if taken.rowcount != 1:
-        raise Conflict(STILL_RUNNING)
+        raise still_running()
     db.session.expire(record)
     return record
 

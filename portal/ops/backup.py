@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -39,8 +40,24 @@ def _tool(name: str) -> str:
     return found
 
 
-def _libpq(url: str) -> str:
+def _libpq(url) -> str:
+    """A libpq connection string of a SQLAlchemy URL (or its text), password included."""
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def _on(admin_url: str, database: str) -> str:
+    """admin_url's server and role, on another database of that server."""
+    return _libpq(make_url(admin_url).set(database=database))
+
+
+def _for_tool(conninfo: str) -> tuple[str, dict]:
+    """conninfo without its password, and the environment that carries it (PGPASSWORD): a
+    password in a command line shows in every user's `ps`."""
+    url = make_url(conninfo)
+    env = dict(os.environ)
+    if url.password is not None:
+        env["PGPASSWORD"] = str(url.password)
+    return url._replace(password=None).render_as_string(hide_password=False), env
 
 
 def _sqlite_path(url: str) -> Path:
@@ -101,11 +118,13 @@ def backup(*, database_url: str, storage, target: Path) -> dict:
             conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             snapshot = conn.execute("SELECT pg_export_snapshot()").fetchone()[0]
             counts = _counts_in(conn)
+            dsn, env = _for_tool(conninfo)
             subprocess.run(  # noqa: S603 - our own arguments, no shell
                 [_tool("pg_dump"), "--format=custom", "--no-owner", f"--snapshot={snapshot}",
-                 "--file", str(folder / "database.dump"), conninfo],
+                 "--file", str(folder / "database.dump"), dsn],
                 check=True,
                 capture_output=True,
+                env=env,
             )  # fmt: skip
             conn.rollback()
         database = {"kind": "postgresql", "file": "database.dump", "tables": counts}
@@ -147,23 +166,22 @@ def restore_drill(*, folder: Path, admin_url: str | None = None, keep: bool = Fa
         if not admin_url:
             raise ValueError("a PostgreSQL backup is restored next to admin_url's database")
         name = f"rijplan_restore_{datetime.now(UTC):%Y%m%d%H%M%S}_{uuid.uuid4().hex[:6]}"
-        server = make_url(admin_url)
-        with psycopg.connect(_libpq(str(server.set(database="postgres"))), autocommit=True) as c:
+        with psycopg.connect(_on(admin_url, "postgres"), autocommit=True) as c:
             c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-        target = _libpq(str(server.set(database=name)))
+        target = _on(admin_url, name)
         try:
+            dsn, env = _for_tool(target)
             subprocess.run(  # noqa: S603 - our own arguments, no shell
-                [_tool("pg_restore"), "--no-owner", "--exit-on-error", "--dbname", target,
+                [_tool("pg_restore"), "--no-owner", "--exit-on-error", "--dbname", dsn,
                  str(folder / database["file"])],
                 check=True,
                 capture_output=True,
+                env=env,
             )  # fmt: skip
             counts = _pg_counts(target)
         finally:
             if not keep:
-                with psycopg.connect(
-                    _libpq(str(server.set(database="postgres"))), autocommit=True
-                ) as c:
+                with psycopg.connect(_on(admin_url, "postgres"), autocommit=True) as c:
                     c.execute(
                         sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
                             sql.Identifier(name)

@@ -4,7 +4,7 @@ middleware can count without importing it)."""
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 ATTEMPTS = Counter(
@@ -38,3 +38,12 @@ def served(method: str, route: str, status: int, seconds: float) -> None:
 def attempt(worker: str, result: str) -> None:
     """Count one delivery attempt of a worker (push or webhook)."""
     ATTEMPTS.labels(worker, result).inc()
+
+
+def serve(bind: str):
+    """Serve this process's metrics (a worker's: it has no web app) on bind, HOST:PORT, an
+    internal address for Prometheus to scrape; the (server, thread), on a daemon thread."""
+    host, _, port = bind.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"{bind!r} is not HOST:PORT")
+    return start_http_server(int(port), addr=host.strip("[]"), registry=REGISTRY)

@@ -178,6 +178,7 @@ def test_a_claim_still_worked_on_is_refused_until_its_lease_ends(
         busy = client.post(url, json=BODY, headers=headers)
         assert busy.status_code == 409
         assert "still being processed" in busy.get_json()["detail"]
+        assert busy.headers["Retry-After"] == "1"  # the first is at work: ask again soon
         assert created(client, driver, api_key) == []
 
         # A holder slower than its lease loses the claim all the same.

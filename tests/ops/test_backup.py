@@ -56,3 +56,18 @@ def test_the_drill_names_a_lost_file_and_a_changed_one(filled, tmp_path):
         [f"{first.relative_to(root).as_posix()}: missing",
          f"{second.relative_to(root).as_posix()}: changed"]
     )  # fmt: skip
+
+
+def test_a_restore_reaches_a_server_that_checks_passwords_without_showing_them():
+    """The restore's databases are reached with the admin role's password (a URL's text
+    would hide it as ***), and pg_dump/pg_restore get it through PGPASSWORD, never in
+    their command line (which every user's `ps` shows)."""
+    from portal.ops import backup
+
+    url = "postgresql+psycopg://rijplan_owner:s3cr%40t@db:5432/rijplan"
+    on_server = backup._on(url, "postgres")
+    assert on_server == "postgresql://rijplan_owner:s3cr%40t@db:5432/postgres"
+
+    dsn, env = backup._for_tool(backup._on(url, "rijplan_restore_x"))
+    assert dsn == "postgresql://rijplan_owner@db:5432/rijplan_restore_x"
+    assert env["PGPASSWORD"] == "s3cr@t"

@@ -52,3 +52,39 @@ def test_the_change_feed_is_set_in_the_environment(monkeypatch, given, kept):
     else:
         monkeypatch.setenv("CHANGE_FEED_URL", given)
     assert config.load()["CHANGE_FEED_URL"] == kept
+
+
+def test_a_workers_metrics_are_served_where_it_is_told():
+    """A worker has no web app: --metrics-bind serves its attempts for Prometheus."""
+    import socket
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from portal.ops import counters
+
+    counters.attempt("webhooks", "sent")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server, thread = counters.serve(f"127.0.0.1:{port}")
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as answer:
+            text = answer.read().decode()
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+    sent = ("rijplan_worker_attempts_total", (("result", "sent"), ("worker", "webhooks")))
+    assert samples[sent] >= 1
+
+
+@pytest.mark.parametrize("command", ["deliver-webhooks", "send-notifications"])
+def test_a_worker_refuses_a_metrics_address_it_cannot_use(app, command):
+    result = app.test_cli_runner().invoke(args=[command, "--once", "--metrics-bind", "nowhere"])
+    assert result.exit_code == 2 and "is not HOST:PORT" in result.output

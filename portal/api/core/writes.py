@@ -10,7 +10,7 @@ from functools import wraps
 from flask import Response, g, request
 
 from portal.api.core.auth_context import principal
-from portal.errors import Conflict, DomainError, ValidationFailed, problem_from_domain
+from portal.errors import DomainError, ValidationFailed, problem_from_domain
 from portal.extensions import db
 from portal.idempotency import service as idempotency
 
@@ -83,7 +83,7 @@ def write(fn):
         )
         if not kept:  # too slow: a retry holds the key now and does the write
             db.session.rollback()
-            raise Conflict(idempotency.STILL_RUNNING)
+            raise idempotency.still_running()
         db.session.commit()
         return response
 
