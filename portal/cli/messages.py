@@ -21,15 +21,25 @@ def register(app: Flask) -> None:
         help="seconds between passes when nothing is due",
     )
     @click.option("--batch", default=100, show_default=True, type=click.IntRange(1, 1000))
+    @click.option(
+        "--lease",
+        default=300,
+        show_default=True,
+        type=click.IntRange(10, 86400),
+        help="seconds a pass holds what it claimed: a killed worker's claims are taken over "
+        "after it",
+    )
     @metrics_option
-    def send_notifications(once, interval, batch, metrics_bind):
+    def send_notifications(once, interval, batch, lease, metrics_bind):
         """Push queued messages to the drivers' devices (Web Push): the outbox worker.
 
         Runs as DATABASE_URL (the app role, under row-level security), not as the owner."""
         from portal.messages.worker import main
 
         serve_metrics(metrics_bind)
-        main(once=once, interval=interval, batch=batch, emit=emit)
+        from datetime import timedelta
+
+        main(once=once, interval=interval, batch=batch, emit=emit, lease=timedelta(seconds=lease))
 
     @app.cli.command("generate-vapid-keys")
     @click.option("--env", "as_env", is_flag=True, help="print lines for an environment file")

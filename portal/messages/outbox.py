@@ -63,7 +63,9 @@ class Claimed:
     targets: tuple[PushTarget, ...]
 
 
-def claim_due(*, carrier_id: uuid.UUID, now: datetime, limit: int = 100) -> list[Claimed]:
+def claim_due(
+    *, carrier_id: uuid.UUID, now: datetime, limit: int = 100, lease: timedelta = LEASE
+) -> list[Claimed]:
     """Take up to limit due messages of the carrier for one worker pass.
 
     The claim moves the next attempt to the end of a lease and counts the attempt, so other
@@ -84,7 +86,7 @@ def claim_due(*, carrier_id: uuid.UUID, now: datetime, limit: int = 100) -> list
     db.session.execute(
         update(Message)
         .where(*due, Message.id.in_(ids))
-        .values(claim_id=claim_id, volgende_poging_op=now + LEASE, pogingen=Message.pogingen + 1)
+        .values(claim_id=claim_id, volgende_poging_op=now + lease, pogingen=Message.pogingen + 1)
         .execution_options(synchronize_session=False)
     )
     rows = db.session.execute(

@@ -15,7 +15,7 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import click
 from flask import Flask, current_app
@@ -75,6 +75,7 @@ def deliver_due(
     now: datetime | None = None,
     limit: int = 100,
     interval: float | None = None,
+    lease: timedelta = outbox.LEASE,
 ) -> Counter[str]:
     """One pass over the outbox: push up to limit due messages; answers how many ended in
     each status (sent, queued for a retry, failed, read meanwhile). Each pass first notes
@@ -90,7 +91,7 @@ def deliver_due(
             break
         with carrier_scope(db.session, carrier_id):
             claimed = outbox.claim_due(
-                carrier_id=carrier_id, now=clock(), limit=limit - done.total()
+                carrier_id=carrier_id, now=clock(), limit=limit - done.total(), lease=lease
             )
             db.session.commit()
             for item in claimed:
@@ -114,7 +115,14 @@ def _send(channel: Channel, target: PushTarget, item: outbox.Claimed) -> SendRes
         return SendResult("retry", fout=failure("internal_error", error=type(exc).__name__))
 
 
-def main(*, once: bool, interval: float, batch: int, emit: Callable[[dict], None]) -> None:
+def main(
+    *,
+    once: bool,
+    interval: float,
+    batch: int,
+    emit: Callable[[dict], None],
+    lease: timedelta = outbox.LEASE,
+) -> None:
     """The send-notifications command: one draining run (--once) or a service loop that
     stops cleanly on SIGTERM or Ctrl-C after the message in hand."""
     app = current_app._get_current_object()
@@ -126,7 +134,7 @@ def main(*, once: bool, interval: float, batch: int, emit: Callable[[dict], None
     if once:
         total: Counter[str] = Counter()
         while True:
-            done = deliver_due(channel=channel, limit=batch)
+            done = deliver_due(channel=channel, limit=batch, lease=lease)
             total.update(done)
             if done.total() < batch:
                 break
@@ -143,7 +151,7 @@ def main(*, once: bool, interval: float, batch: int, emit: Callable[[dict], None
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     logger.info("send-notifications: polling every %ss, %s per pass", interval, batch)
-    run(channel=channel, interval=interval, limit=batch, stop=stop)
+    run(channel=channel, interval=interval, limit=batch, stop=stop, lease=lease)
 
 
 def run(
@@ -153,12 +161,13 @@ def run(
     limit: int,
     stop: threading.Event,
     report: Callable[[Counter[str]], None] | None = None,
+    lease: timedelta = outbox.LEASE,
 ) -> None:
     """Pass after pass until stop is set: at once again after a full batch, else after
     interval seconds. A failing pass (database away) is logged and retried."""
     while not stop.is_set():
         try:
-            done = deliver_due(channel=channel, limit=limit, interval=interval)
+            done = deliver_due(channel=channel, limit=limit, interval=interval, lease=lease)
         except Exception:  # keep serving; the next pass tries again
             logger.exception("outbox pass failed")
             db.session.rollback()

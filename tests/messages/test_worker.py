@@ -253,6 +253,23 @@ def test_claimed_messages_are_not_claimed_again(app, carrier, driver, channel):
     assert in_carrier(app, carrier.id, claim_later) == 1
 
 
+def test_a_shorter_lease_hands_a_killed_workers_messages_on_sooner(app, carrier, driver, channel):
+    send(app, carrier, [driver])
+    now = utcnow()
+
+    def claim(at, **lease):
+        return lambda: len(outbox.claim_due(carrier_id=carrier.id, now=at, **lease))
+
+    assert in_carrier(app, carrier.id, claim(now, lease=timedelta(seconds=30))) == 1
+    assert in_carrier(app, carrier.id, claim(now + timedelta(seconds=29))) == 0
+    assert in_carrier(app, carrier.id, claim(now + timedelta(seconds=30))) == 1
+
+
+def test_the_push_worker_refuses_a_lease_too_short_for_a_push(app):
+    result = app.test_cli_runner().invoke(args=["send-notifications", "--once", "--lease", "2"])
+    assert result.exit_code == 2 and "--lease" in result.output
+
+
 def test_one_pass_serves_every_carrier_in_its_own_scope(app, push_service, channel):
     carriers = [create_carrier(app, name) for name in ("Van der Berg", "Kuipers")]
     ids = []
