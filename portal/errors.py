@@ -87,8 +87,9 @@ def problem_from_domain(error: DomainError) -> Response:
         headers["WWW-Authenticate"] = 'Bearer realm="rijplan"'
     if error.status == 429 and "retry_after_minutes" in extra:
         headers["Retry-After"] = str(extra["retry_after_minutes"] * 60)
-    if "retry_after_seconds" in extra:
-        headers["Retry-After"] = str(extra["retry_after_seconds"])
+    retry_after = getattr(error, "retry_after", None)  # seconds, set on the error
+    if retry_after is not None:
+        headers["Retry-After"] = str(retry_after)
     type_ = type(error).__name__
     return problem(
         error.status,

@@ -40,8 +40,11 @@ STILL_RUNNING = "A request with this Idempotency-Key is still being processed; r
 
 
 def still_running() -> Conflict:
-    """The 409 for a key whose first request is at work: retry in a second."""
-    return Conflict(STILL_RUNNING, retry_after_seconds=1)
+    """The 409 for a key whose first request is at work: retry in a second (a header,
+    Retry-After; the body is the plain conflict)."""
+    error = Conflict(STILL_RUNNING)
+    error.retry_after = 1
+    return error
 
 
 @dataclass(frozen=True)
