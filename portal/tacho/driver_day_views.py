@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 
 from flask import abort, flash, make_response, redirect, render_template, request, url_for
 from flask_babel import format_date, format_datetime
@@ -33,7 +33,7 @@ from portal.tacho.driving_kit import (
     pieces,
     utc_today,
 )
-from portal.tacho.segments import DAY_MIN, KAART_HANDMATIG, ONBEKEND, midnight
+from portal.tacho.segments import DAY_MIN, KLOK_ACHTER, midnight
 from portal.web import errors_at_fields
 from portal.web.kit import current_actor, current_carrier_id, current_zone
 
@@ -183,41 +183,73 @@ def card_number(driver: Driver):
 
 @dataclass(frozen=True)
 class ChangeRow:
-    """One line of the day's list: a segment of the card as the card recorded it."""
+    """One line of the day's list: a change as the card recorded it (its time on the clock of
+    the tachograph it was in) and how long it lasted; `notitie` when the next change was
+    recorded at an earlier minute (a vehicle unit whose clock was behind)."""
 
-    begin: datetime
-    eind: datetime
     utc: str
     lokaal: str
     activiteit: str
     minuten: int
     kaart: str  # in, uit or handmatig
     bemanning: bool
+    notitie: tuple[str, dict] | None = None  # the data note on the step back after it
 
 
-def _change_rows(segments, day: date) -> list[ChangeRow]:
+def _kaart(period) -> str:
+    change = period.change
+    if change.handmatig:
+        return "handmatig"
+    return "in" if change.kaart_in else "uit"
+
+
+def _change_rows(periods, day: date) -> list[ChangeRow]:
+    """The day's changes in the order recorded; changes that follow with the same activity,
+    card state and crew are one line, and a change that lasted no time is left out unless the
+    clock stepped back after it."""
+    start = midnight(day)
+    merged: list[list] = []  # [first period, minutes, achter]
+    for p in periods:
+        last = merged[-1] if merged else None
+        if (
+            last is not None
+            and not last[2]
+            and (last[0].activiteit, _kaart(last[0]), last[0].change.bemanning)
+            == (p.activiteit, _kaart(p), p.change.bemanning)
+        ):
+            last[1] += p.minuten
+            last[2] = p.achter
+            continue
+        merged.append([p, p.minuten, p.achter])
     rows = []
-    for s in segments:
-        local_day = format_datetime(s.begin, "yyyy-MM-dd")
-        local = format_datetime(s.begin, "HH:mm")
-        if local_day != day.isoformat():
-            local = format_datetime(s.begin, "EEE d MMM HH:mm")
-        if s.bron == KAART_HANDMATIG:
-            kaart = "handmatig"
-        elif s.activiteit == ONBEKEND:
-            kaart = "uit"
-        else:
-            kaart = "in"
+    for first, minutes, achter in merged:
+        if minutes == 0 and not achter:
+            continue
+        begin = start + timedelta(minutes=first.change.minuut)
+        local = format_datetime(begin, "HH:mm")
+        if format_datetime(begin, "yyyy-MM-dd") != day.isoformat():
+            local = format_datetime(begin, "EEE d MMM HH:mm")
+        utc = hhmm(begin, day)
+        if minutes:
+            utc += EN_DASH + hhmm(begin + timedelta(minutes=minutes), day)
         rows.append(
             ChangeRow(
-                begin=s.begin,
-                eind=s.eind,
-                utc=f"{hhmm(s.begin, day)}{EN_DASH}{hhmm(s.eind, day)}",
+                utc=utc,
                 lokaal=local,
-                activiteit=s.activiteit,
-                minuten=s.minuten,
-                kaart=kaart,
-                bemanning=s.bemanning,
+                activiteit=first.activiteit,
+                minuten=minutes,
+                kaart=_kaart(first),
+                bemanning=first.change.bemanning,
+                notitie=(
+                    KLOK_ACHTER,
+                    {
+                        "minuten": achter,
+                        "van": first.change.minuut + minutes,
+                        "naar": first.change.minuut + minutes - achter,
+                    },
+                )
+                if achter
+                else None,
             )
         )
     return rows
@@ -243,7 +275,7 @@ def day(driver: Driver, datum: date):
         "view": view,
         "kaart": pieces(view.kaart, view.datum),
         "app": pieces(view.app, view.datum),
-        "changes": _change_rows(view.kaart, view.datum),
+        "changes": _change_rows(view.perioden, view.datum),
         "ticks": ticks,
         "day_min": DAY_MIN,
         "zone_name": current_zone().key,

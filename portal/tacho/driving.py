@@ -19,12 +19,17 @@ from portal.drivers.models import Driver
 from portal.hours import service as hours
 from portal.tacho import reading, rules
 from portal.tacho.segments import (
+    DAY_MIN,
     KAART,
     ONBEKEND,
     VOERTUIG,
     Segment,
+    cap_minutes,
+    clock_notes,
     day_segments,
+    day_totals,
     midnight,
+    periods,
     totals,
 )
 from portal.types import utcnow
@@ -267,6 +272,10 @@ class DayView:
     verschillen: list[tuple[str, dict]]  # (code, params)
     app_in_gebruik: bool = True  # False before the driver's first work day in the app
     kaart_gelezen: bool = True  # False after the newest day of any download of the card
+    # The card's changes as recorded, each with its duration (segments.Period), up to the
+    # end of the day's data; and the day's data notes (code, params), e.g. a clock behind.
+    perioden: list = field(default_factory=list)
+    notities: list[tuple[str, dict]] = field(default_factory=list)
 
 
 DIFF_MIN = 30  # a difference of this many minutes or more is named
@@ -319,9 +328,9 @@ def days(
             current -= timedelta(days=1)
             continue
         row = by_day.get(current)
-        kaart = (
-            day_segments(current, reading.changes_of(row.wijzigingen), until=row.tot) if row else []
-        )
+        changes = reading.changes_of(row.wijzigingen) if row else []
+        kaart = day_segments(current, changes, until=row.tot) if row else []
+        cap = cap_minutes(current, row.tot) if row else DAY_MIN
         app = (
             [
                 Segment(
@@ -333,7 +342,9 @@ def days(
             if current in worked_days
             else []
         )
-        kaart_totaal = totals(kaart) if row else None
+        # The durations of the changes added up: each counts once, also where a lagging
+        # clock stepped back (the timeline then gives the card-out time after it less).
+        kaart_totaal = day_totals(current, changes, until=row.tot) if row else None
         app_totaal = totals(app) if app else None
         app_in_gebruik = app_from is not None and current >= app_from
         kaart_gelezen = card_to is not None and current <= card_to
@@ -351,6 +362,10 @@ def days(
                 else [],
                 app_in_gebruik=app_in_gebruik,
                 kaart_gelezen=kaart_gelezen,
+                perioden=[p for p in periods(changes, cap=cap) if p.change.minuut < cap]
+                if row
+                else [],
+                notities=clock_notes(changes, cap=cap) if row else [],
             )
         )
         current -= timedelta(days=1)

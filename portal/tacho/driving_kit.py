@@ -89,6 +89,8 @@ def _helpers() -> dict:
         "unknown_reason": wording.unknown_reason,
         "describe": wording.finding,
         "difference": wording.difference,
+        "note": wording.note,
+        "note_detail": wording.note_detail,
         "label": wording.label,
     }
 

@@ -141,6 +141,7 @@ def _render_show(
         file_days=file_days,
         unreadable=unreadable,
         duur=wording.duur,
+        note=wording.note,
         file=row,
         driver_name=names.get(row.chauffeur_id),
         plate=plates.get(row.vehicle_id),

@@ -133,6 +133,7 @@ class TachoDay(CarrierScoped, db.Model):
     beschikbaar_min: Mapped[int] = mapped_column(Integer, default=0)
     rust_min: Mapped[int] = mapped_column(Integer, default=0)
     onbekend_min: Mapped[int] = mapped_column(Integer, default=0)
-    # [[minuut, activiteit, kaart_in, bemanning, handmatig, slot], ...] in minute order.
+    # [[minuut, activiteit, kaart_in, bemanning, handmatig, slot], ...] in the order the card
+    # recorded them (a vehicle unit whose clock lagged can make a minute go back).
     wijzigingen: Mapped[list] = mapped_column(JSON, default=list)
     voertuigen: Mapped[list] = mapped_column(JSON, default=list)  # registrations seen that day

@@ -4,7 +4,8 @@ once per card per day in tacho_dagen (the tacho domain's table, like tacho_besta
 A driver card's download gives the card's own days; a vehicle unit's gives, per card that was
 inserted, what the unit recorded while it was. A day seen in several downloads is stored once:
 the card's own record beats a vehicle unit's view of it, and among equals the newest download
-wins. Reading the same file again changes nothing.
+wins. Reading the same file again writes its days again as the reader reads them now (the
+same, unless the reader changed: `flask tacho-reread --alle`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from portal.drivers import service as drivers
 from portal.extensions import db
 from portal.tacho import ddd
 from portal.tacho.models import TachoDay, TachoFile
-from portal.tacho.segments import Change, day_segments, midnight, totals
+from portal.tacho.segments import Change, day_totals, midnight
 
 KAART, VOERTUIG = "kaart", "voertuig"
 RANK = {VOERTUIG: 0, KAART: 1}
@@ -128,10 +129,10 @@ def store_days(*, carrier_id: uuid.UUID, file: TachoFile, parsed) -> int:
     written = 0
     for number, bron, day in entries:
         row = known.get((number, day.datum))
-        if row is not None and not _newer(bron, downloaded, row):
+        if row is not None and not _newer(bron, downloaded, row, file):
             continue
         end = day_end(day.datum, downloaded)
-        minutes = totals(day_segments(day.datum, day.wijzigingen, until=end))
+        minutes = day_totals(day.datum, day.wijzigingen, until=end)
         values = {
             "chauffeur_id": owners[number],
             "tacho_bestand_id": file.id,
@@ -159,8 +160,11 @@ def store_days(*, carrier_id: uuid.UUID, file: TachoFile, parsed) -> int:
     return written
 
 
-def _newer(bron: str, downloaded: datetime | None, row: TachoDay) -> bool:
-    """Whether a day from this download replaces the stored one."""
+def _newer(bron: str, downloaded: datetime | None, row: TachoDay, file: TachoFile) -> bool:
+    """Whether a day from this download replaces the stored one: a better source, a newer
+    download, or the same file read again (a newer reader may read it better)."""
+    if row.tacho_bestand_id == file.id:
+        return True
     if RANK[bron] != RANK[row.bron]:
         return RANK[bron] > RANK[row.bron]
     if row.gedownload_op is None:

@@ -11,7 +11,14 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from portal.schemas import Timestamp, in_range
 from portal.tacho.models import TachoFile
-from portal.tacho.segments import day_segments, midnight, totals
+from portal.tacho.segments import (
+    KLOK_ACHTER,
+    cap_minutes,
+    clock_notes,
+    day_totals,
+    midnight,
+    periods,
+)
 from portal.tacho.service import API_LINK_MAX, API_LINK_MIN, SignedLink
 from portal.types import iso
 
@@ -185,11 +192,37 @@ class TachoWijziging(BaseModel):
     kaart_in: bool = Field(description="whether the card was in a tachograph")
     bemanning: bool = Field(description="multi-manning (crew) rather than single driver")
     handmatig: bool = Field(description="entered by hand on the tachograph (card out)")
+    minuten: int = Field(
+        ge=0,
+        description="how long it lasted: until the next change as recorded, max(0, next "
+        "minute - this minute); the last until midnight, or on the download day until the "
+        "download",
+    )
+
+
+class TachoNotitie(BaseModel):
+    """A data note on a tachograph day. `klok_achter`: the card went to a vehicle unit whose
+    clock was behind, so the next change was recorded `minuten` earlier than the one before
+    (`van` back to `naar`); each change still lasts until the next one, so nothing is
+    counted twice or lost, and the day's minutes add up to 1440 plus `minuten`."""
+
+    model_config = ConfigDict(title="TachoNotitie")
+
+    code: Literal["klok_achter"] = Field(description="a stable code")
+    minuten: int = Field(ge=1, description="how many minutes the clock was behind")
+    van: Timestamp = Field(description="the change recorded before the step back")
+    naar: Timestamp = Field(description="the change recorded after it, at an earlier minute")
+    melding: str = Field(
+        description="the note in English",
+        examples=["clock of another vehicle unit behind by 8 minutes"],
+    )
 
 
 class TachoDag(BaseModel):
-    """One UTC day of a tachograph download: minutes per activity and every change. The
-    minutes add up to 1440, except on the download day, which ends at the download."""
+    """One UTC day of a tachograph download: minutes per activity and every change in the
+    order the card recorded it, each lasting until the next. The minutes add up to 1440 (plus
+    the minutes of a lagging clock, see notities), except on the download day, which ends at
+    the download."""
 
     model_config = ConfigDict(title="TachoDag")
 
@@ -201,7 +234,10 @@ class TachoDag(BaseModel):
     rust_min: int = Field(ge=0)
     onbekend_min: int = Field(ge=0)
     afstand_km: int | None = Field(description="distance driven that day, as recorded")
-    wijzigingen: list[TachoWijziging]
+    wijzigingen: list[TachoWijziging] = Field(description="in the order the card recorded them")
+    notities: list[TachoNotitie] = Field(
+        description="data notes on the day (empty: none), such as a vehicle unit's clock behind"
+    )
 
 
 class Rijtijden(BaseModel):
@@ -280,12 +316,24 @@ class OvertredingQuery(BaseModel):
     )
 
 
+def note_message(code: str, params: dict) -> str:
+    """A day's data note in English, for the API (the portal words it in wording.note)."""
+    if code == KLOK_ACHTER:
+        n = params["minuten"]
+        return f"clock of another vehicle unit behind by {n} minute{'' if n == 1 else 's'}"
+    return code
+
+
 def serialize_day(kaartnummer: str | None, day, until: datetime | None) -> dict:
-    """A card day (parsed) as TachoDag: its segments' minutes up to `until` on the download
-    day, and its changes before that."""
-    segments = day_segments(day.datum, day.wijzigingen, until=until)
-    minutes = totals(segments)
+    """A card day (parsed) as TachoDag: its changes in recorded order up to `until` on the
+    download day, each with its duration, the durations added up per activity, and its notes."""
+    cap = cap_minutes(day.datum, until)
+    minutes = day_totals(day.datum, day.wijzigingen, until=until)
     start = midnight(day.datum)
+
+    def at(minute: int) -> str:
+        return iso(start + timedelta(minutes=minute))
+
     return {
         "datum": day.datum.isoformat(),
         "kaartnummer": kaartnummer,
@@ -297,14 +345,25 @@ def serialize_day(kaartnummer: str | None, day, until: datetime | None) -> dict:
         "afstand_km": getattr(day, "afstand_km", None),
         "wijzigingen": [
             {
-                "tijd": iso(start + timedelta(minutes=c.minuut)),
-                "activiteit": c.activiteit if (c.kaart_in or c.handmatig) else "onbekend",
-                "kaart_in": c.kaart_in,
-                "bemanning": c.bemanning,
-                "handmatig": c.handmatig,
+                "tijd": at(p.change.minuut),
+                "activiteit": p.activiteit,
+                "kaart_in": p.change.kaart_in,
+                "bemanning": p.change.bemanning,
+                "handmatig": p.change.handmatig,
+                "minuten": p.minuten,
             }
-            for c in sorted(day.wijzigingen, key=lambda c: c.minuut)
-            if until is None or start + timedelta(minutes=c.minuut) < until
+            for p in periods(day.wijzigingen, cap=cap)
+            if until is None or start + timedelta(minutes=p.change.minuut) < until
+        ],
+        "notities": [
+            {
+                "code": code,
+                "minuten": params["minuten"],
+                "van": at(params["van"]),
+                "naar": at(params["naar"]),
+                "melding": note_message(code, params),
+            }
+            for code, params in clock_notes(day.wijzigingen, cap=cap)
         ],
     }
 

@@ -3,8 +3,12 @@
 Card downloads, vehicle-unit downloads and the hours a driver records in the app all become
 a sorted row of `Segment`s (UTC, half open, not overlapping); the EU 561/2006 checker
 (portal.tacho.rules) never sees where they came from beyond `bron`. A day of a card is kept
-as its changes (`Change`: a minute of the UTC day and what began then); `day_segments` turns
-one day into segments, ending the last one at midnight or, on the download day, at the
+as its changes (`Change`: a minute of the UTC day and what began then), in the order the card
+recorded them. `periods` says how long each lasted: until the next recorded change, never less
+than nothing; where the next change's minute is earlier, a vehicle unit's clock lagged behind
+the previous one's and the day carries a note (`clock_notes`). `day_totals` adds up those
+durations, so each activity counts once; `day_segments` lays them out one after the other on
+the UTC timeline the checker reads, ending the day at midnight or, on the download day, at the
 moment of the download. Pure: no Flask, no database.
 """
 
@@ -55,33 +59,143 @@ def midnight(day: date) -> datetime:
     return datetime.combine(day, time(0), tzinfo=UTC)
 
 
+@dataclass(frozen=True, slots=True)
+class Period:
+    """One change as the card recorded it and how long it lasted: until the next recorded
+    change, max(0, its minute - this minute); the last until midnight (where the next day's
+    record codes the state at 00:00) or the cap. `achter` > 0: the next change's minute is
+    that much earlier, the clock of the vehicle unit the card went to lagged behind."""
+
+    change: Change
+    minuten: int
+    achter: int = 0
+
+    @property
+    def activiteit(self) -> str:
+        """What the time counts as: card out with nothing entered is ONBEKEND."""
+        return activity_of(self.change)
+
+
+# The code of a day's data note: the clock of another vehicle unit behind by N minutes.
+KLOK_ACHTER = "klok_achter"
+
+
+def activity_of(change: Change) -> str:
+    """What a change's time counts as: its activity, or ONBEKEND with the card out and nothing
+    entered by hand."""
+    return change.activiteit if (change.kaart_in or change.handmatig) else ONBEKEND
+
+
+def _recorded(changes: Sequence[Change]) -> list[Change]:
+    """The changes as recorded; a day that does not open at 00:00 opens unknown (the
+    regulation has every day record code the state at 00:00)."""
+    ordered = list(changes)
+    if not ordered or ordered[0].minuut > 0:
+        ordered.insert(
+            0, Change(0, ONBEKEND, kaart_in=False, slot=ordered[0].slot if ordered else 0)
+        )
+    return ordered
+
+
+def periods(changes: Sequence[Change], *, cap: int = DAY_MIN) -> list[Period]:
+    """Each change of one day in recorded order with its duration (Period). `cap`, in minutes
+    after 00:00, ends the day early (the download day ends at the download): no time counts
+    after it."""
+    ordered = _recorded(changes)
+    out = []
+    for i, change in enumerate(ordered):
+        nxt = ordered[i + 1].minuut if i + 1 < len(ordered) else DAY_MIN
+        out.append(
+            Period(
+                change,
+                max(0, min(nxt, cap) - change.minuut),
+                max(0, change.minuut - nxt),
+            )
+        )
+    return out
+
+
+def cap_minutes(day: date, until: datetime | None) -> int:
+    """The minutes of `day` before `until` (the whole day when until is None or later)."""
+    if until is None:
+        return DAY_MIN
+    seconds = (until - midnight(day)).total_seconds()
+    return max(0, min(DAY_MIN, int(seconds // 60)))
+
+
+def day_totals(
+    day: date, changes: Sequence[Change], *, until: datetime | None = None
+) -> dict[str, int]:
+    """Minutes per activity of one card day: the durations of its changes added up, each
+    counted once (a lagging clock makes the day longer than 24 hours, never eats time)."""
+    out = dict.fromkeys(ACTIVITEITEN, 0)
+    for period in periods(changes, cap=cap_minutes(day, until)):
+        out[period.activiteit] += period.minuten
+    return out
+
+
+def clock_notes(changes: Sequence[Change], *, cap: int = DAY_MIN) -> list[tuple[str, dict]]:
+    """The day's data notes as (code, params): where the next recorded change's minute is
+    earlier than the one before, the clock of the vehicle unit the card went to was behind by
+    that many minutes (`minuten`), from minute `van` back to minute `naar`."""
+    return [
+        (
+            KLOK_ACHTER,
+            {"minuten": p.achter, "van": p.change.minuut, "naar": p.change.minuut - p.achter},
+        )
+        for p in periods(changes, cap=cap)
+        if p.achter and p.change.minuut < cap
+    ]
+
+
+def layout(changes: Sequence[Change]) -> list[tuple[int, int, Period]]:
+    """Where each period of a day lies on the UTC timeline, as (start minute, minutes,
+    period), in recorded order. Changes follow one another: after a lagging clock's step back,
+    later changes lie that many minutes later than their own minute, so none overlaps the time
+    before it; the next stretch with the card out and nothing entered takes the difference
+    back (the card may go back to a unit with the right time). Starts may pass midnight."""
+    out = []
+    shift = 0
+    for period in periods(changes):
+        begin = period.change.minuut + shift
+        length = period.minuten
+        if shift and period.activiteit == ONBEKEND:
+            taken = min(shift, length)
+            length -= taken
+            shift -= taken
+        out.append((begin, length, period))
+        shift += period.achter
+    return out
+
+
+def last_change_at(day: date, changes: Sequence[Change]) -> datetime:
+    """When the day's last recorded change began on the UTC timeline (see layout)."""
+    begin, _length, _period = layout(changes)[-1]
+    return midnight(day) + timedelta(minutes=begin)
+
+
 def day_segments(
     day: date, changes: Sequence[Change], *, until: datetime | None = None, bron: str = KAART
 ) -> list[Segment]:
-    """The segments of one card day: each change lasts until the next; the last until
-    midnight, or until `until` when that falls inside the day (the download day). A day
-    whose changes start after 00:00 is unknown until its first change. Changes at or after
-    `until` are dropped; equal activities that follow each other are merged."""
+    """The segments of one card day in recorded order, laid out by `layout`: each change for
+    its duration; the day ends at midnight, or at `until` when that falls inside the day (the
+    download day); what lies past that end is dropped. Equal activities that follow each
+    other are merged."""
     start = midnight(day)
     end = start + timedelta(days=1)
     if until is not None and until < end:
         end = max(start, until)
     out: list[Segment] = []
-    ordered = sorted(changes, key=lambda c: c.minuut)
-    if not ordered or ordered[0].minuut > 0:
-        first = ordered[0].minuut if ordered else DAY_MIN
-        ordered = [Change(0, ONBEKEND, kaart_in=False), *ordered] if first else ordered
-    for i, change in enumerate(ordered):
-        begin = start + timedelta(minutes=change.minuut)
+    for begin_min, length, period in layout(changes):
+        begin = start + timedelta(minutes=begin_min)
         if begin >= end:
             break
-        nxt = ordered[i + 1].minuut if i + 1 < len(ordered) else DAY_MIN
-        stop = min(end, start + timedelta(minutes=nxt))
+        stop = min(end, begin + timedelta(minutes=length))
         if stop <= begin:
             continue
+        change = period.change
         source = KAART_HANDMATIG if change.handmatig else bron
-        activiteit = change.activiteit if (change.kaart_in or change.handmatig) else ONBEKEND
-        _append(out, Segment(begin, stop, activiteit, source, change.bemanning))
+        _append(out, Segment(begin, stop, period.activiteit, source, change.bemanning))
     return out
 
 

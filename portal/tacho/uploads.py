@@ -29,7 +29,7 @@ from portal.fleet import kenteken as plates
 from portal.fleet import service as fleet
 from portal.tacho import ddd, detect, reading
 from portal.tacho.models import TachoFile
-from portal.tacho.segments import day_segments, totals
+from portal.tacho.segments import cap_minutes, clock_notes, day_totals
 from portal.types import utcnow
 
 logger = logging.getLogger(__name__)
@@ -298,7 +298,13 @@ class FileDay:
 
     @property
     def minuten(self) -> dict[str, int]:
-        return totals(day_segments(self.day.datum, self.day.wijzigingen, until=self.until))
+        """Minutes per activity: the recorded changes' durations added up."""
+        return day_totals(self.day.datum, self.day.wijzigingen, until=self.until)
+
+    @property
+    def notities(self) -> list[tuple[str, dict]]:
+        """The day's data notes (code, params): a vehicle unit's clock behind."""
+        return clock_notes(self.day.wijzigingen, cap=cap_minutes(self.day.datum, self.until))
 
 
 def file_days(*, carrier_id: uuid.UUID, tacho_file_id: uuid.UUID) -> list[FileDay]:

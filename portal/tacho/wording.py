@@ -14,6 +14,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from portal.labels import duur
+from portal.tacho.segments import KLOK_ACHTER
 
 EN_DASH = "\u2013"
 
@@ -198,6 +199,35 @@ def difference(code: str, params: dict) -> str:
         ),
     }
     return texts[code]() if code in texts else f"{code} ({minutes})"
+
+
+def _clock(minute: int) -> str:
+    hours, minutes = divmod(int(minute), 60)
+    return f"{hours:02d}:{minutes:02d}"
+
+
+def note(code: str, params: dict) -> str:
+    """A day's data note in a few words: 'Klok van een andere voertuigeenheid 8 min achter'."""
+    if code == KLOK_ACHTER:
+        return _(
+            "Klok van een andere voertuigeenheid %(duur)s achter", duur=duur(params.get("minuten"))
+        )
+    return code
+
+
+def note_detail(code: str, params: dict) -> str:
+    """What a day's data note means for the day's figures."""
+    if code == KLOK_ACHTER:
+        return _(
+            "Na de wijziging van %(van)s UTC staat de volgende op %(naar)s UTC: de kaart ging "
+            "naar een tachograaf waarvan de klok %(duur)s achterliep. Elke wijziging duurt tot "
+            "de volgende, in de volgorde waarin de kaart ze vastlegde: geen minuut telt dubbel "
+            "of valt weg, en de dag telt daardoor %(duur)s extra.",
+            van=_clock(params.get("van", 0)),
+            naar=_clock(params.get("naar", 0)),
+            duur=duur(params.get("minuten")),
+        )
+    return ""
 
 
 def unknown_reason() -> str:

@@ -128,7 +128,8 @@ def _in_slot(change: Change, slot: int) -> Change:
 def _day_record(
     day: date, previous: int, presence: int, changes: Sequence[Change], distance: int | None
 ) -> bytes:
-    ordered = sorted(changes, key=lambda c: c.minuut)
+    # In the order given, as a card records them (a lagging unit's clock can step back).
+    ordered = list(changes)
     if not ordered or ordered[0].minuut != 0:
         # A day record always opens with the state at 00:00.
         ordered.insert(0, Change(0, ONBEKEND, kaart_in=False))
@@ -152,7 +153,7 @@ def _driven_km(changes: Sequence[Change]) -> int:
     for i, change in enumerate(changes):
         end = changes[i + 1].minuut if i + 1 < len(changes) else DAY_MIN
         if change.activiteit == RIJDEN and change.kaart_in:
-            minutes += end - change.minuut
+            minutes += max(0, end - change.minuut)
     return minutes * 70 // 60
 
 

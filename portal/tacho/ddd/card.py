@@ -25,7 +25,7 @@ from portal.tacho.ddd.model import (
     VehicleUse,
 )
 from portal.tacho.detect import CARD_FILES, CARD_TYPES, _coded, _ia5
-from portal.tacho.segments import Change, midnight
+from portal.tacho.segments import Change, last_change_at, midnight
 
 EF_ICC = 0x0002
 EF_APPLICATION = 0x0501
@@ -521,8 +521,10 @@ def _download_moment(
     earliest = latest = None
     if days:
         newest = days[-1]
-        last: Change | None = max(newest.wijzigingen, key=lambda c: c.minuut, default=None)
-        earliest = midnight(newest.datum) + timedelta(minutes=last.minuut if last else 0)
+        # The last change as recorded (not the largest minute: a lagging unit's clock can
+        # record a later change at an earlier minute), where it lies on the timeline.
+        last: Change | None = newest.wijzigingen[-1] if newest.wijzigingen else None
+        earliest = last_change_at(newest.datum, newest.wijzigingen)
         if last is not None and last.kaart_in:
             latest = midnight(newest.datum) + timedelta(days=1)
     for candidate in (filename_moment(filename), card_download, received_at):

@@ -19,6 +19,7 @@ from portal.tacho.segments import (
     Segment,
     day_segments,
     fill_unknown,
+    last_change_at,
     midnight,
 )
 
@@ -41,7 +42,8 @@ class DamagedFile(NotTachograph):
 
 @dataclass(frozen=True, slots=True)
 class CardDay:
-    """One daily record of a card: its changes (oldest first), presence counter, distance."""
+    """One daily record of a card: its changes in the order recorded (a lagging vehicle unit
+    clock can make a minute smaller than the one before), presence counter, distance."""
 
     datum: date
     aanwezigheid: int  # the daily presence counter (0 for days seen through a vehicle unit)
@@ -137,8 +139,8 @@ class CardDownload:
         end_of_day = midnight(newest.datum) + timedelta(days=1)
         if self.gedownload_op is not None:
             return min(self.gedownload_op, end_of_day)
-        last = max((c.minuut for c in newest.wijzigingen), default=0)
-        return min(midnight(newest.datum) + timedelta(minutes=last + 1), end_of_day)
+        last = last_change_at(newest.datum, newest.wijzigingen)
+        return min(last + timedelta(minutes=1), end_of_day)
 
     def segments(self) -> list[Segment]:
         """All days as segments, oldest first: days without a record between the first and
