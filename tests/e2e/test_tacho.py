@@ -172,6 +172,18 @@ def test_a_planner_uploads_a_real_card_and_reads_its_days_findings_and_time_left
     expect(page.locator("table.rt-changes tbody tr").last).to_contain_text("11:26\u201311:30")
     shot(page, "tacho-real-03-day")
 
+    # 5 September: the card went to a truck whose tachograph's clock was 8 minutes behind.
+    # The day says so, and keeps the changes in the order the card recorded them.
+    page.goto(f"{live_server.url}/rijtijden/chauffeurs/{fixture.id}/dagen/2025-09-05")
+    note = page.get_by_role("note").filter(has_text="Opmerking bij de gegevens")
+    expect(note).to_contain_text("Klok van een andere voertuigeenheid 8 min achter")
+    expect(page.locator("table.rt-totals tr", has_text="Rijden")).to_contain_text("5 u 41")
+    step = page.locator("table.rt-changes tr.rt-clock-step")
+    expect(step).to_have_count(1)
+    expect(step.locator("xpath=preceding-sibling::tr[1]")).to_contain_text("15:01")
+    expect(step.locator("xpath=following-sibling::tr[1]")).to_contain_text("14:53\u201314:54")
+    shot(page, "tacho-real-03b-clock-behind")
+
     # The time left now: the overview and the board's lane.
     page.goto(f"{live_server.url}/rijtijden")
     row = page.locator("tr", has_text="Recent Rijder")
@@ -191,3 +203,7 @@ def test_a_planner_uploads_a_real_card_and_reads_its_days_findings_and_time_left
     page.goto(f"{live_server.url}/rijtijden/chauffeurs/{fixture.id}?tot=2025-09-13")
     expect(page.get_by_role("heading", name="Infringements in these 28 days")).to_be_visible()
     shot(page, "tacho-real-06-driver-en")
+    page.goto(f"{live_server.url}/rijtijden/chauffeurs/{fixture.id}/dagen/2025-09-05")
+    note = page.get_by_role("note").filter(has_text="Data note")
+    expect(note).to_contain_text("Clock of another vehicle unit behind by 8 min")
+    shot(page, "tacho-real-07-clock-behind-en")
