@@ -26,8 +26,9 @@ def _card_timeline(index: int, app_days, first: date, until: datetime) -> list[t
     records them, before the app's weeks the same shifts, weekends off; between shifts the
     card is out and the driver enters rest by hand. Deliberate differences: the first driver
     drove 40 minutes on after the app's last activity of one day; the second once drove 5 h 10
-    without a break; the third left the card out one night without entering anything
-    (unknown time) and moved the truck on a rest day without a work day in the app."""
+    without a break (and, see _truck_swap, changed trucks into one whose clock lags); the
+    third left the card out one night without entering anything (unknown time) and moved the
+    truck on a rest day without a work day in the app."""
     manual_rest = {"kaart_in": False, "handmatig": True}
     timeline: list[tuple] = [(datetime.combine(first, time(0), tzinfo=UTC), "rust", manual_rest)]
     recorded = {day.gestart_op.date(): (day, acts) for day, acts in app_days}
@@ -74,6 +75,34 @@ def _card_timeline(index: int, app_days, first: date, until: datetime) -> list[t
             timeline.append((begin, "rust", manual_rest))
         day += timedelta(days=1)
     return [entry for entry in timeline if entry[0] < until]
+
+
+# A truck whose tachograph's clock runs behind: the card records a step back in time.
+LAGGING_CLOCK_MIN = 8
+
+
+def _truck_swap(days: dict, before: date) -> None:
+    """On the newest working day before `before`: at the first drive from 09:00 UTC the card
+    goes to another truck whose tachograph's clock is LAGGING_CLOCK_MIN minutes behind, so
+    the rest of the day is recorded that much earlier (the card keeps the order, the day
+    view notes the clock)."""
+    from portal.tacho.segments import Change
+
+    for day in sorted((d for d in days if d < before), reverse=True):
+        changes = days[day]
+        at = next(
+            (n for n, c in enumerate(changes) if c.activiteit == "rijden" and c.minuut >= 540),
+            None,
+        )
+        if at is None:
+            continue
+        minute = changes[at].minuut
+        later = [
+            Change(c.minuut - LAGGING_CLOCK_MIN, c.activiteit, c.kaart_in, c.bemanning, c.handmatig)
+            for c in changes[at:]
+        ]
+        days[day] = [*changes[:at], Change(minute, "onbekend", kaart_in=False), *later]
+        return
 
 
 def _card_vehicles(card_days: dict, trucks: list[str], index: int, until: datetime) -> list:
@@ -138,6 +167,8 @@ def seed_tacho(carrier_id, driver_rows, vehicles, planner) -> None:
         start = downloaded.date() - timedelta(days=56 if index == 0 else 28)
         timeline = _card_timeline(index, app[driver.id], start, downloaded)
         days = changes_from_timeline(timeline)
+        if index == 1:
+            _truck_swap(days, downloaded.date())
         periods = [(downloaded, days)]
         if index == 0:
             # An older download: the first four of those eight weeks, made back then.

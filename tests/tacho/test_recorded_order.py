@@ -398,3 +398,26 @@ def test_the_28_days_and_the_files_days_name_the_note(client, planner, real_uplo
     assert overview.count("Klok van een andere voertuigeenheid 8 min achter") == 1
     days = _text(client.get(f"/tachograaf/{file.id}"))
     assert days.count("Klok van een andere voertuigeenheid 8 min achter") == 1
+
+
+def test_the_demo_changes_trucks_into_one_whose_clock_lags_without_losing_driving():
+    from portal.demo.tacho import LAGGING_CLOCK_MIN, _truck_swap
+    from portal.tacho.ddd.build import changes_from_timeline
+
+    day = date(2026, 11, 26)
+    timeline = [
+        (utc(2026, 11, 26, 0), "rust", {"kaart_in": False, "handmatig": True}),
+        (utc(2026, 11, 26, 6), "rijden"),
+        (utc(2026, 11, 26, 8), "werk"),
+        (utc(2026, 11, 26, 9, 30), "rijden"),
+        (utc(2026, 11, 26, 11), "rust", {"kaart_in": False, "handmatig": True}),
+    ]
+    days = changes_from_timeline(timeline)
+    before = day_totals(day, days[day])
+    _truck_swap(days, date(2026, 11, 27))
+    assert clock_notes(days[day]) == [
+        (KLOK_ACHTER, {"minuten": LAGGING_CLOCK_MIN, "van": 570, "naar": 570 - LAGGING_CLOCK_MIN})
+    ]
+    after = day_totals(day, days[day])
+    assert after["rijden"] == before["rijden"] == 120 + 90
+    assert after["rust"] == before["rust"] + LAGGING_CLOCK_MIN
