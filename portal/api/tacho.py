@@ -234,8 +234,13 @@ MAX_PERIOD_DAYS = 366
     tag="tachograph",
     description="The file read in full: a JSON array of its days in date order (for a vehicle "
     "unit: per card that was inserted, the days it recorded while it was), each with minutes "
-    "per activity and every activity change. The minutes of a day add up to 1440, except on "
-    "the download day, which ends at the download. " + SCOPES_TEXT,
+    "per activity and every activity change in the order the card recorded it. Each change "
+    "lasts until the next one, max(0, next minute - its minute) (`minuten`), and the minutes "
+    "per activity add those up. Where the card went to a vehicle unit whose clock was behind, "
+    "the next change has an earlier minute and the day a note in `notities` (code "
+    "`klok_achter`, with the minutes); such a day adds up to 1440 plus those minutes. The "
+    "minutes of a day add up to 1440 otherwise, except on the download day, which ends at the "
+    "download. " + SCOPES_TEXT,
     response=TachoDag,
     many=True,
     errors=(401, 403, 404, 422),
