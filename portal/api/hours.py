@@ -337,10 +337,11 @@ def _week(value: str) -> IsoWeek:
     summary="A driver's week as payable hours under the CAO Beroepsgoederenvervoer",
     tag="hours",
     description="The week's recorded work turned into paid minutes per category (normal, "
-    "overtime 130%, Saturday 150%, Sunday and public holidays 200%, irregular-hours windows) "
+    "meeruren at 100%, overtime 130%, Saturday 150%, Sunday and public holidays 200%, "
+    "irregular-hours windows, the one-day night-trip surcharge, a paid holiday not worked) "
     "per day and for the week, with the time away from the home base and the daily "
-    "allowances (decimal strings, euros). Each paid minute gets one premium, the highest "
-    "that applies; overtime is counted per week beyond the contract hours and never netted "
+    "allowances (decimal strings, euros). Each paid minute gets one rate, the highest "
+    "that applies; overtime is counted per week as `overuren_grens` says and never netted "
     "with another week; a shorter week is made up to the contract hours (`aanvulling_min`). "
     "A running work day counts up to now. `status` says whether a planner approved the "
     "week; `correcties` lists the planner's changes of the week's activities with their "

@@ -163,10 +163,13 @@ class PaySum:
 
     gewerkt_min: int = 0
     normaal_min: int = 0
+    meeruren_min: int = 0
     overuren_130_min: int = 0
     zaterdag_150_min: int = 0
     zondag_200_min: int = 0
     onregelmatig_min: int = 0
+    nachttoeslag_min: int = 0
+    feestdag_min: int = 0
     aanvulling_min: int = 0
     verblijfkosten_eur: Decimal = Decimal("0.00")
     niet_berekend: int = 0  # weeks that could not be computed (their problem on the week page)
@@ -192,12 +195,8 @@ def sums(
             row.niet_berekend += 1
             continue
         t = week.result.totaal
-        row.gewerkt_min += t.gewerkt_min
-        row.normaal_min += t.normaal_min
-        row.overuren_130_min += t.overuren_130_min
-        row.zaterdag_150_min += t.zaterdag_150_min
-        row.zondag_200_min += t.zondag_200_min
+        for name in vars(row):  # the week's totals of the same name, as they are
+            if hasattr(t, name):
+                setattr(row, name, getattr(row, name) + getattr(t, name))
         row.onregelmatig_min += sum(o.min for o in t.onregelmatig)
-        row.aanvulling_min += t.aanvulling_min
-        row.verblijfkosten_eur += t.verblijfkosten_eur
     return out

@@ -42,15 +42,19 @@ WINDOW = "onregelmatig:"  # a window's key: "onregelmatig:avond"
 IDENTITY = {"personeelsnummer": "Personeelsnummer", "naam": "Naam", "jaar": "Jaar", "week": "Week"}
 HOURS = {
     "normaal": "Uren normaal",
+    "meeruren": "Meeruren 100%",
     "overuren_130": "Overuren 130%",
     "zaterdag_150": "Zaterdag 150%",
     "zondag_200": "Zon- en feestdagen 200%",
 }
 TOTAL_KEYS = {
     "normaal": "normaal_min",
+    "meeruren": "meeruren_min",
     "overuren_130": "overuren_130_min",
     "zaterdag_150": "zaterdag_150_min",
     "zondag_200": "zondag_200_min",
+    "nachttoeslag": "nachttoeslag_min",
+    "feestdag": "feestdag_min",
     "aanvulling": "aanvulling_min",
 }
 # Of the Saturday and Sunday minutes, those beyond the contract hours: payroll pays them at
@@ -60,8 +64,12 @@ BEYOND = {
     "zondag_boven_contract": ("Zon- en feestdagen 200% boven contract", "zondag_200_min"),
 }
 MONEY = {"verblijfkosten": "Verblijfkosten"}
-# Minutes a short week is made up to the contract with; after the windows, before money.
-TOP_UP = {"aanvulling": "Aanvulling tot contracturen"}
+# After the windows (then money): night-trip hours, paid holidays not worked, the make-up.
+TOP_UP = {
+    "nachttoeslag": "Nachttoeslag eendaagse ritten",
+    "feestdag": "Doorbetaalde feestdagen",
+    "aanvulling": "Aanvulling tot contracturen",
+}
 CENT = Decimal("0.01")
 
 

@@ -1,6 +1,7 @@
-"""The portal's form of a pay rule set: from when, contract hours, what is paid at which
-percentage, the irregular-hours windows as a table, holidays, and the amounts of the
-verblijfkosten (their structure stays as the set it starts from has it)."""
+"""The portal's form of a pay rule set: from when, contract hours, where overtime starts,
+what is paid at which percentage, the one-day night-trip surcharge, the irregular-hours
+windows as a table, holidays, and the amounts of the verblijfkosten (their structure stays
+as the set it starts from has it)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from decimal import Decimal, InvalidOperation
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import (
+    BooleanField,
     FieldList,
     Form,
     FormField,
@@ -78,7 +80,33 @@ SAMENLOOP_HELP = {
         "Valt een overuur in onregelmatige uren, dan telt het hoogste percentage van de twee."
     ),
     "onregelmatig": _l(
-        "Valt een overuur in onregelmatige uren, dan telt alleen de onregelmatigheidstoeslag."
+        "Valt een overuur in onregelmatige uren, dan telt alleen de onregelmatigheidstoeslag "
+        "(zoals de CAO het samenvat)."
+    ),
+}
+OVERUREN_LABELS = {
+    "cao": _l("Volgens de CAO van die week"),
+    "week_40": _l("Boven 40 uur per week"),
+    "contract": _l("Boven de contracturen"),
+    "dag_8": _l("Oproepkrachten: boven 8 uur per dag"),
+}
+OVERUREN_HELP = {
+    "cao": _l(
+        "Tot en met 2025 boven 40 uur (maandag tot en met vrijdag), met meeruren tussen de "
+        "contracturen en 40 uur; vanaf 2026 boven de contracturen als die onder 40 uur "
+        "liggen (CAO 2026, artikel 27 lid 1)."
+    ),
+    "week_40": _l(
+        "Overuren boven 40 uur op maandag tot en met vrijdag. De uren tussen de contracturen "
+        "en 40 uur zijn meeruren tegen 100%, ook voor deeltijders (CAO tot en met 2025)."
+    ),
+    "contract": _l(
+        "Overuren boven de contracturen, hoogstens 40 uur, op maandag tot en met vrijdag "
+        "(CAO 2026, artikel 27 lid 1)."
+    ),
+    "dag_8": _l(
+        "Overuren boven 8 uur per dag (artikel 10 lid 5). Oproepkrachten krijgen geen "
+        "doorbetaalde feestdagen (artikel 10 lid 1)."
     ),
 }
 
@@ -209,7 +237,22 @@ class RuleSetForm(FlaskForm):
     contracturen = NumberField(
         _l("Contracturen per week"),
         message=_l("Vul een aantal uren in, bijvoorbeeld 40 of 32,5."),
-        description=_l("Voor chauffeurs zonder eigen contracturen. Daarboven: overuren."),
+        description=_l(
+            "Voor chauffeurs zonder eigen contracturen; een kortere week wordt "
+            "aangevuld tot de contracturen."
+        ),
+    )
+    overuren_grens = RadioField(
+        _l("Overuren"),
+        choices=[SelectChoice(k, v) for k, v in OVERUREN_LABELS.items()],
+        validate_choice=False,
+    )
+    dubbele_bemanning = BooleanField(
+        _l("Dubbel bemande voertuigen"),
+        description=_l(
+            "De week voor overuren loopt tot zaterdag 07:00 en de zaterdagtoeslag begint om "
+            "07:00 (artikel 27 lid 2 en 33 lid 2)."
+        ),
     )
     betaalde_soorten = SelectMultipleField(
         _l("Betaalde activiteiten"),
@@ -230,6 +273,20 @@ class RuleSetForm(FlaskForm):
         _l("Overuren in onregelmatige uren"),
         choices=[SelectChoice(k, v) for k, v in SAMENLOOP_LABELS.items()],
         validate_choice=False,
+    )
+    nachtrit_procent = PercentField(
+        _l("Toeslag eendaagse nachtrit (%)"),
+        message=_l("Vul een heel percentage in, bijvoorbeeld 19."),
+        description=_l(
+            "Bovenop het uurloon voor de diensturen van een eendaagse rit tussen de twee "
+            "tijden, ook naast overuren; 0 is geen toeslag (artikel 37)."
+        ),
+    )
+    nachtrit_van = StringField(
+        _l("Nachtrit van"), render_kw={"placeholder": "21:00", "inputmode": "numeric"}
+    )
+    nachtrit_tot = StringField(
+        _l("Nachtrit tot"), render_kw={"placeholder": "05:00", "inputmode": "numeric"}
     )
     vensters = FieldList(FormField(WindowForm), min_entries=0)
     feestdagen = SelectMultipleField(
@@ -319,7 +376,17 @@ def fill(form: RuleSetForm, rules: cao.Regelset, *, basis: str) -> None:
     form.naam.data = rules.naam
     form.contracturen.data = Decimal(rules.contracturen)
     form.betaalde_soorten.data = list(rules.betaalde_soorten)
-    for name in ("overuren_procent", "zaterdag_procent", "zondag_procent", "samenloop"):
+    for name in (
+        "overuren_grens",
+        "dubbele_bemanning",
+        "overuren_procent",
+        "zaterdag_procent",
+        "zondag_procent",
+        "samenloop",
+        "nachtrit_procent",
+        "nachtrit_van",
+        "nachtrit_tot",
+    ):
         form[name].data = getattr(rules, name)
     for venster in rules.vensters:
         form.vensters.append_entry(
@@ -376,6 +443,11 @@ def rules_from(form: RuleSetForm, base: cao.Regelset) -> cao.Regelset:
         zaterdag_procent=form.zaterdag_procent.data,
         zondag_procent=form.zondag_procent.data,
         samenloop=form.samenloop.data,
+        overuren_grens=form.overuren_grens.data,
+        dubbele_bemanning=bool(form.dubbele_bemanning.data),
+        nachtrit_procent=form.nachtrit_procent.data,
+        nachtrit_van=(form.nachtrit_van.data or "").strip(),
+        nachtrit_tot=(form.nachtrit_tot.data or "").strip(),
         vensters=tuple(vensters),
         feestdagen=tuple(k for k in cao.FEESTDAGEN if k in (form.feestdagen.data or ())),
         extra_feestdagen=form.extra_feestdagen.data or (),

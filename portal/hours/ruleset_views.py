@@ -23,6 +23,8 @@ from portal.hours.pay_models import RuleSet
 from portal.hours.ruleset_forms import (
     DEEL_LABELS,
     FEESTDAG_LABELS,
+    OVERUREN_HELP,
+    OVERUREN_LABELS,
     SAMENLOOP_HELP,
     SAMENLOOP_LABELS,
     WEEKDAG_NAMEN,
@@ -33,6 +35,7 @@ from portal.hours.ruleset_forms import (
     rules_from,
     used_rows,
 )
+from portal.hours.totals import IsoWeek
 from portal.unit_of_work import portal_write
 from portal.web.kit import current_actor, current_carrier_id, current_zone
 
@@ -99,6 +102,13 @@ def word(code: str, params: dict, form: RuleSetForm) -> str:
         ),
         "procent_te_hoog": lambda: _("Hoogstens %(max)s%%.", max=params["max"]),
         "samenloop_onbekend": lambda: _("Kies een van de twee."),
+        "overuren_grens_onbekend": lambda: _("Kies een van de regels voor overuren."),
+        "ja_nee_ongeldig": lambda: _("Kies ja of nee."),
+        "toeslag_ongeldig": lambda: _(
+            "Tussen %(min)s%% en %(max)s%% (0 is geen toeslag).",
+            min=params["min"],
+            max=params["max"],
+        ),
         "venster_naam_ongeldig": lambda: _("Geef elke rij een eigen naam."),
         "dag_ongeldig": lambda: _("Kies minstens één dag."),
         "tijd_ongeldig": lambda: _("Vul een tijd in zoals 19:00 (00:00 tot 24:00)."),
@@ -205,6 +215,7 @@ def _render(form: RuleSetForm, base: cao.Regelset, row: RuleSet | None, status=2
         amounts=form.amounts,
         deel_labels=DEEL_LABELS,
         samenloop_help=SAMENLOOP_HELP,
+        overuren_help=OVERUREN_HELP,
         table_errors=extra.pop("table_errors", []),
         general=extra.pop("general", []),
         **extra,
@@ -225,14 +236,21 @@ def index():
     listed = [(row, rulesets.as_rules(row)) for row in rows]
     # A set holds up to and including the Sunday before the next set's Monday.
     ends = {row.id: nxt.geldig_vanaf - timedelta(days=1) for row, nxt in pairwise(rows)}
+    holding = rulesets.holding(rows, today)
+    preset = cao.cao_preset(rulesets.PRESET_FROM)
+    in_force = rulesets.as_rules(holding) if holding else preset
     return render_template(
         "hours/rulesets/index.html",
         listed=list(reversed(listed)),
         ends=ends,
-        holding=rulesets.holding(rows, today),
+        holding=holding,
         today=today,
-        preset=cao.cao_preset(rulesets.PRESET_FROM),
+        preset=preset,
+        in_force=in_force,
+        in_force_overtime=in_force.grens_voor(IsoWeek.of(today).jaar),
         samenloop_labels=SAMENLOOP_LABELS,
+        samenloop_help=SAMENLOOP_HELP,
+        overuren_labels=OVERUREN_LABELS,
     )
 
 

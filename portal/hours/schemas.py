@@ -408,11 +408,27 @@ class BovenContractUren(BaseModel):
 
 
 class BetaaldeUren(BaseModel):
-    gewerkt_min: int = Field(description="paid minutes worked")
-    normaal_min: int
-    overuren_130_min: int
+    gewerkt_min: int = Field(
+        description="paid minutes worked: normaal, meeruren, overuren_130, zaterdag_150 and "
+        "zondag_200 add up to it"
+    )
+    normaal_min: int = Field(description="minutes within the contract hours at the hourly wage")
+    meeruren_min: int = Field(
+        description="minutes beyond the contract hours at the hourly wage (100%): weekday "
+        "hours between the contract and where overtime starts (40 hours under the CAO up to "
+        "2025), and overtime minutes that earn an irregular-hours surcharge instead"
+    )
+    overuren_130_min: int = Field(description="overtime minutes at the overtime rate")
     zaterdag_150_min: int
     zondag_200_min: int
+    feestdag_min: int = Field(
+        description="a paid public holiday on a weekday not worked: the service hours noted "
+        "for it (CAO art. 64), not part of gewerkt_min"
+    )
+    nachttoeslag_min: int = Field(
+        description="paid minutes of a one-day trip in the night window that also earn the "
+        "night-trip surcharge (`nachttoeslag_procent` on top of their own rate)"
+    )
     onregelmatig: list[OnregelmatigUren]
     boven_contract: BovenContractUren
     onbetaald_min: int = Field(description="recorded but unpaid minutes (breaks)")
@@ -433,8 +449,8 @@ class BetaaldeDag(BetaaldeUren):
 
 class BetaaldeWeekTotaal(BetaaldeUren):
     aanvulling_min: int = Field(
-        description="minutes made up to the guaranteed contract hours (never taken from "
-        "another week)"
+        description="minutes made up to the guaranteed contract hours: the contract less the "
+        "paid minutes and the paid holiday minutes (never taken from another week)"
     )
 
 
@@ -447,6 +463,22 @@ class BetaaldeWeek(BaseModel):
     week: str = Field(examples=["2026-W48"])
     regelset_geldig_vanaf: date = Field(description="the first day of the rule set applied")
     contract_min: int = Field(description="the contract hours of the week, in minutes")
+    overuren_grens: Literal["week_40", "contract", "dag_8"] = Field(
+        description="where overtime started this week: weekday hours above 40 (`week_40`), "
+        "above the contract hours up to 40 (`contract`, the CAO from 2026) or above 8 hours "
+        "a day (`dag_8`, on-call workers)"
+    )
+    dubbele_bemanning: bool = Field(
+        description="double manning: the overtime week runs to Saturday 07:00 and the "
+        "Saturday rate starts then"
+    )
+    samenloop: Literal["hoogste", "onregelmatig"] = Field(
+        description="where overtime meets an irregular-hours window: the higher rate, or "
+        "the window's surcharge only"
+    )
+    nachttoeslag_procent: int = Field(
+        description="the one-day night-trip surcharge in percent of the hourly wage (0: none)"
+    )
     per_dag: list[BetaaldeDag]
     totaal: BetaaldeWeekTotaal
     correcties: list[Correctie] = Field(

@@ -159,6 +159,34 @@ def correction_change(old: dict, new: dict, zone) -> str:
     )
 
 
+OVERTIME_RULES = {
+    "week_40": _l(
+        "Overuren: boven 40 uur op maandag tot en met vrijdag; de uren tussen de contracturen "
+        "en 40 uur zijn meeruren (100%)."
+    ),
+    "contract": _l(
+        "Overuren: boven de contracturen (hoogstens 40 uur) op maandag tot en met vrijdag."
+    ),
+    "dag_8": _l("Overuren: boven 8 uur per dag (oproepkracht)."),
+}
+SAMENLOOP_RULES = {
+    "onregelmatig": _l(
+        "Een overuur in onregelmatige uren krijgt alleen de onregelmatigheidstoeslag."
+    ),
+    "hoogste": _l("Een overuur in onregelmatige uren krijgt het hoogste van de twee percentages."),
+}
+
+
+def overtime_rule(result) -> str:
+    """Which overtime rule computed the week, in words."""
+    parts = [str(OVERTIME_RULES.get(result.overuren_grens, result.overuren_grens))]
+    if result.dubbele_bemanning:
+        parts.append(_("Dubbel bemand: de week voor overuren loopt tot zaterdag 07:00."))
+    if result.totaal.onregelmatig:
+        parts.append(str(SAMENLOOP_RULES.get(result.samenloop, result.samenloop)))
+    return " ".join(parts)
+
+
 def review_context(found, zone) -> dict:
     """What the week page's review shows, worded."""
     payable = found.payable
@@ -174,4 +202,5 @@ def review_context(found, zone) -> dict:
         "correction_change": lambda old, new: correction_change(old, new, zone),
         "preset_rules": result is not None and result.regelset_geldig_vanaf == PRESET_FROM,
         "contract_hours": format_decimal(result.contract_min / 60) if result else "",
+        "overtime_rule": overtime_rule(result) if result else "",
     }

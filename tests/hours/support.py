@@ -179,3 +179,25 @@ def expected_minutes(plan: dict, first: date, last: date) -> dict:
                     minute += timedelta(minutes=1)
         result[driver_id] = per_day
     return result
+
+
+def set_contract(app, carrier, driver, hours) -> None:
+    """The driver's own contract hours per week."""
+    from decimal import Decimal
+
+    from portal.drivers.models import Driver
+    from portal.extensions import db
+
+    def go():
+        db.session.get(Driver, (carrier.id, driver.id)).contracturen = Decimal(hours)
+
+    in_carrier(app, carrier.id, go)
+
+
+def record_nine_hours(app, carrier, driver, days) -> None:
+    """Days (ISO dates) of 07:00-16:00 driving, no break: 9 paid hours each."""
+    for day in days:
+        record_day(
+            app, carrier, driver, at(day, "07:00"), at(day, "16:00"),
+            [("rijden", at(day, "07:00"), at(day, "16:00"))],
+        )  # fmt: skip

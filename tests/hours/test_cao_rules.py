@@ -47,12 +47,27 @@ def test_preset_is_valid_and_ships_the_cao_structure_without_amounts():
         150,
         200,
     )
+    # Where overtime starts follows the CAO in force; where it meets an irregular-hours
+    # surcharge only that surcharge is paid; the CAO has no irregular-hours table for
+    # drivers; one-day night trips earn 19% from 21:00 to 05:00 (docs/cao.md).
+    assert (PRESET.overuren_grens, PRESET.dubbele_bemanning) == ("cao", False)
+    assert PRESET.samenloop == "onregelmatig"
+    assert PRESET.vensters == ()
+    assert (PRESET.nachtrit_procent, PRESET.nachtrit_van, PRESET.nachtrit_tot) == (
+        19,
+        "21:00",
+        "05:00",
+    )
+    assert PRESET.nachtrit_spans() == [(21 * 60, 1440), (0, 5 * 60)]
     assert "pauze" not in PRESET.betaalde_soorten
     assert "beschikbaarheid" in PRESET.betaalde_soorten
     assert PRESET.feestdagen == CAO_FEESTDAGEN
     kosten = PRESET.verblijfkosten
     assert kosten.drempel_min == 240
     assert kosten.eendaags.uurtarieven and kosten.tussendag.vaste_bedragen
+    # A one-day trip that leaves after 14:00 and lasts 12 hours earns a fixed extra amount.
+    (extra,) = kosten.eendaags.vaste_bedragen
+    assert (extra.vertrek_na, extra.min_afwezig_min) == ("14:00", 12 * 60)
     assert not PRESET.verblijfkosten_ingevuld  # amounts are the carrier's to enter
     assert "verblijfkosten" in PRESET.bron
     entered = replace(kosten.tussendag.vaste_bedragen[0], bedrag=Decimal("48.12"))
@@ -142,6 +157,20 @@ def test_weekdays_without_windows_need_none():
         ({"samenloop": "beide"}, [("samenloop_onbekend", "samenloop")]),
         ({"feestdagen": ("koningsdag", "sinterklaas")}, [("feestdag_onbekend", "feestdagen")]),
         ({"max_dag_min": 0}, [("max_dag_ongeldig", "max_dag_min")]),
+        ({"overuren_grens": "boven_38"}, [("overuren_grens_onbekend", "overuren_grens")]),
+        ({"overuren_grens": "dag_8", "dubbele_bemanning": True}, []),
+        ({"dubbele_bemanning": "ja"}, [("ja_nee_ongeldig", "dubbele_bemanning")]),
+        ({"nachtrit_procent": 0}, []),
+        ({"nachtrit_procent": 101}, [("toeslag_ongeldig", "nachtrit_procent")]),
+        ({"nachtrit_procent": -1}, [("toeslag_ongeldig", "nachtrit_procent")]),
+        ({"nachtrit_procent": None}, [("procent_ongeldig", "nachtrit_procent")]),
+        ({"nachtrit_procent": True}, [("procent_ongeldig", "nachtrit_procent")]),
+        ({"nachtrit_van": "25:00"}, [("tijd_ongeldig", "nachtrit_van")]),
+        ({"nachtrit_van": "24:00"}, [("tijd_ongeldig", "nachtrit_van")]),
+        ({"nachtrit_tot": ""}, [("tijd_ongeldig", "nachtrit_tot")]),
+        ({"nachtrit_tot": "21:00"}, [("venster_leeg", "nachtrit_tot")]),
+        ({"nachtrit_van": "00:00", "nachtrit_tot": "24:00"}, [("venster_leeg", "nachtrit_tot")]),
+        ({"nachtrit_van": "22:00", "nachtrit_tot": "24:00"}, []),
     ],
 )
 def test_rule_set_checks(changes, expected):
@@ -258,11 +287,58 @@ def test_a_carrier_adjusts_the_holidays():
     assert list(fewer) == [date(2026, 1, 1)]
 
 
+def test_where_overtime_starts_follows_the_cao_of_the_weeks_iso_year():
+    """Up to 2025 above 40 hours (art. 27 lid 1 as TLN and the unions explain it); from the
+    CAO 2026 above the contract hours when those are under 40. Week 2026-W01 begins on
+    Monday 29 December 2025 and belongs to 2026, the year of its Thursday."""
+    assert [PRESET.grens_voor(jaar) for jaar in (2024, 2025, 2026, 2027)] == [
+        "week_40",
+        "week_40",
+        "contract",
+        "contract",
+    ]
+    for fixed in ("week_40", "contract", "dag_8"):
+        assert replace(PRESET, overuren_grens=fixed).grens_voor(2025) == fixed
+        assert replace(PRESET, overuren_grens=fixed).grens_voor(2026) == fixed
+    preset_2025 = cao_preset(date(2025, 1, 6))
+    first = bereken_week(jaar=2026, week=1, werkdagen=[], regelsets=[preset_2025])
+    last = bereken_week(jaar=2025, week=52, werkdagen=[], regelsets=[preset_2025])
+    assert (first.overuren_grens, last.overuren_grens) == ("contract", "week_40")
+
+
+def test_a_set_saved_before_the_new_fields_loads_with_the_cao_and_keeps_its_samenloop():
+    """Old JSON has no overtime rule, double manning or night trip: it gets the CAO's rule
+    for each week and the CAO's night-trip surcharge; its own samenloop stays."""
+    old = regelset_naar_json(replace(PRESET, samenloop="hoogste"))
+    for name in ("overuren_grens", "dubbele_bemanning", "nachtrit_procent", "nachtrit_van",
+                 "nachtrit_tot"):  # fmt: skip
+        del old[name]
+    loaded = regelset_uit_json(old)
+    assert loaded.samenloop == "hoogste"
+    assert (loaded.overuren_grens, loaded.dubbele_bemanning) == ("cao", False)
+    assert (loaded.nachtrit_procent, loaded.nachtrit_van, loaded.nachtrit_tot) == (
+        19,
+        "21:00",
+        "05:00",
+    )
+    assert valideer_regelset(loaded) == []
+    # A set without samenloop at all (never written so) would keep the old rule.
+    del old["samenloop"]
+    assert regelset_uit_json(old).samenloop == "hoogste"
+
+
 def test_a_rule_set_is_stored_as_json_and_read_back():
     entered = replace(
         PRESET,
         extra_feestdagen=(date(2026, 12, 31),),
         contracturen=Decimal("38.5"),
+        vensters=(
+            Venster("nacht", (1, 2, 3, 4, 5), "00:00", "06:00", 130),
+            Venster("dag", (1, 2, 3, 4, 5), "06:00", "24:00", 100),
+        ),
+        overuren_grens="dag_8",
+        dubbele_bemanning=True,
+        nachtrit_procent=21,
     )
     data = json.loads(json.dumps(regelset_naar_json(entered)))
     assert data["contracturen"] == "38.5"
@@ -273,6 +349,11 @@ def test_a_rule_set_is_stored_as_json_and_read_back():
         "tot": "06:00",
         "procent": 130,
     }
+    assert (data["overuren_grens"], data["dubbele_bemanning"], data["nachtrit_procent"]) == (
+        "dag_8",
+        True,
+        21,
+    )
     assert regelset_uit_json(data) == entered
     for bad in ({"geldig_vanaf": "2026-01-05", "kleur": "rood"}, {}, {"contracturen": "x"}):
         with pytest.raises(ValueError):

@@ -196,7 +196,9 @@ def test_overtime_and_an_irregular_window_never_both(avond, samenloop, overuren,
     day = per_dag(result)[date(2026, 11, 20)]
     assert day.gewerkt_min == 300
     assert day.overuren_130_min == overuren
-    assert day.normaal_min == onregelmatig
+    # A window minute beyond the contract is paid at the hourly wage plus the window's
+    # surcharge: meeruren, never normaal (those are the contract's own minutes).
+    assert (day.normaal_min, day.meeruren_min) == (0, onregelmatig)
     assert sum(o.boven_contract_min for o in day.onregelmatig) == onregelmatig
     assert sum(o.min for o in day.onregelmatig) == onregelmatig
     assert day.boven_contract.min == 300
@@ -239,6 +241,235 @@ def test_an_activity_across_sunday_midnight_counts_in_each_week():
         ("avond", 0),
     ]
     assert (sunday.totaal.afwezig_min, monday.totaal.afwezig_min) == (120, 120)
+
+
+# --- the CAO's text, case by case (docs/cao.md cites each article) ------------------------
+
+
+def figures(uren) -> tuple[int, int, int, int, int]:
+    """(normaal, meeruren, overuren 130, zaterdag 150, zondag 200) in hours, for tables."""
+    return tuple(
+        getattr(uren, f"{name}_min") / 60
+        for name in ("normaal", "meeruren", "overuren_130", "zaterdag_150", "zondag_200")
+    )
+
+
+NINE_HOURS = {
+    2025: [dienst(f"2025-11-{d}", "07:00", "16:00", pauze=None) for d in range(17, 22)],
+    2026: [dienst(f"2026-11-{d}", "07:00", "16:00", pauze=None) for d in range(16, 21)],
+}
+
+
+@pytest.mark.parametrize(
+    ("jaar", "grens", "days", "total"),
+    [
+        # CAO up to 2025, art. 27 lid 1: "Overuren zijn uren, niet liggend op zaterdag en/of
+        # zondag, waarmee de diensttijd van 40 uur in de week wordt overschreden." TLN: "De 8
+        # uren, tussen de 32 en 40, zijn wel 'meeruren', maar geen overuren."
+        (2025, "week_40",
+         [(9, 0, 0, 0, 0)] * 3 + [(5, 4, 0, 0, 0), (0, 4, 5, 0, 0)], (32, 8, 5, 0, 0)),
+        # CAO 2026, art. 27 lid 1: "Overuren zijn uren, liggend op maandag tot en met
+        # vrijdag, waarmee de diensttijd van 40 uur in de week, dan wel de individueel
+        # overeengekomen arbeidstijd als dit minder is dan 40 uur per week, wordt
+        # overschreden."
+        (2026, "contract",
+         [(9, 0, 0, 0, 0)] * 3 + [(5, 0, 4, 0, 0), (0, 0, 9, 0, 0)], (32, 0, 13, 0, 0)),
+    ],
+    ids=["cao-2025", "cao-2026"],
+)  # fmt: skip
+def test_a_32_hour_driver_working_5_times_9_hours(jaar, grens, days, total):
+    """Weekday minutes in time order from Monday 00:00: up to the contract normal, then up
+    to where overtime starts meeruren at 100%, then overtime at 130%."""
+    nummer = 47
+    result = week(jaar, nummer, NINE_HOURS[jaar], contracturen=Decimal(32))
+    assert result.overuren_grens == grens
+    assert [figures(d) for d in result.per_dag[:5]] == days
+    assert figures(result.totaal) == total
+    assert result.totaal.aanvulling_min == 0
+    assert result.totaal.boven_contract.min == 13 * 60
+    # A carrier may fix either rule: the figures follow the rule, not the year.
+    other = "contract" if grens == "week_40" else "week_40"
+    fixed = week(jaar, nummer, NINE_HOURS[jaar], replace(REGELS, overuren_grens=other),
+                 contracturen=Decimal(32))  # fmt: skip
+    assert figures(fixed.totaal) == ((32, 0, 13, 0, 0) if other == "contract" else (32, 8, 5, 0, 0))
+
+
+def test_saturday_hours_make_up_the_contract_first_and_are_never_meeruren():
+    """CAO art. 33 lid 1: "Alle diensturen op zaterdag worden vergoed door betaling van het
+    uurloon vermeerderd met een toeslag van 50%." 28 weekday hours and 6 on Saturday for a
+    32-hour contract: 4 Saturday hours fill the contract (surcharge only), 2 are beyond it
+    (in full); none are meeruren, and nothing is made up."""
+    days = [dienst(f"2025-11-{d}", "08:00", "15:00", pauze=None) for d in range(17, 21)]
+    saturday = dienst("2025-11-22", "07:00", "13:00", pauze=None)
+    result = week(2025, 47, [*days, saturday], contracturen=Decimal(32))
+    assert figures(result.totaal) == (28, 0, 0, 6, 0)
+    assert (result.totaal.boven_contract.min, result.totaal.boven_contract.zaterdag_150_min) == (
+        120,
+        120,
+    )
+    assert result.totaal.aanvulling_min == 0
+
+
+def test_on_call_workers_earn_overtime_above_8_hours_a_day():
+    """CAO art. 10 lid 5: "Overuren zijn de uren, waarmee de diensttijd van gemiddeld 8 uur
+    per dag wordt overschreden." An on-call driver without contract hours: 10, 6 and 9 hours
+    give 3 overtime hours, the rest at 100%; Koningsdag not worked is not paid (art. 10 lid 1
+    excludes art. 64)."""
+    oproep = replace(REGELS, overuren_grens="dag_8")
+    days = [
+        dienst("2026-04-28", "06:00", "16:00", pauze=None),
+        dienst("2026-04-29", "06:00", "12:00", pauze=None),
+        dienst("2026-04-30", "06:00", "15:00", pauze=None),
+    ]
+    result = week(2026, 18, days, oproep, contracturen=Decimal(0))
+    assert result.overuren_grens == "dag_8"
+    assert [figures(d) for d in result.per_dag[1:4]] == [(0, 8, 2, 0, 0), (0, 6, 0, 0, 0),
+                                                          (0, 8, 1, 0, 0)]  # fmt: skip
+    assert result.per_dag[0].feestdag == "Koningsdag"
+    assert (result.totaal.feestdag_min, result.totaal.aanvulling_min) == (0, 0)
+
+
+@pytest.mark.parametrize(
+    ("dubbel", "saturday"),
+    [(True, (0, 0, 4, 3, 0)), (False, (0, 0, 0, 7, 0))],
+    ids=["double-manned", "single"],
+)
+def test_double_manning_counts_overtime_up_to_saturday_7(dubbel, saturday):
+    """CAO art. 27 lid 2: "Voor rijdend personeel op dubbelbemande voertuigen geldt lid 1
+    voor de uren liggend op maandag tot en met zaterdag 7.00 uur"; art. 33 lid 2: "alle
+    diensturen op zaterdag na 07.00 uur" earn the Saturday surcharge."""
+    days = [dienst(f"2026-11-{d}", "08:00", "16:00", pauze=None) for d in range(16, 21)]
+    saturday_shift = dienst("2026-11-21", "03:00", "10:00", pauze=None)
+    regels = replace(REGELS, dubbele_bemanning=dubbel)
+    result = week(2026, 47, [*days, saturday_shift], regels)
+    assert figures(per_dag(result)[date(2026, 11, 21)]) == saturday
+    assert result.dubbele_bemanning is dubbel
+
+
+# The one-day tariff with the amounts the CAO 2026 names per 1 January 2026 (art. 40 lid 3a).
+CAO_2026 = replace(
+    REGELS,
+    vensters=(),
+    verblijfkosten=replace(
+        cao_preset(date(2025, 1, 6)).verblijfkosten,
+        eendaags=Dagtarief(
+            uurtarieven=(
+                Uurtarief("per uur afwezig", "00:00", "24:00", Decimal("0.83")),
+                Uurtarief("avond", "18:00", "24:00", Decimal("3.77"), vertrek_voor="14:00"),
+            ),
+            vaste_bedragen=(
+                Vastbedrag("extra", Decimal("15.73"), vertrek_na="14:00", min_afwezig_min=720),
+            ),
+        ),
+    ),
+)
+
+
+def shift_15_to_0330(day: str, next_day: str) -> Werkdag:
+    return werkdag(
+        f"{day} 15:00",
+        f"{next_day} 03:30",
+        ("rijden", f"{day} 15:00", f"{day} 19:00"),
+        ("pauze", f"{day} 19:00", f"{day} 19:30"),
+        ("rijden", f"{day} 19:30", f"{next_day} 03:30"),
+    )
+
+
+def test_a_shift_from_15_00_to_03_30_is_a_one_day_night_trip():
+    """CAO art. 40 lid 3a: "Bij ééndaagse ritten, zijnde ritten waarbij het vertrek en de
+    aankomst binnen 24 uur plaatsvinden"; art. 37 lid 1: "Voor eendaagse ritten is voor de
+    diensturen op maandag tot en met zondag gelegen tussen 21.00 - 05.00 uur een toeslag van
+    toepassing van 19% op het uurloon." Tuesday 15:00 to Wednesday 03:30, a break of 30
+    minutes: 12 paid hours, 6.5 of them between 21:00 and 05:00; 12.5 hours away at the
+    one-day tariff: 12.5 x 0.83 and the extra 15.73 (left after 14:00, away 12 hours), no
+    evening rate (that needs a departure before 14:00). All booked on Tuesday."""
+    result = week(2026, 47, [shift_15_to_0330("2026-11-17", "2026-11-18")], CAO_2026)
+    tue, wed = per_dag(result)[date(2026, 11, 17)], per_dag(result)[date(2026, 11, 18)]
+    assert (tue.gewerkt_min, wed.gewerkt_min) == (8.5 * 60, 3.5 * 60)
+    assert (tue.nachttoeslag_min, wed.nachttoeslag_min) == (3 * 60, 3.5 * 60)
+    assert (tue.afwezig_min, wed.afwezig_min) == (9 * 60, 3.5 * 60)
+    assert (tue.verblijfkosten_eur, wed.verblijfkosten_eur) == (Decimal("26.11"), Decimal("0"))
+    assert result.nachttoeslag_procent == 19
+    # Without the surcharge in the rule set, or on a trip over 24 hours, none.
+    assert week(2026, 47, [shift_15_to_0330("2026-11-17", "2026-11-18")],
+                replace(CAO_2026, nachtrit_procent=0)).totaal.nachttoeslag_min == 0  # fmt: skip
+    long_trip = werkdag("2026-11-17 02:00", "2026-11-18 03:30")
+    assert week(2026, 47, [long_trip], CAO_2026).totaal.nachttoeslag_min == 0
+
+
+@pytest.mark.parametrize(
+    ("samenloop", "friday", "night"),
+    [
+        # "Indien de overwerktoeslag en onregelmatigheidstoeslag samenlopen, wordt alleen de
+        # onregelmatigheidstoeslag uitgekeerd": 19:30-24:00 earns the evening window only,
+        # as meeruren, and no night-trip surcharge beside that shift surcharge (art. 37 lid 2).
+        ("onregelmatig", (0, 4.5, 4, 0, 0), 3.5 * 60),
+        # The higher of the two: overtime (130 > 125), with the night-trip surcharge beside it
+        # (art. 37 lid 3: "los van elkaar staande toeslagen die gelijktijdig van toepassing
+        # kunnen zijn").
+        ("hoogste", (0, 0, 8.5, 0, 0), 6.5 * 60),
+    ],
+)
+def test_a_week_where_overtime_falls_in_an_irregular_window(samenloop, friday, night):
+    """Mon-Thu 4 x 10 hours fill the 40 hours; Friday 15:00 to Saturday 03:30 is overtime,
+    its evening 19:00-24:00 also in the carrier's own evening window at 125%. Saturday's
+    3.5 hours earn the Saturday rate, and the night-trip surcharge beside it."""
+    regels = replace(
+        CAO_2026,
+        samenloop=samenloop,
+        vensters=(
+            Venster("dag", MA_VR, "00:00", "19:00", 100),
+            Venster("avond", MA_VR, "19:00", "24:00", 125),
+        ),
+    )
+    days = [dienst(f"2026-11-{d}", "07:00", "17:00", pauze=None) for d in range(16, 20)]
+    result = week(2026, 47, [*days, shift_15_to_0330("2026-11-20", "2026-11-21")], regels)
+    fri, sat = per_dag(result)[date(2026, 11, 20)], per_dag(result)[date(2026, 11, 21)]
+    assert figures(fri) == friday
+    assert figures(sat) == (0, 0, 0, 3.5, 0)
+    assert result.totaal.nachttoeslag_min == night
+    avond = [(o.venster, o.min, o.boven_contract_min) for o in result.totaal.onregelmatig]
+    assert avond == [("avond", 270 if samenloop == "onregelmatig" else 0,
+                      270 if samenloop == "onregelmatig" else 0)]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("contract", "worked", "feestdag", "expected", "aanvulling"),
+    [
+        # CAO art. 64: on "algemeen erkende christelijke en nationale feestdagen, niet
+        # vallende op zaterdag en/of zondag" not worked "wordt per dag 8 diensturen
+        # genoteerd": Koningsdag shows as a holiday, not as made up to the contract.
+        (40, ["28", "29", "30", "01"], 480, (32, 0, 0, 0, 0), 0),
+        # Part-time pro rata (art. 8 lid 2a): a fifth of 32 hours.
+        (32, ["28", "29", "30"], 384, (24, 0, 0, 0, 0), 96),
+        # The noted hours count towards the 40: 8 + 4 x 10 hours give 8 hours overtime.
+        (40, ["28", "29", "30", "01"], 480, (32, 0, 8, 0, 0), 0),
+    ],
+    ids=["full-time", "part-time", "overtime"],
+)
+def test_a_paid_holiday_not_worked_shows_as_a_holiday(
+    contract, worked, feestdag, expected, aanvulling
+):
+    long_days = expected[2] > 0
+    days = [
+        dienst(f"2026-{'05' if d == '01' else '04'}-{d}", "07:00",
+               "17:00" if long_days else "15:00", pauze=None)
+        for d in worked
+    ]  # fmt: skip
+    result = week(2026, 18, days, contracturen=Decimal(contract))
+    monday = result.per_dag[0]
+    assert (monday.feestdag, monday.feestdag_min, monday.gewerkt_min) == ("Koningsdag", feestdag, 0)
+    assert figures(result.totaal) == expected
+    assert (result.totaal.feestdag_min, result.totaal.aanvulling_min) == (feestdag, aanvulling)
+
+
+def test_a_holiday_worked_or_on_a_saturday_is_not_noted():
+    worked = week(2026, 18, [dienst("2026-04-27", "08:00", "12:00", pauze=None)])
+    assert (worked.per_dag[0].zondag_200_min, worked.totaal.feestdag_min) == (240, 0)
+    assert worked.totaal.aanvulling_min == 2400 - 240
+    christmas = week(2026, 52, [])  # Friday 25 and Saturday 26 December
+    assert [d.feestdag_min for d in christmas.per_dag] == [0, 0, 0, 0, 480, 0, 0]
+    assert christmas.totaal.aanvulling_min == 2400 - 480
 
 
 # --- time zone ----------------------------------------------------------------------------
@@ -375,12 +606,34 @@ def test_a_three_day_trip_has_a_first_a_middle_and_a_last_day():
     assert result.totaal.afwezig_min == 53 * 60
 
 
-def test_a_short_night_trip_across_midnight_is_multi_day():
+def test_a_short_night_trip_across_midnight_is_one_day():
+    """CAO art. 40 lid 3a: "Bij ééndaagse ritten, zijnde ritten waarbij het vertrek en de
+    aankomst binnen 24 uur plaatsvinden". 20:00-02:00 is one trip of 6 hours at the one-day
+    tariff (0.60 an hour; no evening rate: it left after 14:00), booked on the day it left."""
     trip = werkdag("2026-11-17 20:00", "2026-11-18 02:00")
     days = per_dag(week(2026, 47, [trip], MET_KOSTEN))
-    # First day 4 h at 1.00 (no evening rate: left after 17:00); last day 2 h at 1.00.
-    assert days[date(2026, 11, 17)].verblijfkosten_eur == Decimal("4.00")
-    assert days[date(2026, 11, 18)].verblijfkosten_eur == Decimal("2.00")
+    assert days[date(2026, 11, 17)].verblijfkosten_eur == Decimal("3.60")
+    assert days[date(2026, 11, 18)].verblijfkosten_eur == Decimal("0.00")
+    assert (days[date(2026, 11, 17)].afwezig_min, days[date(2026, 11, 18)].afwezig_min) == (
+        240,
+        120,
+    )
+
+
+@pytest.mark.parametrize(
+    ("einde", "eendaags"),
+    [("2026-11-18 08:00", True), ("2026-11-18 08:01", False)],
+    ids=["24-hours", "24-hours-and-a-minute"],
+)
+def test_a_trip_of_24_hours_is_one_day_and_a_longer_one_multi_day(einde, eendaags):
+    trip = werkdag("2026-11-17 08:00", einde)
+    days = per_dag(week(2026, 47, [trip], MET_KOSTEN))
+    if eendaags:  # 24 h at 0.60, 6 evening hours at 2.80 (left before 14:00), lunch
+        assert days[date(2026, 11, 17)].verblijfkosten_eur == Decimal("36.20")
+        assert days[date(2026, 11, 18)].verblijfkosten_eur == Decimal("0.00")
+    else:  # first day 16 h at 1.00 and 7 evening hours at 2.00; last day 8 h 1 min at 1.00
+        assert days[date(2026, 11, 17)].verblijfkosten_eur == Decimal("30.00")
+        assert days[date(2026, 11, 18)].verblijfkosten_eur == Decimal("8.02")
 
 
 def test_a_trip_over_the_week_edge_and_the_long_sunday():
@@ -540,9 +793,12 @@ def test_json_has_the_issues_shape_with_money_as_strings():
         "feestdag": None,
         "gewerkt_min": 510,
         "normaal_min": 510,
+        "meeruren_min": 0,
         "overuren_130_min": 0,
         "zaterdag_150_min": 0,
         "zondag_200_min": 0,
+        "feestdag_min": 0,
+        "nachttoeslag_min": 0,
         "onregelmatig": [{"venster": "nacht", "procent": 150, "min": 120, "boven_contract_min": 0}],
         "boven_contract": {"min": 0, "zaterdag_150_min": 0, "zondag_200_min": 0},
         "onbetaald_min": 30,
@@ -554,7 +810,10 @@ def test_json_has_the_issues_shape_with_money_as_strings():
     assert set(totaal) >= {
         "gewerkt_min",
         "normaal_min",
+        "meeruren_min",
         "overuren_130_min",
+        "feestdag_min",
+        "nachttoeslag_min",
         "zaterdag_150_min",
         "zondag_200_min",
         "onregelmatig",
@@ -564,11 +823,13 @@ def test_json_has_the_issues_shape_with_money_as_strings():
     assert (totaal["verblijfkosten_eur"], totaal["aanvulling_min"]) == ("10.40", 1890)
     assert data["contract_min"] == 2400
     assert data["regelset_geldig_vanaf"] == "2025-01-06"
+    assert (data["overuren_grens"], data["dubbele_bemanning"]) == ("contract", False)
+    assert (data["samenloop"], data["nachttoeslag_procent"]) == ("onregelmatig", 19)
 
 
 # --- the property -------------------------------------------------------------------------
 
-WEEKS = [(2026, 13), (2026, 18), (2026, 43), (2026, 47), (2026, 52)]
+WEEKS = [(2025, 19), (2025, 47), (2026, 13), (2026, 18), (2026, 43), (2026, 47), (2026, 52)]
 
 
 @st.composite
@@ -587,8 +848,11 @@ def weeks_of_work(draw):
     werkdagen = [Werkdag(g[0].begin, g[-1].einde, tuple(g)) for g in groups]
     regels = replace(
         REGELS,
-        contracturen=Decimal(draw(st.sampled_from([0, 24, 32, 40]))),
+        contracturen=Decimal(draw(st.sampled_from([0, 24, 32, 40, 45]))),
         samenloop=draw(st.sampled_from(["hoogste", "onregelmatig"])),
+        overuren_grens=draw(st.sampled_from(["cao", "week_40", "contract", "dag_8"])),
+        dubbele_bemanning=draw(st.booleans()),
+        nachtrit_procent=draw(st.sampled_from([0, 19])),
         vensters=(
             Venster("nacht", MA_VR, "00:00", "06:00", draw(st.sampled_from([100, 120, 130, 160]))),
             Venster("dag", MA_VR, "06:00", "19:00", 100),
@@ -601,7 +865,11 @@ def weeks_of_work(draw):
     return jaar, nummer, start, werkdagen, regels
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def sums(uren) -> tuple[int, ...]:
+    return (*categories(uren), uren.meeruren_min, uren.feestdag_min, uren.nachttoeslag_min)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(weeks_of_work())
 def test_categories_always_add_up_to_the_paid_minutes(case):
     jaar, nummer, start, werkdagen, regels = case
@@ -618,22 +886,18 @@ def test_categories_always_add_up_to_the_paid_minutes(case):
         timedelta(0),
     ) // timedelta(minutes=1)
     for uren in [*result.per_dag, result.totaal]:
-        assert sum(categories(uren)) == uren.gewerkt_min
-        assert sum(o.min for o in uren.onregelmatig) <= uren.normaal_min
-        boven = uren.boven_contract
-        assert boven.min == (
-            uren.overuren_130_min
-            + boven.zaterdag_150_min
-            + boven.zondag_200_min
-            + sum(o.boven_contract_min for o in uren.onregelmatig)
-        )
+        assert sum(categories(uren)) + uren.meeruren_min == uren.gewerkt_min
+        assert sum(o.min for o in uren.onregelmatig) <= uren.normaal_min + uren.meeruren_min
+        assert sum(o.boven_contract_min for o in uren.onregelmatig) <= uren.meeruren_min
+        assert uren.nachttoeslag_min <= uren.gewerkt_min
     assert result.totaal.gewerkt_min == paid
     assert result.totaal.gewerkt_min == sum(d.gewerkt_min for d in result.per_dag)
-    assert result.totaal.boven_contract.min == max(0, paid - result.contract_min)
-    assert result.totaal.aanvulling_min == max(0, result.contract_min - paid)
-    assert result.totaal.overuren_130_min <= result.totaal.boven_contract.min
-    assert reference(result, werkdagen, regels, start, end) == (
-        categories(result.totaal),
+    noted = result.totaal.feestdag_min
+    assert result.totaal.boven_contract.min == max(0, paid + noted - result.contract_min)
+    assert result.totaal.aanvulling_min == max(0, result.contract_min - paid - noted)
+    expected = reference(result, werkdagen, regels, start, end)
+    assert expected == (
+        sums(result.totaal),
         [(o.venster, o.min, o.boven_contract_min) for o in result.totaal.onregelmatig],
     )
     away = sum(
@@ -644,21 +908,33 @@ def test_categories_always_add_up_to_the_paid_minutes(case):
 
 
 def reference(result, werkdagen, regels, start, end):
-    """The week's categories minute by minute, the obvious way, to check the faster one."""
+    """The week's categories minute by minute, the obvious way, from the rules as pay.py's
+    docstring words them, to check the faster one."""
     holidays = set()
     for year in {start.year, end.year}:
         holidays |= set(feestdagen(year, regels.feestdagen, regels.extra_feestdagen))
     minutes = sorted(
-        a.begin + timedelta(minutes=n)
+        (a.begin + timedelta(minutes=n), w.beeindigd_op - w.gestart_op <= timedelta(hours=24))
         for w in werkdagen
         for a in w.activiteiten
         if a.soort in regels.betaalde_soorten
         for n in range((a.einde - a.begin) // timedelta(minutes=1))
         if start <= a.begin + timedelta(minutes=n) < end
     )
-    counts = dict.fromkeys(("normaal", "overuren", "zaterdag", "zondag"), 0)
+    grens = regels.grens_voor(result.jaar)
+    contract = result.contract_min
+    drempel = 2400 if grens == "week_40" else min(contract, 2400)
+    worked = {moment.astimezone(AMS).date() for moment, _ in minutes}
+    counts = dict.fromkeys(("normaal", "overuren", "zaterdag", "zondag", "meeruren"), 0)
+    noted = 0
+    if grens != "dag_8":
+        for day in (start.astimezone(AMS).date() + timedelta(days=n) for n in range(5)):
+            if day in holidays and day not in worked:
+                noted += min(480, contract // 5)
+    night = 0
     windows = {v.naam: [v, 0, 0] for v in regels.vensters if v.procent > 100}
-    for k, moment in enumerate(minutes):
+    counted, weekday, per_day = noted, noted, {}
+    for moment, one_day in minutes:
         local = moment.astimezone(AMS)
         wall = local.strftime("%H:%M")
         window = next(
@@ -669,20 +945,37 @@ def reference(result, werkdagen, regels, start, end):
             ),
             None,
         )
-        beyond = k >= result.contract_min
+        early = regels.dubbele_bemanning and local.isoweekday() == 6 and wall < "07:00"
+        workweek = local.isoweekday() <= 5 or early
+        within = counted < contract
+        if grens == "dag_8":
+            over = per_day.get(local.date(), 0) >= 480
+        else:
+            over = workweek and weekday >= drempel
         options = []
         if local.date() in holidays or local.isoweekday() == 7:
             options.append((regels.zondag_procent, 4, "zondag"))
-        if local.isoweekday() == 6:
+        if local.isoweekday() == 6 and not early:
             options.append((regels.zaterdag_procent, 3, "zaterdag"))
-        if beyond and not (window and regels.samenloop == "onregelmatig"):
+        if over and not (window and regels.samenloop == "onregelmatig"):
             options.append((regels.overuren_procent, 2, "overuren"))
         if window:
             options.append((window.procent, 1, "venster"))
-        category = max(options)[2] if options else "normaal"
+        category = max(options)[2] if options else "basis"
+        in_night = (wall >= regels.nachtrit_van or wall < regels.nachtrit_tot) and one_day
+        if in_night and regels.nachtrit_procent and category != "venster":
+            night += 1
         if category == "venster":
             windows[window.naam][1] += 1
-            windows[window.naam][2] += beyond
-            category = "normaal"
+            windows[window.naam][2] += not within
+        if category in ("venster", "basis"):
+            category = "normaal" if within else "meeruren"
         counts[category] += 1
-    return tuple(counts.values()), [(name, n, b) for name, (_, n, b) in windows.items()]
+        counted += 1
+        weekday += workweek
+        per_day[local.date()] = per_day.get(local.date(), 0) + 1
+    got = (*counts.values(), noted, night)
+    return (
+        (got[0], got[1], got[2], got[3], got[4], noted, night),
+        [(name, n, b) for name, (_, n, b) in windows.items()],
+    )

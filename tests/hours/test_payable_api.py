@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from factories import bearer, create_api_key, create_driver, driver_token
 
-from hours.support import API, approve, at, record_day
+from hours.support import API, approve, at, record_day, record_nine_hours, set_contract
 
 
 def week_of(client, driver, headers, week="2026-W47"):
@@ -109,3 +109,56 @@ def test_another_driver_or_carrier_and_a_bad_week_are_refused(
         response = week_of(client, driver, mine, week=bad)
         assert response.status_code == 422, bad
         assert response.get_json()["errors"][0]["field"] == "week"
+
+
+def test_meeruren_per_day_and_in_the_total(app, client, carrier, driver):
+    """A 32-hour driver's 5 x 9 hours in November 2025 under the CAO preset (the CAO up to
+    2025, art. 27 lid 1: overtime above 40 hours): 32 normal, 8 meeruren, 5 overtime."""
+    set_contract(app, carrier, driver, 32)
+    record_nine_hours(app, carrier, driver, [f"2025-11-{d}" for d in range(17, 22)])
+    week = week_of(client, driver, bearer(driver_token(client, driver)), "2025-W47").get_json()
+    assert (week["overuren_grens"], week["contract_min"]) == ("week_40", 32 * 60)
+    total = week["totaal"]
+    assert (total["normaal_min"], total["meeruren_min"], total["overuren_130_min"]) == (
+        32 * 60,
+        8 * 60,
+        5 * 60,
+    )
+    assert [d["meeruren_min"] for d in week["per_dag"]] == [0, 0, 0, 240, 240, 0, 0]
+    # The CAO 2026 counts the same week of 2026 from the contract: no meeruren.
+    record_nine_hours(app, carrier, driver, [f"2026-11-{d}" for d in range(16, 21)])
+    week = week_of(client, driver, bearer(driver_token(client, driver))).get_json()
+    assert week["overuren_grens"] == "contract"
+    assert (week["totaal"]["meeruren_min"], week["totaal"]["overuren_130_min"]) == (0, 13 * 60)
+
+
+def test_a_holiday_not_worked_and_a_night_trip_in_the_api(app, client, carrier, driver):
+    """Koningsdag (Monday 27 April 2026) not worked shows as 8 paid holiday hours; a shift
+    from 15:00 to 03:30 is a one-day trip with the night-trip surcharge from 21:00."""
+    record_day(
+        app, carrier, driver, at("2026-04-28", "15:00"), at("2026-04-29", "03:30"),
+        [("rijden", at("2026-04-28", "15:00"), at("2026-04-29", "03:30"))],
+    )  # fmt: skip
+    week = week_of(client, driver, bearer(driver_token(client, driver)), "2026-W18").get_json()
+    monday, tuesday, wednesday = week["per_dag"][:3]
+    assert (monday["feestdag"], monday["feestdag_min"], monday["gewerkt_min"]) == (
+        "Koningsdag",
+        480,
+        0,
+    )
+    assert (tuesday["nachttoeslag_min"], wednesday["nachttoeslag_min"]) == (180, 210)
+    assert week["nachttoeslag_procent"] == 19
+    total = week["totaal"]
+    assert (total["feestdag_min"], total["aanvulling_min"]) == (480, 2400 - 480 - 750)
+
+
+def test_the_openapi_document_carries_the_new_figures(client):
+    document = client.get(f"{API}/openapi.json").get_json()
+    schemas = document["components"]["schemas"]
+    week = schemas["PayableWeek"]["properties"]
+    assert {"overuren_grens", "nachttoeslag_procent", "samenloop"} <= set(week)
+    for name in ("BetaaldeDag", "BetaaldeWeekTotaal"):
+        assert {"meeruren_min", "feestdag_min", "nachttoeslag_min"} <= set(
+            schemas[name]["properties"]
+        ), name
+    assert "meeruren_min" in schemas["BetaaldeWeekTotaal"]["required"]

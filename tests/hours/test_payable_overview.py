@@ -7,7 +7,7 @@ import re
 
 from factories import create_driver, login
 
-from hours.support import at, record_day
+from hours.support import at, record_day, record_nine_hours, set_contract
 from hours.test_payable_api import record_week
 
 
@@ -63,3 +63,32 @@ def test_the_payable_view_runs_a_fixed_number_of_queries(
     for n in range(1, 5):
         add(n)
     assert load() == few
+
+
+def test_the_overview_shows_meeruren_holidays_and_night_trips(
+    app, client, carrier, driver, planner
+):
+    """Week 2025-W47 of a 32-hour driver (5 x 9 hours): 8 meeruren beside 32 normal and 5
+    overtime hours; week 2026-W18 of another driver: Koningsdag paid, not worked, and a
+    one-day night trip."""
+    set_contract(app, carrier, driver, 32)
+    record_nine_hours(app, carrier, driver, [f"2025-11-{d}" for d in range(17, 22)])
+    login(client, planner)
+    html = client.get("/uren?week=2025-W47&weergave=betaald").get_data(as_text=True)
+    row = cells(html, driver)
+    assert (row["normaal_min"], row["meeruren_min"], row["overuren_130_min"]) == (
+        "32:00",
+        "8:00",
+        "5:00",
+    )
+    assert row["feestdag_min"] == row["aanvulling_min"] == "\u2013"  # none
+    night = create_driver(app, carrier, "Nacht Rijder")
+    record_day(app, carrier, night, at("2026-04-28", "15:00"), at("2026-04-29", "03:30"),
+               [("rijden", at("2026-04-28", "15:00"), at("2026-04-29", "03:30"))])  # fmt: skip
+    html = client.get("/uren?week=2026-W18&weergave=betaald").get_data(as_text=True)
+    row = cells(html, night)
+    assert (row["feestdag_min"], row["nachttoeslag_min"], row["aanvulling_min"]) == (
+        "8:00",
+        "6:30",
+        "19:30",
+    )

@@ -106,18 +106,25 @@ def test_the_export_holds_the_approved_week_in_decimal_hours_not_the_open_one(
     ((export_id, again, count),) = batches(app, carrier)
     assert (again, count) == (False, 1)
     header, *rows = rows_of(download(client, export_id))
-    assert header[:8] == [
+    assert header[:9] == [
         "Personeelsnummer",
         "Naam",
         "Jaar",
         "Week",
         "Uren normaal",
+        "Meeruren 100%",
         "Overuren 130%",
         "Zaterdag 150%",
         "Zon- en feestdagen 200%",
     ]
-    assert header[-1] == "Verblijfkosten"
-    assert "Onregelmatig avond 120%" in header
+    assert header[-4:] == [
+        "Nachttoeslag eendaagse ritten",
+        "Doorbetaalde feestdagen",
+        "Aanvulling tot contracturen",
+        "Verblijfkosten",
+    ]
+    # The CAO preset has no irregular-hours table: no window columns.
+    assert not [h for h in header if h.startswith("Onregelmatig")]
     assert len(rows) == 1  # week 48 is not approved
     row = dict(zip(header, rows[0], strict=True))
     assert (row["Personeelsnummer"], row["Naam"], row["Jaar"], row["Week"]) == (
@@ -131,6 +138,7 @@ def test_the_export_holds_the_approved_week_in_decimal_hours_not_the_open_one(
         "7,50",
         "0,00",
     )
+    assert (row["Meeruren 100%"], row["Doorbetaalde feestdagen"]) == ("0,00", "0,00")
     assert row["Verblijfkosten"] == "0,00"
 
 
@@ -196,18 +204,18 @@ def test_codes_head_the_columns_and_an_excluded_column_is_absent(app, client, ca
     saved = post_columns(
         client,
         kop="code",
-        codes={"normaal": "L100", "overuren_130": "L130"},
+        codes={"normaal": "L100", "meeruren": "L101", "overuren_130": "L130"},
         names={"verblijfkosten": "Onkosten"},
-        excluded=("zaterdag_150", "onregelmatig:nacht"),
+        excluded=("zaterdag_150", "feestdag"),
     )
     assert saved.status_code == 303
     assert export(client).status_code == 303
     ((export_id, _, _),) = batches(app, carrier)
     header, row = rows_of(download(client, export_id))
-    assert header[:6] == ["Personeelsnummer", "Naam", "Jaar", "Week", "L100", "L130"]
-    assert "Zaterdag 150%" not in header and "Onregelmatig nacht 130%" not in header
+    assert header[:7] == ["Personeelsnummer", "Naam", "Jaar", "Week", "L100", "L101", "L130"]
+    assert "Zaterdag 150%" not in header and "Doorbetaalde feestdagen" not in header
     assert header[-1] == "Onkosten"  # no code: its name
-    assert row[4:6] == ["40,00", "7,50"]
+    assert row[4:7] == ["40,00", "0,00", "7,50"]
 
 
 def test_column_settings_refuse_the_same_code_twice(app, client, carrier, weeks):
@@ -351,3 +359,34 @@ def test_saturday_hours_beyond_the_contract_have_their_own_column(
     assert row["Zaterdag 150%"] == "4,00"
     assert row["Zaterdag 150% boven contract"] == "4,00"
     assert row["Zon- en feestdagen 200% boven contract"] == "0,00"
+
+
+def test_meeruren_have_their_own_column(app, client, carrier, driver, planner):
+    """A 32-hour driver's week 47 under the CAO's rule up to 2025 (chosen in the rule set):
+    32 normal hours, 8 meeruren at 100%, 7.5 overtime hours."""
+    from dataclasses import replace
+    from datetime import date
+
+    from hours.support import set_contract
+    from portal.audit.service import SYSTEM
+    from portal.hours import cao, rulesets
+
+    rules = replace(cao.cao_preset(date(2026, 11, 2)), overuren_grens="week_40")
+    in_carrier(
+        app,
+        carrier.id,
+        lambda: rulesets.create_rule_set(carrier_id=carrier.id, rules=rules, actor=SYSTEM),
+    )
+    set_contract(app, carrier, driver, 32)
+    record_weeks(app, carrier, driver)
+    approve(app, carrier, driver, W47, planner)
+    login(client, planner)
+    assert export(client).status_code == 303
+    ((export_id, _, _),) = batches(app, carrier)
+    header, row = rows_of(download(client, export_id))
+    row = dict(zip(header, row, strict=True))
+    assert (row["Uren normaal"], row["Meeruren 100%"], row["Overuren 130%"]) == (
+        "32,00",
+        "8,00",
+        "7,50",
+    )

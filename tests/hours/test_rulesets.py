@@ -19,6 +19,12 @@ from portal.audit.service import SYSTEM
 from portal.hours import cao, rulesets
 
 BASE = "/uren/regels"
+# A carrier's own irregular-hours table (the CAO has none for drivers).
+WINDOWS = (
+    cao.Venster("nacht", (1, 2, 3, 4, 5), "00:00", "06:00", 130),
+    cao.Venster("dag", (1, 2, 3, 4, 5), "06:00", "19:00", 100),
+    cao.Venster("avond", (1, 2, 3, 4, 5), "19:00", "24:00", 120),
+)
 
 
 @pytest.fixture
@@ -151,7 +157,16 @@ def test_a_planner_creates_the_first_set_from_the_preset(app, as_planner, carrie
     assert ("contracturen", "40") in fields
     assert ("betaalde_soorten", "rijden") in fields
     assert ("betaalde_soorten", "pauze") not in fields  # a break is not paid by default
-    assert ("samenloop", "hoogste") in fields
+    # Where overtime meets an irregular-hours surcharge, the surcharge alone; overtime
+    # where the CAO of the week puts it; the one-day night-trip surcharge of 19%.
+    assert ("samenloop", "onregelmatig") in fields
+    assert ("overuren_grens", "cao") in fields
+    assert ("dubbele_bemanning", "y") not in fields
+    assert {
+        ("nachtrit_procent", "19"),
+        ("nachtrit_van", "21:00"),
+        ("nachtrit_tot", "05:00"),
+    } <= set(fields)
     monday = date.fromisoformat(dict(fields)["geldig_vanaf"])
     assert monday.isoweekday() == 1 and monday > date.today()
     page = text(as_planner.get(path))
@@ -174,7 +189,12 @@ def test_a_planner_creates_the_first_set_from_the_preset(app, as_planner, carrie
         140,
     )
     assert saved.contracturen == D("38.5") and "pauze" not in saved.betaalde_soorten
-    assert saved.vensters == cao.cao_preset(date(2026, 11, 2)).vensters
+    assert saved.vensters == ()  # the CAO has no irregular-hours table for drivers
+    assert (saved.samenloop, saved.overuren_grens, saved.nachtrit_procent) == (
+        "onregelmatig",
+        "cao",
+        19,
+    )
     listed = text(as_planner.get(BASE))
     assert "De regelset vanaf maandag 2 november 2026 is opgeslagen." in listed
     assert "CAO 2026" in listed and "38,5 uur" in listed
@@ -194,8 +214,9 @@ def test_the_amounts_of_the_verblijfkosten_are_edited_and_their_structure_kept(
     page = text(as_planner.get(path))
     assert "Eendaagse rit" in page and "Meerdaagse rit, tussendag" in page
     assert "avond bij vertrek voor 14:00" in page
-    # The amounts in amounts' order: eendaags per hour first, the tussendag's day amount 5th.
-    response = submit(as_planner, path, **{"bedragen-0": "0,87", "bedragen-4": "48,33"})
+    assert "extra bij vertrek na 14:00 en 12 uur afwezig" in page
+    # The amounts in amounts' order: eendaags per hour first, the tussendag's day amount 6th.
+    response = submit(as_planner, path, **{"bedragen-0": "0,87", "bedragen-5": "48,33"})
     assert response.status_code == 303, text(response)
     (saved,) = stored(app, carrier)
     kosten = saved.verblijfkosten
@@ -217,7 +238,7 @@ def test_a_negative_amount_is_refused_at_the_amount(app, as_planner, carrier):
 def test_a_gap_in_the_windows_is_told_at_the_table_naming_the_day_and_time(
     app, as_planner, carrier
 ):
-    set_id = add(app, carrier)
+    set_id = add(app, carrier, vensters=WINDOWS)
     path = f"{BASE}/{set_id}"
     row = window(as_planner, path, "nacht")
     response = submit(as_planner, path, **{f"vensters-{row}-tot": "05:00"})
@@ -233,7 +254,7 @@ def test_a_gap_in_the_windows_is_told_at_the_table_naming_the_day_and_time(
 
 
 def test_overlapping_windows_are_told_at_the_table(app, as_planner, carrier):
-    set_id = add(app, carrier)
+    set_id = add(app, carrier, vensters=WINDOWS)
     path = f"{BASE}/{set_id}"
     row = window(as_planner, path, "nacht")
     response = submit(as_planner, path, **{f"vensters-{row}-tot": "07:00"})
@@ -244,7 +265,7 @@ def test_overlapping_windows_are_told_at_the_table(app, as_planner, carrier):
 
 
 def test_a_new_window_row_covers_the_weekend_and_empty_rows_are_ignored(app, as_planner, carrier):
-    set_id = add(app, carrier)
+    set_id = add(app, carrier, vensters=WINDOWS)
     path = f"{BASE}/{set_id}"
     fields = form_of(as_planner, path)
     empty = max(
@@ -339,6 +360,124 @@ def test_bad_percentages_and_hours_are_told_at_their_field(app, as_planner, carr
     page = text(response)
     assert re.search(r'id="overuren_procent-error"[^>]*>Minstens 100%', page)
     assert re.search(r'id="contracturen-error"[^>]*>Tussen 0 en 60 uur', page)
+
+
+def test_the_overtime_rule_and_the_night_trip_are_saved_from_the_form(app, as_planner, carrier):
+    set_id = add(app, carrier)
+    response = submit(
+        as_planner,
+        f"{BASE}/{set_id}",
+        overuren_grens="dag_8",
+        dubbele_bemanning="y",
+        nachtrit_procent="21",
+        nachtrit_van="22:00",
+        nachtrit_tot="06:00",
+        samenloop="hoogste",
+    )
+    assert response.status_code == 303, text(response)
+    (saved,) = stored(app, carrier)
+    assert (saved.overuren_grens, saved.dubbele_bemanning, saved.samenloop) == (
+        "dag_8",
+        True,
+        "hoogste",
+    )
+    assert (saved.nachtrit_procent, saved.nachtrit_van, saved.nachtrit_tot) == (
+        21,
+        "22:00",
+        "06:00",
+    )
+    fields = form_of(as_planner, f"{BASE}/{set_id}")
+    assert ("dubbele_bemanning", "y") in fields and ("overuren_grens", "dag_8") in fields
+    # Unticked, double manning goes off again.
+    response = submit(as_planner, f"{BASE}/{set_id}", drop=("dubbele_bemanning",))
+    assert response.status_code == 303, text(response)
+    assert stored(app, carrier)[0].dubbele_bemanning is False
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        ({"nachtrit_procent": "120"}, "nachtrit_procent", "Tussen 0% en 100% (0 is geen toeslag)."),
+        ({"nachtrit_procent": "19,5"}, "nachtrit_procent", "Vul een heel percentage in"),
+        ({"nachtrit_procent": ""}, "nachtrit_procent", "Vul een heel percentage in"),
+        ({"nachtrit_van": "25:00"}, "nachtrit_van", "Vul een tijd in zoals 19:00"),
+        ({"nachtrit_tot": "21:00"}, "nachtrit_tot", "Het einde (21:00) moet na het begin"),
+        ({"overuren_grens": "boven_38"}, "overuren_grens", "Kies een van de regels voor overuren."),
+    ],
+    ids=["percent-high", "percent-fraction", "percent-empty", "time", "empty", "rule"],
+)
+def test_bad_overtime_and_night_trip_values_are_told_at_their_field(
+    app, as_planner, carrier, changes, field, message
+):
+    set_id = add(app, carrier)
+    response = submit(as_planner, f"{BASE}/{set_id}", **changes)
+    assert response.status_code == 422
+    page = text(response)
+    assert re.search(f'id="{field}-error"[^>]*>{re.escape(message)}', page), page[:2000]
+    assert "De regelset is niet opgeslagen." in page
+    assert stored(app, carrier)[0] == dataclasses.replace(
+        cao.cao_preset(date(2026, 11, 2)), geldig_vanaf=date(2026, 11, 2)
+    )
+
+
+def in_force(page: str) -> dict[str, str]:
+    return {
+        key: re.sub(r"<[^>]+>", "", value).strip()
+        for key, value in re.findall(r'<dd id="nu-(\w+)">(.*?)</dd>', page)
+    }
+
+
+def test_the_list_says_which_samenloop_rule_is_in_force(app, as_planner, carrier):
+    shown = in_force(text(as_planner.get(BASE)))
+    assert shown["samenloop"].startswith("Alleen de onregelmatigheidstoeslag")
+    assert "Deze regels hebben geen onregelmatige uren." in shown["samenloop"]
+    assert shown["overuren"] == "Volgens de CAO van die week: boven de contracturen"
+    assert shown["nachtrit"] == "19% van 21:00 tot 05:00"
+    add(app, carrier, date(2021, 1, 4), samenloop="hoogste", vensters=WINDOWS,
+        overuren_grens="week_40", dubbele_bemanning=True)  # fmt: skip
+    page = text(as_planner.get(BASE))
+    assert "Nu geldt: CAO Beroepsgoederenvervoer over de weg, vanaf 4 januari 2021" in page
+    shown = in_force(page)
+    assert shown["samenloop"].startswith("Het hoogste van beide")
+    assert shown["overuren"] == "Boven 40 uur per week · dubbel bemand: tot zaterdag 07:00"
+
+
+def test_a_set_saved_before_the_new_fields_keeps_its_samenloop(app, as_planner, carrier, driver):
+    """A stored set written before the overtime rule, double manning and the night trip
+    existed: it loads with the CAO's overtime rule for each week and the CAO's night-trip
+    surcharge, keeps its own samenloop, and the page says so."""
+    from portal.extensions import db
+    from portal.hours.pay_models import RuleSet
+
+    old = cao.regelset_naar_json(
+        dataclasses.replace(
+            cao.cao_preset(date(2026, 11, 2)), samenloop="hoogste", vensters=WINDOWS
+        )
+    )
+    for name in ("overuren_grens", "dubbele_bemanning", "nachtrit_procent", "nachtrit_van",
+                 "nachtrit_tot"):  # fmt: skip
+        del old[name]
+
+    def put():
+        db.session.add(RuleSet(transporteur_id=carrier.id, geldig_vanaf=date(2026, 11, 2),
+                               regels=old, gemaakt_door="oud"))  # fmt: skip
+        db.session.commit()
+
+    in_carrier(app, carrier.id, put)
+    shown = in_force(text(as_planner.get(BASE)))
+    assert shown["samenloop"].startswith("Het hoogste van beide")
+    assert shown["overuren"] == "Volgens de CAO van die week: boven de contracturen"
+    (loaded,) = stored(app, carrier)
+    assert (loaded.samenloop, loaded.overuren_grens, loaded.nachtrit_procent) == (
+        "hoogste",
+        "cao",
+        19,
+    )
+    record_week(app, carrier, driver)
+    week = payable_total(app, carrier, driver)
+    # The 2026 CAO: overtime beyond the 40 contract hours, its evening window beside it.
+    assert (week["overuren_grens"], week["samenloop"]) == ("contract", "hoogste")
+    assert week["totaal"]["overuren_130_min"] == 7 * 60 + 30
 
 
 # --- approved weeks ------------------------------------------------------------------------
@@ -478,7 +617,20 @@ def test_a_stored_set_changes_the_payable_week(app, as_planner, carrier, driver)
     after = payable_total(app, carrier, driver)
     assert after["contract_min"] == 32 * 60
     assert after["regelset_geldig_vanaf"] == "2026-11-02"
+    # The CAO 2026: overtime beyond the 32 contract hours.
     assert after["totaal"]["overuren_130_min"] == 15 * 60 + 30
+    assert after["totaal"]["meeruren_min"] == 0
+    # The rule of the CAO up to 2025, chosen in the form: 8 meeruren up to 40 hours.
+    (row_id,) = in_carrier(
+        app, carrier.id, lambda: [row.id for row in rulesets.stored(carrier_id=carrier.id)]
+    )
+    response = submit(as_planner, f"{BASE}/{row_id}", overuren_grens="week_40")
+    assert response.status_code == 303, text(response)
+    after = payable_total(app, carrier, driver)
+    assert (after["totaal"]["meeruren_min"], after["totaal"]["overuren_130_min"]) == (
+        8 * 60,
+        7 * 60 + 30,
+    )
 
 
 # --- another carrier ------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Pay rules as data: a carrier's rule set (regelset) under the CAO Beroepsgoederenvervoer
-over de weg, the preset for that CAO, the checks a rule set must pass (stable error codes),
-and which set a week is computed with.
+over de weg, the preset for that CAO, and which set a week is computed with. The checks a
+set must pass live in checks.py, its JSON in store.py; docs/cao.md cites the CAO's articles.
 
 Choices, each deliberate:
 - A rule set is valid from `geldig_vanaf` until the next set's date. A week is computed with
@@ -9,46 +9,60 @@ Choices, each deliberate:
   year's amounts is a payroll dispute waiting to happen, and the rule "overtime per week"
   needs one contract and one rate for the whole week. For that reason a set must start on
   a Monday (`geldig_vanaf_geen_maandag`), so a checked history never hits that error.
-- Percentages are whole numbers, the total paid for the minute (130 = base + 30%), from 100
-  to 300. Money is Decimal, never negative.
+- Percentages of a category are whole numbers, the total paid for the minute (130 = base
+  + 30%), from 100 to 300. The one-day night-trip surcharge is the surcharge alone (19 =
+  19% on top of whatever else the minute earns), from 0 (none) to 100. Money is Decimal,
+  never negative.
+- Where overtime starts (`overuren_grens`, CAO art. 27, 8 and 10): "cao" follows the CAO in
+  force for the week: up to ISO year 2025 overtime is the weekday hours above 40 and the
+  hours between a shorter contract and 40 are meeruren; from 2026 (CAO 2026, art. 27 lid 1)
+  overtime is the weekday hours above the contract hours when those are under 40.
+  "week_40" and "contract" fix one of the two; "dag_8" is the on-call workers' rule (art. 10
+  lid 5: above 8 hours a day). `dubbele_bemanning` (art. 27 lid 2, art. 33 lid 2): the week
+  for overtime runs to Saturday 07:00 and the Saturday rate starts at 07:00.
 - Irregular-hours windows (`vensters`) are wall-clock times of the carrier's time zone on
   the ISO weekdays they name. Every weekday that any window names must be covered from 00:00
   to 24:00 exactly once: a stretch left out is a gap (`venster_gat`), two windows on the
   same minute an overlap (`venster_overlap`). Regular hours are a window at 100%, so the
   table says in so many words which hours carry no surcharge. Weekdays no window names
-  have no irregular hours.
+  have no irregular hours. The CAO itself has no such table for drivers (docs/cao.md): the
+  preset has none, a carrier enters its own (a shift or company arrangement).
 - Which activity kinds are paid: all but `pauze` by default. `beschikbaarheid` is paid by
   default: the CAO pays service hours (diensturen, from the start of the service to its end
   less breaks), and availability is not a break, even though the working-time rules (EU
   directive 2002/15, `WERKTIJD_SOORTEN`) do not count it as working time.
-- Where overtime and an irregular-hours surcharge meet, `samenloop` decides: "hoogste" (the
-  default) pays the higher of the two; "onregelmatig" pays the irregular-hours surcharge
-  only, as some summaries of the CAO read its text. Sunday, holiday and Saturday rates are
-  always compared by height with whatever else applies.
+- Where overtime and an irregular-hours surcharge meet, `samenloop` decides: "onregelmatig"
+  (the preset) pays the irregular-hours surcharge only, "hoogste" the higher of the two (a
+  set saved without the field keeps "hoogste", as it was computed). Sunday, holiday and
+  Saturday rates are always compared by height with whatever else applies.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, fields, is_dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import Decimal
 
-from portal.hours.cao.holidays import CAO_FEESTDAGEN, FEESTDAGEN
+from portal.hours.cao.holidays import CAO_FEESTDAGEN
 
 # The activity kinds of portal.hours.models.SOORTEN (not imported: this package stays free
 # of the database; a test keeps the two equal).
 SOORTEN = ("rijden", "laden", "lossen", "wachten", "pauze", "overig_werk", "beschikbaarheid")
 BETAALDE_SOORTEN = tuple(s for s in SOORTEN if s != "pauze")
 SAMENLOOP = ("hoogste", "onregelmatig")
+OVERUREN_GRENZEN = ("cao", "week_40", "contract", "dag_8")
+# The ISO year from which the CAO counts a part-timer's overtime from the contract hours.
+CAO_CONTRACT_VANAF = 2026
 PROCENT_MIN, PROCENT_MAX = 100, 300
+TOESLAG_MAX = 100
 TIJD = re.compile(r"^([01]\d|2[0-4]):([0-5]\d)$")
 BRON = (
-    "Preset after the CAO Beroepsgoederenvervoer over de weg en de verhuur van mobiele kranen. "
-    "The irregular-hours percentages are defaults to check against the CAO text in force; "
-    "the verblijfkosten amounts are 0.00 until the carrier enters this year's amounts from "
-    "the CAO's appendix on verblijfkosten (amounts change every 1 January)."
+    "Preset after the CAO Beroepsgoederenvervoer over de weg en de verhuur van mobiele kranen "
+    "(docs/cao.md cites its articles). The verblijfkosten amounts are 0.00 until the carrier "
+    "enters this year's amounts from the CAO's article on verblijfkosten (amounts change "
+    "every 1 January)."
 )
 
 
@@ -59,25 +73,6 @@ class CaoFout(ValueError):
         super().__init__(message)
         self.code = code
         self.params = params
-
-
-@dataclass(frozen=True)
-class Regelfout:
-    """One problem of a rule set: a stable code, the field it is about, and parameters."""
-
-    code: str
-    veld: str
-    params: dict = field(default_factory=dict)
-
-
-class OngeldigeRegelset(CaoFout):
-    def __init__(self, fouten: list[Regelfout]):
-        super().__init__(
-            "regelset_ongeldig",
-            "the rule set is not valid: " + ", ".join(f"{f.veld}: {f.code}" for f in fouten),
-            fouten=fouten,
-        )
-        self.fouten = fouten
 
 
 def minuut_van_dag(tijd: str, *, einde: bool = False) -> int:
@@ -121,7 +116,7 @@ class Uurtarief:
 class Vastbedrag:
     """A fixed allowance for the day, when every condition given holds: the trip left after
     `vertrek_na` (strict), the whole trip's absence is at least `min_afwezig_min`, and the
-    absence on this day covers `dekt_van` to `dekt_tot` entirely (a meal)."""
+    absence on one calendar day covers `dekt_van` to `dekt_tot` entirely (a meal)."""
 
     naam: str
     bedrag: Decimal
@@ -133,15 +128,24 @@ class Vastbedrag:
 
 @dataclass(frozen=True)
 class Dagtarief:
-    """What one day of a trip earns: hourly amounts and fixed amounts."""
+    """What one day of a trip (or a whole one-day trip) earns: hourly and fixed amounts."""
 
     uurtarieven: tuple[Uurtarief, ...] = ()
     vaste_bedragen: tuple[Vastbedrag, ...] = ()
 
-    def bedrag(self, runs: Sequence[tuple[int, int]], vertrek: int, aankomst: int, duur: int):
-        """What a day earns, unrounded: runs are its absence as (wall-clock minute, length),
-        vertrek and aankomst the trip's wall-clock departure and return, duur its length."""
+    def bedrag(
+        self,
+        dagen: Sequence[Sequence[tuple[int, int]]],
+        vertrek: int,
+        aankomst: int,
+        duur: int,
+    ) -> Decimal:
+        """What the absence earns, unrounded: dagen holds per calendar day its runs of
+        absence as (wall-clock minute, length) (one day, or both days of a one-day trip
+        across midnight), vertrek and aankomst the trip's wall-clock departure and return,
+        duur its length."""
         bedrag = Decimal(0)
+        runs = [run for dag in dagen for run in dag]
         for uur in self.uurtarieven:
             if uur.vertrek_voor and not vertrek < minuut_van_dag(uur.vertrek_voor, einde=True):
                 continue
@@ -150,7 +154,6 @@ class Dagtarief:
             van, tot = minuut_van_dag(uur.van), minuut_van_dag(uur.tot, einde=True)
             minuten = sum(max(0, min(tot, w + n) - max(van, w)) for w, n in runs)
             bedrag += uur.bedrag_per_uur * minuten / 60
-        eerste, laatste = min(w for w, _ in runs), max(w + n for w, n in runs)
         for vast in self.vaste_bedragen:
             if vast.vertrek_na and not vertrek > minuut_van_dag(vast.vertrek_na, einde=True):
                 continue
@@ -158,7 +161,12 @@ class Dagtarief:
                 continue
             if vast.dekt_van and vast.dekt_tot:
                 van = minuut_van_dag(vast.dekt_van)
-                if not (eerste <= van and laatste >= minuut_van_dag(vast.dekt_tot, einde=True)):
+                tot = minuut_van_dag(vast.dekt_tot, einde=True)
+                if not any(
+                    min(w for w, _ in dag) <= van and max(w + n for w, n in dag) >= tot
+                    for dag in dagen
+                    if dag
+                ):
                     continue
             bedrag += vast.bedrag
         return bedrag
@@ -168,9 +176,9 @@ class Dagtarief:
 class Verblijfkosten:
     """Daily allowances for absence from the home base. A work day is one trip; it earns
     nothing unless its absence is more than `drempel_min` (the CAO: more than 4 hours). A trip
-    within one local calendar day is one-day (`eendaags`); one that crosses local midnight
-    (or lasts over 24 hours) is multi-day: its first day, its full days in between
-    (`tussendag`) and its last day each earn their own tariff."""
+    whose departure and return lie within 24 hours is one-day (`eendaags`), also when it
+    crosses midnight (CAO art. 40 lid 3a); a longer one is multi-day: its first day, its
+    full days in between (`tussendag`) and its last day each earn their own tariff."""
 
     drempel_min: int = 240
     eendaags: Dagtarief = field(default_factory=Dagtarief)
@@ -197,6 +205,13 @@ class Regelset:
     verblijfkosten: Verblijfkosten = field(default_factory=Verblijfkosten)
     max_dag_min: int = 15 * 60  # a day with more paid minutes than this is flagged
     bron: str = ""
+    overuren_grens: str = "cao"
+    dubbele_bemanning: bool = False
+    # The one-day night-trip surcharge (CAO art. 37): per paid minute of a one-day trip
+    # between nachtrit_van and nachtrit_tot (across midnight when van > tot), on top.
+    nachtrit_procent: int = 19
+    nachtrit_van: str = "21:00"
+    nachtrit_tot: str = "05:00"
 
     def onregelmatige_vensters(self) -> dict[int, list[tuple[int, int, Venster]]]:
         """Per ISO weekday the irregular windows (above 100%) as (van, tot, window), in order
@@ -209,35 +224,66 @@ class Regelset:
                     table.setdefault(dag, []).append((van, tot, venster))
         return {dag: sorted(spans, key=lambda s: s[:2]) for dag, spans in table.items()}
 
+    def nachtrit_spans(self) -> list[tuple[int, int]]:
+        """The night-trip window as spans of wall-clock minutes of a day: 21:00-05:00 is
+        [(1260, 1440), (0, 300)]; none when the surcharge is 0."""
+        if not self.nachtrit_procent:
+            return []
+        van = minuut_van_dag(self.nachtrit_van)
+        tot = minuut_van_dag(self.nachtrit_tot, einde=True)
+        return [(van, tot)] if van < tot else [(van, 1440), (0, tot)]
+
+    def grens_voor(self, jaar: int) -> str:
+        """Where overtime starts in a week of ISO year jaar: "week_40", "contract" or
+        "dag_8" ("cao" resolved to the CAO in force that year)."""
+        if self.overuren_grens != "cao":
+            return self.overuren_grens
+        return "contract" if jaar >= CAO_CONTRACT_VANAF else "week_40"
+
     @property
     def verblijfkosten_ingevuld(self) -> bool:
         """Whether any allowance amount has been entered (the preset ships zeros)."""
-        return any(bedrag > 0 for _, bedrag in _bedragen(self.verblijfkosten))
+        return any(bedrag > 0 for _, bedrag in bedragen(self.verblijfkosten))
 
 
-WEEKDAGEN = (1, 2, 3, 4, 5)
+def bedragen(kosten: Verblijfkosten):
+    """Every amount of the verblijfkosten as (its field path, the amount), in tariff order."""
+    for deel in ("eendaags", "eerste_dag", "tussendag", "laatste_dag"):
+        tarief: Dagtarief = getattr(kosten, deel)
+        for i, uur in enumerate(tarief.uurtarieven):
+            yield f"verblijfkosten.{deel}.uurtarieven[{i}]", uur.bedrag_per_uur
+        for i, vast in enumerate(tarief.vaste_bedragen):
+            yield f"verblijfkosten.{deel}.vaste_bedragen[{i}]", vast.bedrag
+
+
 ZERO = Decimal("0.00")
 
 
 def cao_preset(geldig_vanaf: date) -> Regelset:
-    """The preset for the CAO Beroepsgoederenvervoer: 40 contract hours, overtime 130%,
-    Saturday 150%, Sunday and the CAO's holidays 200%, Monday to Friday nights and evenings
-    as irregular hours, and the CAO's structure of verblijfkosten with amounts 0.00."""
+    """The preset for the CAO Beroepsgoederenvervoer (docs/cao.md): 40 contract hours,
+    overtime 130% where the CAO in force puts it, Saturday 150%, Sunday and the CAO's
+    holidays 200%, no irregular-hours table (the CAO has none for drivers), where overtime
+    meets a carrier's irregular-hours surcharge that surcharge alone, the one-day night-trip
+    surcharge of 19% from 21:00 to 05:00, and the CAO's structure of verblijfkosten with
+    amounts 0.00."""
     return Regelset(
         geldig_vanaf=geldig_vanaf,
-        vensters=(
-            Venster("nacht", WEEKDAGEN, "00:00", "06:00", 130),
-            Venster("dag", WEEKDAGEN, "06:00", "19:00", 100),
-            Venster("avond", WEEKDAGEN, "19:00", "24:00", 120),
-        ),
+        samenloop="onregelmatig",
+        overuren_grens="cao",
         verblijfkosten=Verblijfkosten(
             drempel_min=240,
-            # The CAO's extra one-day amount for leaving after 14:00 and 12 hours away is left
-            # out: such a trip crosses midnight, which makes it multi-day here (see week.py).
             eendaags=Dagtarief(
                 uurtarieven=(
                     Uurtarief("per uur afwezig", "00:00", "24:00", ZERO),
                     Uurtarief("avond bij vertrek voor 14:00", "18:00", "24:00", ZERO, "14:00"),
+                ),
+                vaste_bedragen=(
+                    Vastbedrag(
+                        "extra bij vertrek na 14:00 en 12 uur afwezig",
+                        ZERO,
+                        vertrek_na="14:00",
+                        min_afwezig_min=12 * 60,
+                    ),
                 ),
             ),
             eerste_dag=Dagtarief(
@@ -257,218 +303,6 @@ def cao_preset(geldig_vanaf: date) -> Regelset:
         ),
         bron=BRON,
     )
-
-
-# --- as JSON (how a carrier's rule sets are stored) ----------------------------------------
-
-_DATACLASSES = {
-    "vensters": Venster,
-    "uurtarieven": Uurtarief,
-    "vaste_bedragen": Vastbedrag,
-    "verblijfkosten": Verblijfkosten,
-    **dict.fromkeys(("eendaags", "eerste_dag", "tussendag", "laatste_dag"), Dagtarief),
-}
-_DECIMALS = ("contracturen", "bedrag_per_uur", "bedrag")
-_DATES = ("geldig_vanaf", "extra_feestdagen")
-
-
-def regelset_naar_json(value):
-    """A rule set (or a part of one) as JSON values: money and hours as decimal strings,
-    dates as ISO dates."""
-    if is_dataclass(value):
-        return {f.name: regelset_naar_json(getattr(value, f.name)) for f in fields(value)}
-    if isinstance(value, tuple | list):
-        return [regelset_naar_json(item) for item in value]
-    if isinstance(value, Decimal | date):
-        return str(value)
-    return value
-
-
-def regelset_uit_json(data: dict, cls: type = Regelset):
-    """A rule set from regelset_naar_json's output; ValueError when the shape is wrong.
-    Check it with valideer_regelset: this reads, it does not judge."""
-    if not isinstance(data, dict):
-        raise ValueError(f"{cls.__name__}: an object expected")
-    known = {f.name for f in fields(cls)}
-    if set(data) - known:
-        raise ValueError(f"{cls.__name__}: unknown fields {sorted(set(data) - known)}")
-    kwargs = {}
-    for name, value in data.items():
-        if name in _DATACLASSES and isinstance(value, list):
-            value = tuple(regelset_uit_json(item, _DATACLASSES[name]) for item in value)
-        elif name in _DATACLASSES:
-            value = regelset_uit_json(value, _DATACLASSES[name])
-        elif name in _DECIMALS:
-            try:
-                value = Decimal(str(value))
-            except ArithmeticError:
-                raise ValueError(f"{cls.__name__}.{name}: not a number") from None
-        elif name in _DATES and isinstance(value, list):
-            value = tuple(date.fromisoformat(item) for item in value)
-        elif name in _DATES:
-            value = date.fromisoformat(value)
-        elif isinstance(value, list):
-            value = tuple(value)
-        kwargs[name] = value
-    try:
-        return cls(**kwargs)
-    except TypeError as error:  # a required field left out
-        raise ValueError(f"{cls.__name__}: {error}") from None
-
-
-# --- checks ------------------------------------------------------------------------------
-
-
-def _bedragen(kosten: Verblijfkosten) -> Iterable[tuple[str, Decimal]]:
-    for deel in ("eendaags", "eerste_dag", "tussendag", "laatste_dag"):
-        tarief: Dagtarief = getattr(kosten, deel)
-        for i, uur in enumerate(tarief.uurtarieven):
-            yield f"verblijfkosten.{deel}.uurtarieven[{i}]", uur.bedrag_per_uur
-        for i, vast in enumerate(tarief.vaste_bedragen):
-            yield f"verblijfkosten.{deel}.vaste_bedragen[{i}]", vast.bedrag
-
-
-def _tijd(fouten: list[Regelfout], veld: str, tijd, *, einde: bool) -> int | None:
-    try:
-        return minuut_van_dag(tijd, einde=einde)
-    except (TypeError, ValueError):
-        fouten.append(Regelfout("tijd_ongeldig", veld, {"waarde": tijd}))
-        return None
-
-
-def _kosten_tijden(fouten: list[Regelfout], kosten: Verblijfkosten) -> None:
-    for deel in ("eendaags", "eerste_dag", "tussendag", "laatste_dag"):
-        tarief: Dagtarief = getattr(kosten, deel)
-        for i, uur in enumerate(tarief.uurtarieven):
-            veld = f"verblijfkosten.{deel}.uurtarieven[{i}]"
-            van = _tijd(fouten, f"{veld}.van", uur.van, einde=False)
-            tot = _tijd(fouten, f"{veld}.tot", uur.tot, einde=True)
-            if van is not None and tot is not None and tot <= van:
-                fouten.append(Regelfout("venster_leeg", veld, {"van": uur.van, "tot": uur.tot}))
-            for naam in ("vertrek_voor", "aankomst_na"):
-                if getattr(uur, naam) is not None:
-                    _tijd(fouten, f"{veld}.{naam}", getattr(uur, naam), einde=True)
-        for i, vast in enumerate(tarief.vaste_bedragen):
-            veld = f"verblijfkosten.{deel}.vaste_bedragen[{i}]"
-            if vast.vertrek_na is not None:
-                _tijd(fouten, f"{veld}.vertrek_na", vast.vertrek_na, einde=True)
-            if (vast.dekt_van is None) != (vast.dekt_tot is None):
-                fouten.append(Regelfout("dekking_onvolledig", veld, {}))
-            elif vast.dekt_van is not None:
-                van = _tijd(fouten, f"{veld}.dekt_van", vast.dekt_van, einde=False)
-                tot = _tijd(fouten, f"{veld}.dekt_tot", vast.dekt_tot, einde=True)
-                if van is not None and tot is not None and tot <= van:
-                    params = {"van": vast.dekt_van, "tot": vast.dekt_tot}
-                    fouten.append(Regelfout("venster_leeg", veld, params))
-            if not isinstance(vast.min_afwezig_min, int) or vast.min_afwezig_min < 0:
-                fouten.append(Regelfout("duur_ongeldig", f"{veld}.min_afwezig_min", {}))
-
-
-def _procent(fouten: list[Regelfout], veld: str, value) -> None:
-    if not isinstance(value, int) or isinstance(value, bool):
-        fouten.append(Regelfout("procent_ongeldig", veld, {"waarde": value}))
-    elif value < PROCENT_MIN:
-        fouten.append(Regelfout("procent_te_laag", veld, {"waarde": value, "min": PROCENT_MIN}))
-    elif value > PROCENT_MAX:
-        fouten.append(Regelfout("procent_te_hoog", veld, {"waarde": value, "max": PROCENT_MAX}))
-
-
-def _vensters(fouten: list[Regelfout], vensters: Sequence[Venster]) -> None:
-    spans: dict[int, list[tuple[int, int, str]]] = {}
-    names: set[str] = set()
-    for i, venster in enumerate(vensters):
-        veld = f"vensters[{i}]"
-        if not venster.naam or venster.naam in names:
-            fouten.append(Regelfout("venster_naam_ongeldig", f"{veld}.naam", {}))
-        names.add(venster.naam)
-        _procent(fouten, f"{veld}.procent", venster.procent)
-        if not venster.dagen or any(d not in range(1, 8) for d in venster.dagen):
-            fouten.append(Regelfout("dag_ongeldig", f"{veld}.dagen", {}))
-            continue
-        van = _tijd(fouten, f"{veld}.van", venster.van, einde=False)
-        tot = _tijd(fouten, f"{veld}.tot", venster.tot, einde=True)
-        if van is None or tot is None:
-            continue
-        if tot <= van:
-            fouten.append(Regelfout("venster_leeg", veld, {"van": venster.van, "tot": venster.tot}))
-            continue
-        for dag in set(venster.dagen):
-            spans.setdefault(dag, []).append((van, tot, venster.naam))
-    for dag, parts in sorted(spans.items()):
-        cursor, previous = 0, None
-        for van, tot, naam in sorted(parts):
-            if van > cursor:
-                fouten.append(Regelfout("venster_gat", "vensters", _gap(dag, cursor, van)))
-            elif van < cursor:
-                params = {"dag": dag, "vensters": [previous, naam]}
-                fouten.append(Regelfout("venster_overlap", "vensters", params))
-            cursor, previous = max(cursor, tot), naam
-        if cursor < 1440:
-            fouten.append(Regelfout("venster_gat", "vensters", _gap(dag, cursor, 1440)))
-
-
-def _hhmm(minuut: int) -> str:
-    return f"{minuut // 60:02d}:{minuut % 60:02d}"
-
-
-def _gap(dag: int, van: int, tot: int) -> dict:
-    return {"dag": dag, "van": _hhmm(van), "tot": _hhmm(tot)}
-
-
-def valideer_regelset(regelset: Regelset) -> list[Regelfout]:
-    """Every problem of a rule set, in field order; empty when it is valid."""
-    fouten: list[Regelfout] = []
-    if regelset.geldig_vanaf.isoweekday() != 1:
-        fouten.append(Regelfout("geldig_vanaf_geen_maandag", "geldig_vanaf", {}))
-    uren = regelset.contracturen
-    if not isinstance(uren, Decimal | int) or not 0 <= uren <= 60 or (uren * 60) % 1:
-        fouten.append(Regelfout("contracturen_ongeldig", "contracturen", {"waarde": str(uren)}))
-    onbekend = [s for s in regelset.betaalde_soorten if s not in SOORTEN]
-    if onbekend:
-        fouten.append(Regelfout("soort_onbekend", "betaalde_soorten", {"soorten": onbekend}))
-    for veld in ("overuren_procent", "zaterdag_procent", "zondag_procent"):
-        _procent(fouten, veld, getattr(regelset, veld))
-    if regelset.samenloop not in SAMENLOOP:
-        fouten.append(Regelfout("samenloop_onbekend", "samenloop", {"toegestaan": SAMENLOOP}))
-    _vensters(fouten, regelset.vensters)
-    onbekend = [key for key in regelset.feestdagen if key not in FEESTDAGEN]
-    if onbekend:
-        fouten.append(Regelfout("feestdag_onbekend", "feestdagen", {"namen": onbekend}))
-    kosten = regelset.verblijfkosten
-    if not isinstance(kosten.drempel_min, int) or not 0 <= kosten.drempel_min <= 1440:
-        fouten.append(Regelfout("drempel_ongeldig", "verblijfkosten.drempel_min", {}))
-    for veld, bedrag in _bedragen(kosten):
-        if not isinstance(bedrag, Decimal) or not bedrag.is_finite():
-            fouten.append(Regelfout("bedrag_ongeldig", veld, {"waarde": str(bedrag)}))
-        elif bedrag < 0:
-            fouten.append(Regelfout("bedrag_negatief", veld, {"waarde": str(bedrag)}))
-    _kosten_tijden(fouten, kosten)
-    if not isinstance(regelset.max_dag_min, int) or not 0 < regelset.max_dag_min <= 1500:
-        fouten.append(Regelfout("max_dag_ongeldig", "max_dag_min", {}))
-    return fouten
-
-
-def controleer_regelset(regelset: Regelset) -> Regelset:
-    """The rule set itself when it is valid; OngeldigeRegelset with every problem if not."""
-    fouten = valideer_regelset(regelset)
-    if fouten:
-        raise OngeldigeRegelset(fouten)
-    return regelset
-
-
-def valideer_reeks(regelsets: Sequence[Regelset]) -> list[Regelfout]:
-    """The problems of a carrier's history of rule sets: each set's, and two on one date."""
-    fouten: list[Regelfout] = []
-    seen: set[date] = set()
-    for i, regelset in enumerate(regelsets):
-        if regelset.geldig_vanaf in seen:
-            params = {"geldig_vanaf": regelset.geldig_vanaf.isoformat()}
-            fouten.append(Regelfout("geldig_vanaf_dubbel", f"[{i}].geldig_vanaf", params))
-        seen.add(regelset.geldig_vanaf)
-        fouten += [
-            Regelfout(f.code, f"[{i}].{f.veld}", f.params) for f in valideer_regelset(regelset)
-        ]
-    return fouten
 
 
 def regelset_voor_week(regelsets: Regelset | Sequence[Regelset], maandag: date) -> Regelset:
