@@ -119,6 +119,11 @@ def load(overrides: dict | None = None) -> dict:
         "LOGIN_THROTTLE": (5, timedelta(minutes=15)),
         "LOGIN_THROTTLE_ACCOUNT": (20, timedelta(minutes=15)),
         "LOGIN_THROTTLE_IP": (30, timedelta(minutes=15)),
+        # The EU's VIES service, asked about a customer's VAT number for reverse charge
+        "VIES_URL": os.environ.get(
+            "VIES_URL", "https://ec.europa.eu/taxation_customs/vies/rest-api/check-vat-number"
+        ),
+        "VIES_TIMEOUT": float(os.environ.get("VIES_TIMEOUT", "10")),
         # How many proxies in front of the app (the TLS proxy: 1) may say who the client is
         # (X-Forwarded-For, -Proto, -Host, -Port). 0 (default): none; the app is reached
         # directly and such headers are a client's claim, ignored.

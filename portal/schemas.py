@@ -48,6 +48,21 @@ def not_null(schema: dict[str, Any]) -> None:
         schema["anyOf"] = kept
 
 
+def _country(value: str) -> str:
+    from portal.countries import is_country
+
+    if not is_country(value):
+        raise ValueError("not an ISO 3166-1 alpha-2 country code (EN 16931 code list)")
+    return value
+
+
+CountryCode = Annotated[
+    str,
+    Field(pattern=r"^[A-Z0-9]{2}$", examples=["NL"]),
+    AfterValidator(_country),
+]
+
+
 class InModel(BaseModel):
     """A request body: unknown fields are refused, so a typo never goes unnoticed."""
 
@@ -83,7 +98,13 @@ class Problem(BaseModel):
     code: str | None = _extension(
         "409 where a stable code says more than the type: task_not_completed (a proof of "
         "delivery needs a completed task), already_queued (a webhook delivery waits already), "
-        "too_many_endpoints (a carrier has at most 20 webhook endpoints)."
+        "too_many_endpoints (a carrier has at most 20 webhook endpoints), export_changed (the "
+        "billing export's selection changed since its dry run), not_issued (a concept "
+        "invoice has no document yet), not_an_invoice (only an invoice is credited)."
+    )
+    codes: list[str] | None = _extension(
+        "409 of invoices: what the document lacks before it can be issued, as codes "
+        "(seller_no_iban, buyer_address_incomplete, buyer_no_vat_reverse_charge, ...)."
     )
     errors: list[FieldError] | None = _extension(
         "422: each field's problem (`field` names the body field, query parameter or header)."

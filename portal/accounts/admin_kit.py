@@ -92,6 +92,7 @@ SCOPE_DOMAINS = {
     "webhooks": _l("Webhooks"),
     "customers": _l("Klanten"),
     "tariffs": _l("Tarieven"),
+    "invoices": _l("Facturen"),
 }
 SCOPE_ACCESS = {"read": _l("lezen"), "write": _l("wijzigen")}
 

@@ -13,6 +13,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from wtforms import SelectChoice
 
+from portal import countries
 from portal.accounts import invoicing, management
 from portal.accounts.admin_kit import (
     FIELD_LABELS,
@@ -85,16 +86,12 @@ STILL_NEEDED = {
 
 
 def _countries() -> list[SelectChoice]:
-    """Countries by their name in the user's language (Babel's CLDR data), NL first."""
+    """Countries an e-invoice may name (ISO 3166-1 and EN 16931's additions), by their name
+    in the user's language, NL first."""
     locale = get_locale() or Locale("nl")
-    names = {
-        code: name
-        for code, name in locale.territories.items()
-        if len(code) == 2 and code.isalpha() and code not in ("ZZ", "XA", "XB")
-    }
-    first = ["NL", "BE", "DE"]
-    rest = sorted((c for c in names if c not in first), key=lambda c: names[c])
-    return [SelectChoice("", "—")] + [SelectChoice(c, names[c]) for c in first + rest]
+    return [SelectChoice("", "—")] + [
+        SelectChoice(code, name) for code, name in countries.choices(locale)
+    ]
 
 
 def still_needed(carrier: Carrier) -> list[str]:

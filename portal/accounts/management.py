@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from flask import current_app
 from sqlalchemy import func, select
 
+from portal import countries
 from portal.accounts import invoicing
 from portal.accounts.models import ROLES, SCOPES, ApiKey, Carrier, User
 from portal.accounts.service import (
@@ -422,7 +423,7 @@ def update_settings(*, carrier_id: uuid.UUID, settings: CarrierSettings, actor: 
         errors.append({"field": "naam", "message": "required"})
     if not valid_time_zone(settings.tijdzone):
         errors.append({"field": "tijdzone", "message": "unknown time zone"})
-    if land is not None and not re.fullmatch(r"[A-Z]{2}", land):
+    if land is not None and not countries.is_country(land):
         errors.append({"field": "thuisbasis_land", "message": "a two-letter country code"})
     if postcode and land == "NL":
         match = NL_POSTCODE.match(postcode)

@@ -48,6 +48,8 @@ SCOPES = (
     "customers:write",
     "tariffs:read",
     "tariffs:write",
+    "invoices:read",
+    "invoices:write",
 )
 DEFAULT_SCOPES = " ".join(SCOPES)
 

@@ -21,6 +21,7 @@ from portal.api.core import (
     operation,
     scopes_granting,
 )
+from portal.api.scope_text import SCOPE_TEXT
 from portal.schemas import Problem, not_null
 from portal.webhooks.event_docs import openapi_webhooks
 
@@ -38,29 +39,6 @@ ERROR_TITLES = {
     422: "Validation failed; `errors` lists each field",
     429: "Too many attempts",
     503: "Unavailable for a moment (database or storage); nothing was saved: retry later",
-}
-# What each API-key scope allows, for the bearer scheme's description in the document.
-SCOPE_TEXT = {
-    "tasks:read": "read tasks (lists, one task, its details), their files and evidence",
-    "tasks:write": "create, change, move, complete and delete tasks; upload files; report "
-    "driver positions",
-    "questionnaires:read": "read the active questionnaires and the drivers' answer sessions",
-    "drivers:read": "read driver profiles and the carrier's drivers with their positions",
-    "vehicles:read": "read vehicles and vehicle sessions",
-    "vehicles:write": "change vehicles and end vehicle sessions",
-    "messages:read": "read drivers' messages and the push settings",
-    "messages:write": "send messages, mark them read and manage push subscriptions",
-    "tacho:read": "read tachograph files and their download links",
-    "tacho:write": "upload tachograph files",
-    "hours:read": "read drivers' work days, activities and hours",
-    "hours:write": "record and correct work days and activities",
-    "webhooks:read": "read webhook endpoints and their deliveries",
-    "webhooks:write": "register, change, pause, test and delete webhook endpoints; resend "
-    "deliveries",
-    "customers:read": "read customers and their loading and unloading places",
-    "customers:write": "add, change, deactivate and delete customers and their places",
-    "tariffs:read": "read tariffs: the carrier's defaults and its customers' own prices",
-    "tariffs:write": "add, change and delete tariffs",
 }
 SCOPE_403 = (
     "The caller may not do this. An API key without the scope this operation needs gets "
@@ -320,7 +298,10 @@ class _Builder:
         if op.response is not None:
             ref = self.schema(op.response, "serialization")
             schema = {"type": "array", "items": ref} if op.many else ref
-            success["content"] = {"application/json": {"schema": schema}}
+            success["content"] = {
+                "application/json": {"schema": schema},
+                **(op.response_content or {}),
+            }
             if op.many:
                 headers["X-Total-Count"] = {
                     "description": "rows in the whole selection",

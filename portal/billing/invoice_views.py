@@ -1,51 +1,24 @@
 """Invoices and hand prices in the portal (role planner): an export batch's invoices per
-customer with their UBL files, and the price of a line that no tariff prices."""
+customer, issuing a concept, an invoice's stored files, and the price of a line that no
+tariff prices. The list of documents, one document and its credit notes are
+document_views.py's."""
 
 from __future__ import annotations
 
 import uuid
 
-from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
+from flask import Response, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
-from flask_babel import lazy_gettext as _l
 
 from portal.accounts.permissions import object_route, role_required
 from portal.billing import service
+from portal.billing.invoice_kit import bp, peppol_text, problem_text
 from portal.billing.tariff_forms import HandPriceForm
 from portal.customers import service as customers
 from portal.errors import Conflict, NotFound, ValidationFailed
 from portal.tasks import service as tasks
 from portal.web import errors_at_fields
 from portal.web.kit import current_actor, current_carrier_id
-
-bp = Blueprint("invoices", __name__, url_prefix="/facturatie")
-
-# What an e-invoice still lacks (ubl.problems codes), as the planner reads it.
-PROBLEMS = {
-    "seller_no_vat": _l("het btw-nummer van je bedrijf"),
-    "seller_vat_invalid": _l("een geldig btw-nummer van je bedrijf"),
-    "seller_no_kvk": _l("het KvK-nummer van je bedrijf"),
-    "seller_kvk_invalid": _l("een geldig KvK-nummer van je bedrijf"),
-    "seller_no_iban": _l("het IBAN van je bedrijf"),
-    "seller_iban_invalid": _l("een geldig IBAN van je bedrijf"),
-    "seller_no_endpoint": _l("het KvK- of btw-nummer van je bedrijf"),
-    "seller_address_incomplete": _l("het adres van je bedrijf (straat, postcode en plaats)"),
-    "seller_no_name": _l("de naam van je bedrijf"),
-    "seller_no_country": _l("het land van je bedrijf"),
-    "buyer_no_endpoint": _l("het btw-nummer van de klant"),
-    "buyer_vat_invalid": _l("een geldig btw-nummer van de klant"),
-    "buyer_address_incomplete": _l(
-        "het adres van de klant (straat, postcode en plaats van zijn eerste locatie)"
-    ),
-    "buyer_no_name": _l("de naam van de klant"),
-    "buyer_no_country": _l("het land van de klant"),
-}
-
-
-def problem_text(codes) -> str:
-    """The codes as one sentence: "Nog nodig: het IBAN van je bedrijf, ..."."""
-    parts = [str(PROBLEMS.get(code, code)) for code in codes]
-    return _("Voor een e-factuur is nog nodig: %(list)s.", list=", ".join(parts))
 
 
 def _filter_args() -> dict[str, str]:
@@ -128,7 +101,8 @@ def hand_price(line, task):
 @bp.get("/exports/<uuid:export_id>")
 @role_required("planner")
 def batch(export_id: uuid.UUID):
-    """An export batch: its invoices (UBL downloads) and the customers that got none."""
+    """An export batch: its invoices (issued, or concepts with what they lack) and the
+    customers that got none."""
     carrier_id = current_carrier_id()
     found, rows = service.export_rows(carrier_id=carrier_id, export_id=export_id)
     invoices, missing = service.invoices_of_batch(carrier_id=carrier_id, export_id=export_id)
@@ -137,14 +111,19 @@ def batch(export_id: uuid.UUID):
         customer_ids={i.klant_id for i in invoices} | {m.klant_id for m in missing},
     )
     without = sum(1 for row in rows if row.klant_id is None)
-    # The seller's gaps are the same on every invoice: read them off the first one.
-    seller = ()
-    if invoices:
-        seller = tuple(
-            code
-            for code in service.invoice_problems(carrier_id=carrier_id, invoice_id=invoices[0].id)
-            if code.startswith("seller_")
-        )
+    problems, peppol = {}, {}
+    for invoice in invoices:
+        if not invoice.uitgegeven:
+            problems[invoice.id] = service.invoice_problems(
+                carrier_id=carrier_id, invoice_id=invoice.id
+            )
+        found_peppol = service.invoice_peppol_problems(carrier_id=carrier_id, invoice=invoice)
+        if found_peppol:
+            peppol[invoice.id] = peppol_text(found_peppol)
+    # The seller's gaps are the same on every concept: said once above the table.
+    seller = tuple(
+        dict.fromkeys(c for codes in problems.values() for c in codes if c.startswith("seller_"))
+    )
     return render_template(
         "billing/batch.html",
         batch=found,
@@ -154,20 +133,72 @@ def batch(export_id: uuid.UUID):
         without=without,
         names=names,
         seller_problem=problem_text(seller) if seller else None,
+        problems={
+            key: problem_text([c for c in codes if not c.startswith("seller_")])
+            for key, codes in problems.items()
+            if any(not c.startswith("seller_") for c in codes)
+        },
+        blocked={key for key, codes in problems.items() if codes},
+        peppol=peppol,
     )
+
+
+def _invoice(invoice_id: uuid.UUID):
+    return service.get_invoice(carrier_id=current_carrier_id(), invoice_id=invoice_id)
+
+
+@object_route(bp, "/facturen/<uuid:invoice_id>/uitgeven", _invoice, methods=("POST",))
+def issue(invoice):
+    """Issue a concept invoice once nothing is missing: numbered and stored for good."""
+    back = url_for("invoices.batch", export_id=invoice.export_id) if invoice.export_id else None
+    try:
+        issued = service.issue_invoice(
+            carrier_id=current_carrier_id(),
+            invoice_id=invoice.id,
+            actor_label=current_actor().label,
+        )
+    except service.NotInvoiceable as error:
+        flash(problem_text(error.extra.get("codes", [])), "error")
+        return redirect(back or url_for("invoices.show", invoice_id=invoice.id), code=303)
+    except Conflict:
+        flash(_("Deze factuur is al uitgegeven."), "error")
+        return redirect(url_for("invoices.show", invoice_id=invoice.id), code=303)
+    flash(_("Factuur %(nummer)s is uitgegeven.", nummer=issued.nummer))
+    return redirect(url_for("invoices.show", invoice_id=issued.id), code=303)
 
 
 @bp.get("/facturen/<uuid:invoice_id>.xml")
 @role_required("planner")
 def ubl(invoice_id: uuid.UUID):
-    """The invoice as UBL 2.1 (Peppol BIS Billing 3.0); what it lacks, said on its batch."""
+    """The issued document as UBL 2.1 (Peppol BIS Billing 3.0): its stored bytes, the same at
+    every download. A concept has none: its page says what it lacks."""
+    return _stored(invoice_id, pdf=False)
+
+
+@bp.get("/facturen/<uuid:invoice_id>.pdf")
+@role_required("planner")
+def pdf(invoice_id: uuid.UUID):
+    """The issued document as PDF, stored with it at issue."""
+    return _stored(invoice_id, pdf=True)
+
+
+def _stored(invoice_id: uuid.UUID, *, pdf: bool) -> Response:
     carrier_id = current_carrier_id()
     try:
-        invoice, body = service.invoice_ubl(carrier_id=carrier_id, invoice_id=invoice_id)
-    except service.NotInvoiceable as error:
-        flash(problem_text(error.extra.get("codes", [])), "error")
-        found = service.get_invoice(carrier_id=carrier_id, invoice_id=invoice_id)
-        return redirect(url_for("invoices.batch", export_id=found.export_id), code=303)
-    response = Response(body, mimetype="application/xml")
-    response.headers["Content-Disposition"] = f"attachment; filename=factuur-{invoice.nummer}.xml"
+        invoice, body = service.invoice_document(
+            carrier_id=carrier_id, invoice_id=invoice_id, pdf=pdf
+        )
+    except service.NotIssued as error:
+        codes = error.extra.get("codes")
+        flash(problem_text(codes) if codes else _("Deze factuur is nog niet uitgegeven."), "error")
+        return redirect(url_for("invoices.show", invoice_id=invoice_id), code=303)
+    response = Response(body, mimetype="application/pdf" if pdf else "application/xml")
+    kind = "creditnota" if invoice.is_creditnota else "factuur"
+    name = f"{kind}-{invoice.nummer}.{'pdf' if pdf else 'xml'}"
+    response.headers["Content-Disposition"] = f"attachment; filename={name}"
+    if not pdf:
+        response.set_etag(invoice.document_sha256)
     return response
+
+
+from portal.billing import document_views  # noqa: E402, F401  (its routes join the blueprint)

@@ -1,67 +1,91 @@
-"""Invoices (facturen) and hand prices: the billing domain's door to facturen.
+"""Invoices (facturen): made per customer by an export batch, issued with their stored
+document, listed and read back. The billing domain's door to facturen and factuur_regels;
+credit notes are credit_notes.py's.
 
-An export batch makes one invoice per customer whose lines in it are all priced: numbered
-in the carrier's own series (2026-00001, 2026-00002, ...), dated the day of the export,
-due after the carrier's payment term. The invoice is the input of the carrier's invoicing
-as a UBL 2.1 file (Peppol BIS Billing 3.0, ubl.py). A customer with an unpriced line in
-the batch gets no invoice: the page says why, and the lines can be priced by hand first.
+An export batch makes one invoice per customer whose lines in it are all priced (lines not
+subject to VAT, category O, on an invoice of their own). Each is issued at once when it can
+be an e-invoice: numbered in the carrier's series for the year (2026-00001, 2026-00002, ...,
+gap-free: the number is taken in the transaction that stores the document), dated the day
+of issue, due after the carrier's payment term. One that cannot (the carrier's or the
+customer's details are missing) waits as a concept, without a number, until it is issued
+from its batch's page. An issued invoice never changes: its download is the stored bytes.
 """
 
 from __future__ import annotations
 
 import logging
 import uuid
-from dataclasses import dataclass
-from datetime import timedelta
+from dataclasses import dataclass, replace
+from datetime import date, timedelta
 from decimal import Decimal
 
-from sqlalchemy import and_, func, select, text
+from flask_babel import force_locale
+from sqlalchemy import and_, func, or_, select, text
 
 from portal.accounts.service import carrier_zone, get_carrier
-from portal.billing import pricing, ubl
-from portal.billing.models import BillingExport, BillingLine, Invoice
+from portal.billing import documents, invoice_pdf, pricing, ubl
+from portal.billing.models import BillingExport, BillingLine, Invoice, InvoiceLine, Tariff
 from portal.customers import service as customers
-from portal.errors import Conflict, NotFound
+from portal.errors import Conflict, NotFound, ValidationFailed
 from portal.extensions import db
-from portal.labels import ACTIVITY_LABELS
+from portal.identifiers import compact
+from portal.labels import activity_label
 from portal.tasks.models import Task
+from portal.types import utcnow
 
 logger = logging.getLogger(__name__)
 
-# --- invoices ------------------------------------------------------------------------------
+KINDS = ("factuur", "creditnota")
+CREDIT_PREFIX = "C"
 
 
-def _next_numbers(carrier_id: uuid.UUID, year: int, count: int) -> list[str]:
-    """The next `count` numbers of the carrier's series for the year. Exports of one carrier
-    take numbers one at a time (a transaction lock on PostgreSQL), so none is given twice;
-    the unique constraint backs it up."""
+class NotInvoiceable(Conflict):
+    """The invoice cannot be an e-invoice yet: `codes` (ubl.problems) say what the seller,
+    the buyer or the lines lack, for the page to word."""
+
+    title = "Not invoiceable"
+
+
+class NotIssued(Conflict):
+    """A concept invoice has no document yet."""
+
+    title = "Not issued"
+
+
+# --- numbers ------------------------------------------------------------------------------
+
+
+def lock_series(carrier_id: uuid.UUID) -> None:
+    """Take the carrier's numbering lock until the transaction ends (PostgreSQL): numbers,
+    and the credits against an invoice, are decided one transaction at a time."""
     if db.session.get_bind().dialect.name == "postgresql":
         db.session.execute(
             text("SELECT pg_advisory_xact_lock(hashtext('facturen:' || :carrier))"),
             {"carrier": str(carrier_id)},
         )
-    prefix = f"{year}-"
+
+
+def next_number(carrier_id: uuid.UUID, year: int, *, credit: bool = False) -> str:
+    """The next number of the carrier's series for the year: 2026-00001, or C2026-00001 for
+    credit notes. Call lock_series first; the unique constraint backs it up."""
+    prefix = f"{CREDIT_PREFIX if credit else ''}{year}-"
     last = db.session.scalar(
         select(func.max(Invoice.nummer)).where(
             Invoice.transporteur_id == carrier_id, Invoice.nummer.like(prefix + "%")
         )
     )
     start = int(last[len(prefix) :]) + 1 if last else 1
-    return [f"{prefix}{n:05d}" for n in range(start, start + count)]
+    return f"{prefix}{start:05d}"
 
 
-@dataclass(frozen=True)
-class Uninvoiced:
-    """A customer in a batch without an invoice: some of its lines have no price."""
-
-    klant_id: uuid.UUID
-    ongeprijsd: int
+# --- what an export would invoice ----------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Invoiceable:
     """What an export of some rows would invoice: customers (names) that get an invoice,
-    those that would not (an unpriced line), and lines of tasks without a customer."""
+    those that would not (a line without a price, or one held), and lines of tasks without a
+    customer."""
 
     gefactureerd: list[str]
     geblokkeerd: list[str]
@@ -86,72 +110,96 @@ def invoiceable(rows) -> Invoiceable:
     )
 
 
-def make_for_batch(*, carrier_id: uuid.UUID, batch: BillingExport) -> list[Invoice]:
-    """The invoices of a new batch: one per customer whose lines are all priced."""
-    per_customer: dict[uuid.UUID, list] = {}
-    for klant_id, rate, count, priced, net in db.session.execute(
+# --- made by an export ---------------------------------------------------------------------
+
+
+def today(carrier_id: uuid.UUID) -> date:
+    return utcnow().astimezone(carrier_zone(carrier_id)).date()
+
+
+def make_for_batch(
+    *, carrier_id: uuid.UUID, batch: BillingExport, actor_label: str = "export"
+) -> list[Invoice]:
+    """The invoices of a new batch: one per customer whose lines are all priced (and one more
+    for its lines not subject to VAT), each issued at once when it can be."""
+    groups: dict[tuple[uuid.UUID, bool], list[int]] = {}
+    for klant_id, categorie, count, priced in db.session.execute(
         select(
             BillingLine.klant_id,
-            BillingLine.btw_procent,
+            BillingLine.btw_categorie,
             func.count(),
             func.count(BillingLine.bedrag),
-            func.sum(BillingLine.bedrag),
         )
         .where(
             BillingLine.transporteur_id == carrier_id,
             BillingLine.export_id == batch.id,
             BillingLine.klant_id.is_not(None),
         )
-        .group_by(BillingLine.klant_id, BillingLine.btw_procent)
+        .group_by(BillingLine.klant_id, BillingLine.btw_categorie)
     ):
-        totals = per_customer.setdefault(klant_id, [0, 0, []])
+        totals = groups.setdefault((klant_id, categorie == "O"), [0, 0])
         totals[0] += count
         totals[1] += priced
-        if net is not None:
-            totals[2].append((pricing.decimal(net), pricing.decimal(rate)))
-    complete = [
-        (klant_id, count, sum((n for n, _r in amounts), Decimal(0)), pricing.vat_per_rate(amounts))
-        for klant_id, (count, priced, amounts) in per_customer.items()
-        if count == priced
-    ]
-    if not complete:
+    complete_customers = {
+        klant_id
+        for klant_id in {k for k, _ in groups}
+        if all(c == p for (k, _o), (c, p) in groups.items() if k == klant_id)
+    }
+    if not complete_customers:
         return []
-    zone = carrier_zone(carrier_id)
-    day = batch.created_at.astimezone(zone).date()
+    day = today(carrier_id)
     term = get_carrier(carrier_id=carrier_id).betaaltermijn_dagen
-    names = customers.names_by_id(carrier_id=carrier_id, customer_ids={r[0] for r in complete})
-    complete.sort(key=lambda row: (names.get(row[0], "").lower(), str(row[0])))
-    numbers = _next_numbers(carrier_id, day.year, len(complete))
+    names = customers.names_by_id(carrier_id=carrier_id, customer_ids=complete_customers)
     made = []
-    for number, (klant_id, count, net, vat) in zip(numbers, complete, strict=True):
+    for klant_id, niet_belast in sorted(
+        (key for key in groups if key[0] in complete_customers),
+        key=lambda key: (names.get(key[0], "").lower(), str(key[0]), key[1]),
+    ):
         invoice = Invoice(
             transporteur_id=carrier_id,
             id=uuid.uuid4(),
+            soort="factuur",
             export_id=batch.id,
             klant_id=klant_id,
-            nummer=number,
+            niet_belast=niet_belast,
             datum=day,
             vervaldatum=day + timedelta(days=term),
-            regels=count,
-            bedrag=pricing.cents(net),
-            btw_bedrag=vat,
+            regels=groups[(klant_id, niet_belast)][0],
+            bedrag=Decimal(0),
+            btw_bedrag=Decimal(0),
         )
         db.session.add(invoice)
         made.append(invoice)
+    db.session.flush()
+    for invoice in made:
+        data, _sources = draft(carrier_id=carrier_id, invoice=invoice)
+        net, vat = ubl.totals(data.regels)
+        invoice.bedrag, invoice.btw_bedrag = net, vat
+        if not _issue_problems(carrier_id, invoice):
+            issue(carrier_id=carrier_id, invoice_id=invoice.id, actor_label=actor_label)
     db.session.flush()
     logger.info("billing export %s: %s invoices", batch.id, len(made))
     return made
 
 
+@dataclass(frozen=True)
+class Uninvoiced:
+    """A customer in a batch without an invoice: some of its lines have no price."""
+
+    klant_id: uuid.UUID
+    ongeprijsd: int
+
+
 def of_batch(
     *, carrier_id: uuid.UUID, export_id: uuid.UUID
 ) -> tuple[list[Invoice], list[Uninvoiced]]:
-    """A batch's invoices by number, and its customers that got none (unpriced lines)."""
+    """A batch's invoices (issued by number, then concepts), and its customers that got none
+    (lines without a price)."""
     invoices = list(
         db.session.scalars(
             select(Invoice)
             .where(Invoice.transporteur_id == carrier_id, Invoice.export_id == export_id)
-            .order_by(Invoice.nummer)
+            .order_by(Invoice.nummer.is_(None), Invoice.nummer, Invoice.created_at, Invoice.id)
         )
     )
     invoiced = {invoice.klant_id for invoice in invoices}
@@ -183,46 +231,37 @@ def of_batches(*, carrier_id: uuid.UUID, export_ids: set[uuid.UUID]) -> dict[uui
     return dict(rows.all())
 
 
-def get_invoice(*, carrier_id: uuid.UUID, invoice_id: uuid.UUID) -> Invoice:
-    invoice = db.session.scalar(
-        select(Invoice).where(Invoice.transporteur_id == carrier_id, Invoice.id == invoice_id)
-    )
+def get_invoice(*, carrier_id: uuid.UUID, invoice_id: uuid.UUID, lock: bool = False) -> Invoice:
+    """The carrier's invoice or credit note; NotFound when absent or another carrier's."""
+    stmt = select(Invoice).where(Invoice.transporteur_id == carrier_id, Invoice.id == invoice_id)
+    invoice = db.session.scalar(stmt.with_for_update() if lock else stmt)
     if invoice is None:
         raise NotFound("invoice not found")
     return invoice
 
 
-class NotInvoiceable(Conflict):
-    """The invoice cannot be an e-invoice yet: `codes` (ubl.problems) say what the seller,
-    the buyer or the lines lack, for the page to word."""
-
-    title = "Not invoiceable"
+# --- a concept's document, from the billing lines -------------------------------------------
 
 
-def _party(*, naam, btw, kvk, adres, postcode, stad, land, email) -> ubl.Party:
-    return ubl.Party(
-        naam=naam,
-        btw_nummer=btw,
-        kvk_nummer=kvk,
-        adres=adres,
-        postcode=postcode,
-        stad=stad,
-        land=land or "NL",
-        email=email,
-    )
+def _line_name(naam: str, kind: str) -> str:
+    """A line's item name: the task and its activity, in Dutch (the document's language, the
+    same whoever issues it and wherever: a page, the API, a command)."""
+    with force_locale("nl"):
+        return f"{naam} ({activity_label(kind)})"[:200]
 
 
-def document(*, carrier_id: uuid.UUID, invoice_id: uuid.UUID) -> tuple[Invoice, ubl.Invoice]:
-    """The invoice with everything its e-invoice names: the carrier as seller (its home
-    base the address), the customer as buyer (its first place the address), the lines."""
-    invoice = get_invoice(carrier_id=carrier_id, invoice_id=invoice_id)
+def draft(*, carrier_id: uuid.UUID, invoice: Invoice) -> tuple[ubl.Invoice, list[documents.Source]]:
+    """What a concept invoice would say if issued now: the carrier as seller, the customer
+    (its invoice address) as buyer, its batch's lines of the customer, with where each came
+    from. The number is left blank."""
     carrier = get_carrier(carrier_id=carrier_id)
     customer = customers.get_customer(carrier_id=carrier_id, customer_id=invoice.klant_id)
-    places = customers.places_by_customer(carrier_id=carrier_id, customer_ids={customer.id})
-    place = next(iter(places[customer.id]), None)
     zone = carrier_zone(carrier_id)
+    group = BillingLine.btw_categorie == "O"
+    if not invoice.niet_belast:
+        group = or_(BillingLine.btw_categorie.is_(None), BillingLine.btw_categorie != "O")
     rows = db.session.execute(
-        select(BillingLine, Task.naam, Task.type, Task.gepland_op)
+        select(BillingLine, Task.naam, Task.type, Task.gepland_op, Tariff.prijs, Tariff.grondslag)
         .join(
             Task,
             and_(
@@ -230,77 +269,287 @@ def document(*, carrier_id: uuid.UUID, invoice_id: uuid.UUID) -> tuple[Invoice, 
                 Task.id == BillingLine.taak_id,
             ),
         )
+        .outerjoin(
+            Tariff,
+            and_(
+                Tariff.transporteur_id == BillingLine.transporteur_id,
+                Tariff.id == BillingLine.tarief_id,
+            ),
+        )
         .where(
             BillingLine.transporteur_id == carrier_id,
             BillingLine.export_id == invoice.export_id,
             BillingLine.klant_id == invoice.klant_id,
+            group,
         )
         .order_by(BillingLine.afgerond_op, BillingLine.id)
     ).all()
-    lines = [
-        ubl.Line(
-            id=str(index),
-            naam=f"{naam} ({ACTIVITY_LABELS.get(kind, kind)})"[:200],
-            omschrijving=line.opmerkingen,
-            hoeveelheid=pricing.decimal(line.hoeveelheid),
-            eenheid=line.eenheid,
-            bedrag=pricing.decimal(line.bedrag),
-            btw_procent=pricing.decimal(line.btw_procent),
-            datum=(planned or line.afgerond_op).astimezone(zone).date(),
+    lines, sources = [], []
+    for index, (line, naam, kind, planned, price, basis) in enumerate(rows, start=1):
+        hourly = line.uren is not None
+        lines.append(
+            ubl.Line(
+                id=str(index),
+                naam=_line_name(naam, kind),
+                omschrijving=line.opmerkingen,
+                hoeveelheid=pricing.decimal(line.uren if hourly else line.hoeveelheid),
+                eenheid="uur" if hourly else line.eenheid,
+                prijs=pricing.decimal(price) if basis in ("eenheid", "uur", "km") else None,
+                bedrag=pricing.decimal(line.bedrag) or Decimal(0),
+                btw_procent=pricing.decimal(line.btw_procent),
+                btw_categorie=line.btw_categorie,
+                btw_vrijstellingsreden=line.btw_vrijstellingsreden,
+                datum=(planned or line.afgerond_op).astimezone(zone).date(),
+            )
         )
-        for index, (line, naam, kind, planned) in enumerate(rows, start=1)
-    ]
+        sources.append(documents.Source(line.id, line.taak_id))
     batch = db.session.scalar(
         select(BillingExport).where(
             BillingExport.transporteur_id == carrier_id, BillingExport.id == invoice.export_id
         )
     )
     days = [line.datum for line in lines]
-    return invoice, ubl.Invoice(
-        nummer=invoice.nummer,
+    data = ubl.Invoice(
+        nummer=invoice.nummer or "",
         datum=invoice.datum,
         vervaldatum=invoice.vervaldatum,
-        verkoper=_party(
-            naam=carrier.naam,
-            btw=carrier.btw_nummer,
-            kvk=carrier.kvk_nummer,
-            adres=carrier.thuisbasis_straat,
-            postcode=carrier.thuisbasis_postcode,
-            stad=carrier.thuisbasis_plaats,
-            land=carrier.thuisbasis_land,
-            email=carrier.factuur_email,
-        ),
-        koper=_party(
-            naam=customer.naam,
-            btw=customer.btw_nummer,
-            kvk=None,
-            adres=place.adres if place else None,
-            postcode=place.postcode if place else None,
-            stad=place.stad if place else None,
-            land=place.land if place else "NL",
-            email=customer.factuur_email,
-        ),
+        verkoper=documents.seller(carrier),
+        koper=documents.buyer(customer),
         regels=lines,
-        koper_referentie=customer.debiteurnummer or invoice.nummer,
+        koper_referentie=customer.debiteurnummer or invoice.nummer or "",
         # The batch's period, widened to the days of its lines (a line's planned day may
         # lie before the day it was completed).
-        periode_van=min([batch.van, *days]),
-        periode_tot=max([batch.tot, *days]),
+        periode_van=min([batch.van, *days]) if batch else None,
+        periode_tot=max([batch.tot, *days]) if batch else None,
         iban=carrier.iban,
         betaalreferentie=invoice.nummer,
+        valuta=invoice.valuta,
     )
+    return data, sources
+
+
+def vies_of(customer, data: ubl.Invoice) -> dict | None:
+    """The buyer's VIES answer as the document keeps it: for a reverse-charged invoice only."""
+    if not any(ubl.category(line) == "AE" for line in data.regels):
+        return None
+    number = compact(customer.btw_nummer)
+    if customer.vies_status and customer.vies_btw_nummer == number:
+        return {
+            "btw_nummer": number,
+            "status": customer.vies_status,
+            "naam": customer.vies_naam,
+            "gecontroleerd_op": customer.vies_gecontroleerd_op.isoformat(),
+        }
+    return {"btw_nummer": number, "status": "niet_gecontroleerd"}
 
 
 def problems(*, carrier_id: uuid.UUID, invoice_id: uuid.UUID) -> tuple[str, ...]:
-    """What keeps the invoice from being an e-invoice (codes; empty: it can be made)."""
-    return ubl.problems(document(carrier_id=carrier_id, invoice_id=invoice_id)[1])
+    """What keeps the invoice from being issued (codes; empty: it can be). An issued one
+    has none."""
+    invoice = get_invoice(carrier_id=carrier_id, invoice_id=invoice_id)
+    if invoice.uitgegeven:
+        return ()
+    return _issue_problems(carrier_id, invoice)
 
 
-def ubl_document(*, carrier_id: uuid.UUID, invoice_id: uuid.UUID) -> tuple[Invoice, bytes]:
-    """The invoice as UBL 2.1 XML (Peppol BIS Billing 3.0); NotInvoiceable with the codes
-    of what is missing (the carrier's VAT, KvK or IBAN, the customer's address...)."""
-    invoice, data = document(carrier_id=carrier_id, invoice_id=invoice_id)
-    try:
-        return invoice, ubl.invoice_xml(data)
-    except ubl.InvoiceError as error:
-        raise NotInvoiceable(str(error), codes=list(error.codes)) from error
+def _issue_problems(carrier_id: uuid.UUID, invoice: Invoice) -> tuple[str, ...]:
+    data, _sources = draft(carrier_id=carrier_id, invoice=invoice)
+    found = list(ubl.problems(replace(data, nummer="-", koper_referentie="-")))
+    customer = customers.get_customer(carrier_id=carrier_id, customer_id=invoice.klant_id)
+    vies = vies_of(customer, data)
+    if vies and vies["status"] == "ongeldig":
+        found.append("buyer_vat_not_in_vies")
+    return tuple(found)
+
+
+def peppol_problems(*, carrier_id: uuid.UUID, invoice: Invoice) -> tuple[str, ...]:
+    """What keeps the invoice from going over Peppol (it goes by e-mail then)."""
+    if invoice.uitgegeven:
+        return ubl.peppol_problems(_stored_header(invoice))
+    data, _sources = draft(carrier_id=carrier_id, invoice=invoice)
+    return ubl.peppol_problems(data)
+
+
+def _stored_header(invoice: Invoice) -> ubl.Invoice:
+    return ubl.Invoice(
+        nummer=invoice.nummer,
+        datum=invoice.datum,
+        verkoper=documents.party_from_json(invoice.verkoper),
+        koper=documents.party_from_json(invoice.koper),
+        regels=(),
+        koper_referentie=invoice.nummer,
+    )
+
+
+# --- issue ---------------------------------------------------------------------------------
+
+
+def store(
+    *,
+    carrier_id: uuid.UUID,
+    invoice: Invoice,
+    data: ubl.Invoice,
+    sources: list[documents.Source],
+    actor_label: str,
+    vies: dict | None = None,
+) -> Invoice:
+    """Number the document (unless it has a number) and store it with its lines, in this
+    transaction: its bytes and their SHA-256, the parties as they are, the VAT breakdown.
+    InvoiceError (from ubl) when it cannot be made; nothing is written then."""
+    found = ubl.problems(replace(data, nummer="-", koper_referentie="-"))
+    if found:
+        raise NotInvoiceable("the document cannot be made", codes=list(found))
+    lock_series(carrier_id)
+    number = invoice.nummer or next_number(
+        carrier_id, data.datum.year, credit=invoice.soort == "creditnota"
+    )
+    data = replace(
+        data,
+        nummer=number,
+        koper_referentie=data.koper_referentie or number,
+        betaalreferentie=number if invoice.soort == "factuur" else None,
+    )
+    body = ubl.document_xml(data)
+    net, vat = ubl.totals(data.regels)
+    invoice.nummer = number
+    invoice.datum = data.datum
+    if data.vervaldatum:
+        invoice.vervaldatum = data.vervaldatum
+    invoice.regels = len(data.regels)
+    invoice.bedrag, invoice.btw_bedrag = net, vat
+    invoice.verkoper = documents.party_json(data.verkoper)
+    invoice.koper = documents.party_json(data.koper)
+    invoice.btw_uitsplitsing = documents.breakdown_json(data.regels)
+    invoice.vies = vies
+    invoice.document = body
+    invoice.document_sha256 = documents.sha256(body)
+    invoice.pdf = invoice_pdf.render(data)
+    invoice.uitgegeven_op = utcnow()
+    invoice.uitgegeven_door = actor_label[:254]
+    for line, source in zip(data.regels, sources, strict=True):
+        db.session.add(
+            InvoiceLine(
+                transporteur_id=carrier_id,
+                id=uuid.uuid4(),
+                factuur_id=invoice.id,
+                **documents.stored_line(line, source),
+            )
+        )
+    db.session.flush()
+    logger.info("issued %s %s (%s lines)", invoice.soort, number, invoice.regels)
+    return invoice
+
+
+def issue(*, carrier_id: uuid.UUID, invoice_id: uuid.UUID, actor_label: str) -> Invoice:
+    """Issue a concept invoice: dated today, due after the payment term, numbered and stored.
+    NotInvoiceable with the codes of what is missing; Conflict when already issued."""
+    invoice = get_invoice(carrier_id=carrier_id, invoice_id=invoice_id, lock=True)
+    if invoice.uitgegeven:
+        raise Conflict("The invoice is issued already.", code="issued")
+    found = _issue_problems(carrier_id, invoice)
+    if found:
+        raise NotInvoiceable("the invoice cannot be issued yet", codes=list(found))
+    day = today(carrier_id)
+    invoice.datum = day
+    invoice.vervaldatum = day + timedelta(
+        days=get_carrier(carrier_id=carrier_id).betaaltermijn_dagen
+    )
+    data, sources = draft(carrier_id=carrier_id, invoice=invoice)
+    customer = customers.get_customer(carrier_id=carrier_id, customer_id=invoice.klant_id)
+    return store(
+        carrier_id=carrier_id,
+        invoice=invoice,
+        data=data,
+        sources=sources,
+        actor_label=actor_label,
+        vies=vies_of(customer, data),
+    )
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def stored_document(
+    *, carrier_id: uuid.UUID, invoice_id: uuid.UUID, pdf: bool = False
+) -> tuple[Invoice, bytes]:
+    """The issued document's bytes (UBL, or its PDF), exactly as issued; NotIssued for a
+    concept, with the codes of what it lacks."""
+    invoice = get_invoice(carrier_id=carrier_id, invoice_id=invoice_id)
+    if not invoice.uitgegeven:
+        raise NotIssued(
+            "The invoice is a concept: it has no document yet.",
+            codes=list(_issue_problems(carrier_id, invoice)),
+        )
+    return invoice, invoice.pdf if pdf else invoice.document
+
+
+def lines_of(*, carrier_id: uuid.UUID, invoice_ids: set[uuid.UUID]) -> dict[uuid.UUID, list]:
+    """The stored lines of documents, by document, in their order (one query)."""
+    found: dict[uuid.UUID, list[InvoiceLine]] = {i: [] for i in invoice_ids}
+    if not invoice_ids:
+        return found
+    for line in db.session.scalars(
+        select(InvoiceLine)
+        .where(InvoiceLine.transporteur_id == carrier_id, InvoiceLine.factuur_id.in_(invoice_ids))
+        .order_by(InvoiceLine.factuur_id, InvoiceLine.volgnummer)
+    ):
+        found[line.factuur_id].append(line)
+    return found
+
+
+def credits_of(*, carrier_id: uuid.UUID, invoice_ids: set[uuid.UUID]) -> dict[uuid.UUID, list]:
+    """The credit notes against each invoice, oldest first (one query)."""
+    found: dict[uuid.UUID, list[Invoice]] = {i: [] for i in invoice_ids}
+    if not invoice_ids:
+        return found
+    for note in db.session.scalars(
+        select(Invoice)
+        .where(
+            Invoice.transporteur_id == carrier_id,
+            Invoice.gecrediteerde_factuur_id.in_(invoice_ids),
+        )
+        .order_by(Invoice.uitgegeven_op, Invoice.nummer)
+    ):
+        found[note.gecrediteerde_factuur_id].append(note)
+    return found
+
+
+@dataclass(frozen=True)
+class DocumentFilters:
+    van: date | None = None
+    tot: date | None = None
+    klant_id: uuid.UUID | None = None
+    soort: str | None = None
+    limit: int = 100
+    offset: int = 0
+
+
+def list_documents(*, carrier_id: uuid.UUID, filters: DocumentFilters) -> tuple[list[Invoice], int]:
+    """Issued invoices and credit notes by date and number, newest first, with the total
+    count: by issue date (van..tot, both included), customer and kind."""
+    where = [Invoice.transporteur_id == carrier_id, Invoice.uitgegeven_op.is_not(None)]
+    if filters.van and filters.tot and filters.tot < filters.van:
+        raise ValidationFailed([{"field": "tot", "code": "before_van", "message": "before van"}])
+    if filters.van:
+        where.append(Invoice.datum >= filters.van)
+    if filters.tot:
+        where.append(Invoice.datum <= filters.tot)
+    if filters.klant_id:
+        where.append(Invoice.klant_id == filters.klant_id)
+    if filters.soort:
+        if filters.soort not in KINDS:
+            raise ValidationFailed(
+                [{"field": "soort", "code": "choice", "message": "factuur or creditnota"}]
+            )
+        where.append(Invoice.soort == filters.soort)
+    total = db.session.scalar(select(func.count()).select_from(Invoice).where(*where))
+    found = list(
+        db.session.scalars(
+            select(Invoice)
+            .where(*where)
+            .order_by(Invoice.datum.desc(), Invoice.nummer.desc())
+            .limit(filters.limit)
+            .offset(filters.offset)
+        )
+    )
+    return found, total or 0

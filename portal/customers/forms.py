@@ -34,10 +34,40 @@ MESSAGES = {
     ),
     "email": _l("Vul een e-mailadres in, bijvoorbeeld facturen@klant.nl."),
     "duplicate": _l("Een andere klant heeft dit debiteurnummer al."),
-    "country": _l("Vul een landcode van 2 letters in, bijvoorbeeld NL, DE of BE."),
+    "country": _l("Geen landcode uit ISO 3166: vul bijvoorbeeld NL, DE of BE in."),
+    "kvk_format": _l("Een KvK-nummer heeft 8 cijfers, bijvoorbeeld 12345678."),
+    "gln_format": _l("Een GLN heeft 13 cijfers en een geldig controlecijfer."),
+    "peppol_format": _l(
+        "Schrijf een Peppol-ID als schema:nummer, bijvoorbeeld 0106:12345678 (KvK) of "
+        "0088:8712345678906 (GLN)."
+    ),
+    "reverse_charge_no_vat": _l("Btw verleggen kan alleen met het btw-nummer van de klant."),
+    "reverse_charge_not_eu": _l(
+        "Btw verleggen is voor een ondernemer in een ander EU-land: het btw-nummer begint met "
+        "de landcode van dat land."
+    ),
+    "not_subject_in_eu": _l(
+        "Niet onderworpen aan btw is voor een ondernemer buiten de EU: kies het land van het "
+        "factuuradres."
+    ),
+    "reason_required": _l("Schrijf op waarom geen btw geldt, bijvoorbeeld het wetsartikel."),
+    "evidence_required": _l(
+        "Noem het bewijs voor het nultarief, bijvoorbeeld het uitvoerdocument (MRN)."
+    ),
     "range": _l("Deze coördinaat ligt buiten het bereik."),
     "coordinates_pair": _l("Vul breedte- en lengtegraad allebei in, of laat ze allebei leeg."),
 }
+
+
+# The VAT treatments a customer can have of its own; empty: each tariff's category holds.
+VAT_TREATMENTS = {
+    "": _l("Zoals het tarief zegt"),
+    "AE": _l("Btw verlegd (ondernemer in een ander EU-land)"),
+    "O": _l("Niet onderworpen aan btw (ondernemer buiten de EU)"),
+    "Z": _l("Nultarief (vervoer bij in- of uitvoer)"),
+    "E": _l("Vrijgesteld van btw"),
+}
+_ADDRESS = {"autocomplete": "off"}
 
 
 def _length(name: str) -> list:
@@ -67,11 +97,52 @@ class CustomerForm(FlaskForm):
         validators=_length("factuur_email"),
         render_kw={"type": "email", "autocomplete": "off"},
     )
+    factuur_adres = StringField(
+        _l("Straat en huisnummer"), validators=_length("factuur_adres"), render_kw=_ADDRESS
+    )
+    factuur_postcode = StringField(
+        _l("Postcode"), validators=_length("factuur_postcode"), render_kw=_ADDRESS
+    )
+    factuur_plaats = StringField(
+        _l("Plaats"), validators=_length("factuur_plaats"), render_kw=_ADDRESS
+    )
+    factuur_land = SelectField(_l("Land"), choices=[], validate_choice=False)
+    kvk_nummer = StringField(
+        _l("KvK-nummer"),
+        validators=_length("kvk_nummer"),
+        description=_l("8 cijfers. Een Nederlandse klant krijgt e-facturen via Peppol hierop."),
+        render_kw={"autocomplete": "off", "inputmode": "numeric"},
+    )
+    gln = StringField(
+        _l("GLN"),
+        validators=_length("gln"),
+        description=_l("Het GS1-locatienummer van 13 cijfers, als de klant het gebruikt."),
+        render_kw={"autocomplete": "off", "inputmode": "numeric"},
+    )
+    peppol_id = StringField(
+        _l("Peppol-ID"),
+        validators=_length("peppol_id"),
+        description=_l(
+            "Alleen als de klant een ander Peppol-adres opgeeft, bijvoorbeeld 9925:BE0123456789."
+        ),
+        render_kw={"autocomplete": "off", "spellcheck": "false"},
+    )
+    btw_categorie = SelectField(_l("Btw"), choices=[], validate_choice=False)
+    btw_vrijstellingsreden = StringField(
+        _l("Reden of bewijs"),
+        validators=_length("btw_vrijstellingsreden"),
+        description=_l("Staat op de factuur. Leeg bij btw verlegd: dan staat er “Btw verlegd”."),
+    )
     opmerkingen = TextAreaField(
         _l("Opmerkingen"),
         validators=_length("opmerkingen"),
         description=_l("Voor planners en de administratie."),
     )
+
+    def set_choices(self, countries: list[tuple[str, str]]) -> None:
+        """The invoice address's countries (EN 16931's list) and the VAT treatments."""
+        self.factuur_land.choices = [SelectChoice(code, name) for code, name in countries]
+        self.btw_categorie.choices = [SelectChoice(k, v) for k, v in VAT_TREATMENTS.items()]
 
     def customer_data(self) -> dict:
         """The form's fields as the service takes them."""

@@ -36,12 +36,38 @@ class Customer(CarrierScoped, db.Model):
         # NULLs are distinct on both databases: many customers may have no number yet.
         UniqueConstraint("transporteur_id", "debiteurnummer"),
         Index("ix_klanten_naam", "transporteur_id", "naam"),
+        CheckConstraint(
+            "btw_categorie IS NULL OR btw_categorie IN ('S', 'Z', 'E', 'AE', 'O')",
+            name="btw_categorie",
+        ),
+        CheckConstraint(
+            "vies_status IS NULL OR vies_status IN ('geldig', 'ongeldig')", name="vies_status"
+        ),
     )
 
     naam: Mapped[str] = mapped_column(String(200))
     debiteurnummer: Mapped[str | None] = mapped_column(String(50))
     btw_nummer: Mapped[str | None] = mapped_column(String(20))  # stored compact: NL123456789B01
     factuur_email: Mapped[str | None] = mapped_column(String(254))
+    # The address invoices go to, apart from the places where the work is done.
+    factuur_adres: Mapped[str | None] = mapped_column(String(200))
+    factuur_postcode: Mapped[str | None] = mapped_column(String(16))
+    factuur_plaats: Mapped[str | None] = mapped_column(String(100))
+    factuur_land: Mapped[str | None] = mapped_column(String(2))  # ISO 3166-1 (EN 16931 list)
+    # Identifiers an e-invoice routes and names the buyer by: the Chamber of Commerce number,
+    # the GS1 location number, and a Peppol participant id written scheme:id (0106:12345678).
+    kvk_nummer: Mapped[str | None] = mapped_column(String(8))
+    gln: Mapped[str | None] = mapped_column(String(13))
+    peppol_id: Mapped[str | None] = mapped_column(String(100))
+    # The customer's own VAT treatment (EN 16931 category: AE reverse charge, O not subject
+    # to VAT, ...) with its reason; empty: the tariff's category holds.
+    btw_categorie: Mapped[str | None] = mapped_column(String(2))
+    btw_vrijstellingsreden: Mapped[str | None] = mapped_column(String(300))
+    # The last check of btw_nummer in the EU's VIES service: which number, when, the answer.
+    vies_btw_nummer: Mapped[str | None] = mapped_column(String(20))
+    vies_status: Mapped[str | None] = mapped_column(String(12))  # geldig | ongeldig
+    vies_naam: Mapped[str | None] = mapped_column(String(200))
+    vies_gecontroleerd_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
     opmerkingen: Mapped[str | None] = mapped_column(Text)
     actief: Mapped[bool] = mapped_column(default=True, server_default=true())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -7,9 +7,32 @@ from __future__ import annotations
 import math
 import re
 
+from portal import countries, identifiers
 from portal.customers.models import PLACE_KINDS
 
-CUSTOMER_FIELDS = ("naam", "debiteurnummer", "btw_nummer", "factuur_email", "opmerkingen")
+# What invoices need of a customer beyond its name: its invoice address, the identifiers an
+# e-invoice names and routes it by, and its own VAT treatment.
+INVOICING_FIELDS = (
+    "factuur_adres",
+    "factuur_postcode",
+    "factuur_plaats",
+    "factuur_land",
+    "kvk_nummer",
+    "gln",
+    "peppol_id",
+    "btw_categorie",
+    "btw_vrijstellingsreden",
+)
+CUSTOMER_FIELDS = (
+    "naam",
+    "debiteurnummer",
+    "btw_nummer",
+    "factuur_email",
+    *INVOICING_FIELDS,
+    "opmerkingen",
+)
+# A customer's own VAT treatment (EN 16931 categories); empty: each tariff's category holds.
+VAT_CATEGORIES = ("AE", "O", "E", "Z", "S")
 PLACE_FIELDS = (
     "naam",
     "soort",
@@ -30,6 +53,13 @@ LIMITS = {
     "debiteurnummer": 50,
     "btw_nummer": 20,
     "factuur_email": 254,
+    "factuur_adres": 200,
+    "factuur_postcode": 16,
+    "factuur_plaats": 100,
+    "kvk_nummer": 20,
+    "gln": 20,
+    "peppol_id": 100,
+    "btw_vrijstellingsreden": 300,
     "opmerkingen": 2000,
     "adres": 200,
     "postcode": 16,
@@ -42,7 +72,6 @@ DUTCH_VAT = re.compile(r"NL[0-9]{9}B[0-9]{2}")
 EU_VAT = re.compile(r"[A-Z]{2}[0-9A-Z]{2,13}")
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
 DUTCH_POSTCODE = re.compile(r"([1-9][0-9]{3}) ?([A-Z]{2})")
-COUNTRY = re.compile(r"[A-Z]{2}")
 
 
 def error(field: str, code: str, message: str) -> dict:
@@ -82,15 +111,17 @@ def _text(data: dict, name: str, errors: list[dict], clean: dict, required=False
         clean[name] = value
 
 
-def clean_customer(data: dict, errors: list[dict]) -> dict:
-    """The customer's fields of data checked and normalised; problems go to errors."""
+def clean_customer(data: dict, errors: list[dict], current: dict | None = None) -> dict:
+    """The customer's fields of data checked and normalised; problems go to errors. current:
+    the customer's stored values, for the rules that join fields (a category and its VAT
+    number) when data changes only some of them."""
     clean: dict = {}
     errors.extend(
         error(name, "not_editable", "unknown field")
         for name in sorted(set(data) - set(CUSTOMER_FIELDS))
     )
     for name in CUSTOMER_FIELDS:
-        if name in data:
+        if name in data and name not in ("factuur_land", "btw_categorie"):
             _text(data, name, errors, clean, required=name == "naam")
     if clean.get("btw_nummer"):
         problem = vat_problem(clean["btw_nummer"])
@@ -100,7 +131,75 @@ def clean_customer(data: dict, errors: list[dict]) -> dict:
     email = clean.get("factuur_email")
     if email and not EMAIL.fullmatch(email):
         errors.append(error("factuur_email", "email", "an e-mail address"))
+    if "factuur_land" in data:
+        land = data["factuur_land"]
+        land = land.strip().upper() if isinstance(land, str) else land
+        if land and not (isinstance(land, str) and countries.is_country(land)):
+            errors.append(error("factuur_land", "country", "an ISO 3166 country code of 2 letters"))
+        else:
+            clean["factuur_land"] = land or None
+    if clean.get("factuur_postcode"):
+        land = clean.get("factuur_land") or (current or {}).get("factuur_land") or "NL"
+        clean["factuur_postcode"] = written_postcode(clean["factuur_postcode"].upper(), land)
+    if clean.get("kvk_nummer"):
+        clean["kvk_nummer"] = identifiers.compact(clean["kvk_nummer"])
+        if not identifiers.kvk_valid(clean["kvk_nummer"]):
+            errors.append(error("kvk_nummer", "kvk_format", "8 digits"))
+    if clean.get("gln"):
+        clean["gln"] = identifiers.compact(clean["gln"])
+        if not identifiers.gln_valid(clean["gln"]):
+            errors.append(error("gln", "gln_format", "13 digits with a valid GS1 check digit"))
+    if clean.get("peppol_id"):
+        clean["peppol_id"] = re.sub(r"\s", "", clean["peppol_id"])
+        if identifiers.parse_peppol_id(clean["peppol_id"]) is None:
+            errors.append(
+                error("peppol_id", "peppol_format", "scheme:identifier, e.g. 0106:12345678")
+            )
+    if "btw_categorie" in data:
+        category = data["btw_categorie"] or None
+        if category is not None and category not in VAT_CATEGORIES:
+            errors.append(error("btw_categorie", "choice", f"one of {', '.join(VAT_CATEGORIES)}"))
+        else:
+            clean["btw_categorie"] = category
+    _vat_treatment({**(current or {}), **clean}, errors)
     return clean
+
+
+def _vat_treatment(values: dict, errors: list[dict]) -> None:
+    """A customer's own VAT category fits its VAT number and country: reverse charge (AE) for a
+    business in another EU country with its VAT number, not subject (O) for one outside the
+    EU, and a reason where EN 16931 wants one (E)."""
+    category = values.get("btw_categorie")
+    vat = values.get("btw_nummer")
+    if category == "AE":
+        if not vat:
+            errors.append(
+                error("btw_nummer", "reverse_charge_no_vat", "required for reverse charge (AE)")
+            )
+            return
+        country = countries.vat_country(vat)
+        if not countries.in_eu(country) or country == "NL":
+            errors.append(
+                error(
+                    "btw_categorie",
+                    "reverse_charge_not_eu",
+                    "reverse charge is for a business in another EU member state",
+                )
+            )
+    elif category == "O":
+        land = values.get("factuur_land") or "NL"
+        if countries.in_eu(land):
+            errors.append(
+                error(
+                    "btw_categorie",
+                    "not_subject_in_eu",
+                    "not subject to VAT is for a business outside the EU",
+                )
+            )
+    elif category == "E" and not values.get("btw_vrijstellingsreden"):
+        errors.append(error("btw_vrijstellingsreden", "reason_required", "required for E"))
+    elif category == "Z" and not values.get("btw_vrijstellingsreden"):
+        errors.append(error("btw_vrijstellingsreden", "evidence_required", "required for Z"))
 
 
 def _number(value, name: str, low: float, high: float, errors: list[dict]) -> float | None:
@@ -134,7 +233,7 @@ def clean_place(data: dict, errors: list[dict]) -> dict:
     if "land" in data:
         land = (data["land"] or "NL") if isinstance(data["land"], str | None) else ""
         land = land.strip().upper()
-        if not COUNTRY.fullmatch(land):
+        if not countries.is_country(land):
             errors.append(error("land", "country", "an ISO 3166 country code of 2 letters"))
         else:
             clean["land"] = land

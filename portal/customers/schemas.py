@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from portal.customers.models import PLACE_KINDS, Customer, CustomerPlace
+from portal.customers.rules import INVOICING_FIELDS
 from portal.schemas import InModel, Timestamp, not_null
 from portal.types import iso
 
@@ -54,6 +55,21 @@ class CustomerOut(BaseModel):
     debiteurnummer: str | None = Field(description="unique within the carrier when given")
     btw_nummer: str | None
     factuur_email: str | None
+    factuur_adres: str | None = Field(description="invoice address: street and number")
+    factuur_postcode: str | None
+    factuur_plaats: str | None
+    factuur_land: str | None = Field(description="ISO 3166-1 alpha-2 (EN 16931's list)")
+    kvk_nummer: str | None = Field(description="Dutch Chamber of Commerce number, 8 digits")
+    gln: str | None = Field(description="GS1 Global Location Number, 13 digits")
+    peppol_id: str | None = Field(description="Peppol participant id, scheme:id")
+    btw_categorie: Literal["S", "Z", "E", "AE", "O"] | None = Field(
+        description="the customer's own VAT category (EN 16931); null: each tariff's holds"
+    )
+    btw_vrijstellingsreden: str | None
+    vies: dict | None = Field(
+        description="the last VIES check of btw_nummer: status (geldig, ongeldig), naam, "
+        "gecontroleerd_op; null when never checked"
+    )
     opmerkingen: str | None
     actief: bool
     created_at: Timestamp
@@ -90,6 +106,15 @@ def serialize_customer(customer: Customer, places: list[CustomerPlace]) -> dict:
         "debiteurnummer": customer.debiteurnummer,
         "btw_nummer": customer.btw_nummer,
         "factuur_email": customer.factuur_email,
+        **{name: getattr(customer, name) for name in INVOICING_FIELDS},
+        "vies": {
+            "btw_nummer": customer.vies_btw_nummer,
+            "status": customer.vies_status,
+            "naam": customer.vies_naam,
+            "gecontroleerd_op": iso(customer.vies_gecontroleerd_op),
+        }
+        if customer.vies_status
+        else None,
         "opmerkingen": customer.opmerkingen,
         "actief": customer.actief,
         "created_at": iso(customer.created_at),
@@ -113,7 +138,30 @@ class CustomerQuery(BaseModel):
     offset: int = Field(default=0, ge=0, le=1_000_000)
 
 
-class CustomerIn(InModel):
+class _InvoicingFields(InModel):
+    """A customer's invoice address, identifiers and VAT treatment (rules.INVOICING_FIELDS)."""
+
+    factuur_adres: str | None = Field(default=None, max_length=200)
+    factuur_postcode: str | None = Field(default=None, max_length=16)
+    factuur_plaats: str | None = Field(default=None, max_length=100)
+    factuur_land: str | None = Field(
+        default=None, max_length=2, description="ISO 3166-1 alpha-2 (EN 16931's list)"
+    )
+    kvk_nummer: str | None = Field(default=None, max_length=20, description="8 digits")
+    gln: str | None = Field(default=None, max_length=20, description="13 digits")
+    peppol_id: str | None = Field(
+        default=None, max_length=100, description="scheme:id, e.g. 0106:12345678"
+    )
+    btw_categorie: Literal["S", "Z", "E", "AE", "O"] | None = Field(
+        default=None,
+        description="AE: reverse charge (a business in another EU country, with its VAT "
+        "number); O: not subject to VAT (a business outside the EU); Z, E with a reason; "
+        "null: each tariff's category holds",
+    )
+    btw_vrijstellingsreden: str | None = Field(default=None, max_length=300)
+
+
+class CustomerIn(_InvoicingFields):
     """A new customer; only naam is required."""
 
     model_config = ConfigDict(title="CreateCustomerBody")
@@ -125,7 +173,7 @@ class CustomerIn(InModel):
     opmerkingen: str | None = Field(default=None, max_length=2000)
 
 
-class CustomerUpdate(InModel):
+class CustomerUpdate(_InvoicingFields):
     """The fields to change; omitted fields stay. `actief: false` deactivates the customer."""
 
     model_config = ConfigDict(title="UpdateCustomerBody")

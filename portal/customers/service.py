@@ -17,8 +17,10 @@ from sqlalchemy.exc import IntegrityError
 
 from portal.audit import service as audit
 from portal.audit.service import Actor
+from portal.customers import vies
 from portal.customers.models import Customer, CustomerPlace
 from portal.customers.rules import (  # noqa: F401  (LIMITS, vat_problem: for callers)
+    CUSTOMER_FIELDS,
     LIMITS,
     check_coordinates,
     clean_customer,
@@ -52,6 +54,18 @@ def on_place_removal(callback: Callable[[uuid.UUID, uuid.UUID], None]) -> None:
     """Register callback(carrier_id, place_id), run before a customer's place is removed."""
     if callback not in _place_removal:
         _place_removal.append(callback)
+
+
+# Called after a customer's VAT treatment changed (its category, reason or VAT number), with
+# (carrier_id, customer_id): billing prices the customer's lines not yet exported again.
+_vat_changes: list[Callable[[uuid.UUID, uuid.UUID], None]] = []
+VAT_FIELDS = ("btw_categorie", "btw_vrijstellingsreden", "btw_nummer")
+
+
+def on_vat_change(callback: Callable[[uuid.UUID, uuid.UUID], None]) -> None:
+    """Register callback(carrier_id, customer_id), run after a customer's VAT changed."""
+    if callback not in _vat_changes:
+        _vat_changes.append(callback)
 
 
 @dataclass(frozen=True)
@@ -128,7 +142,8 @@ def update_customer(
     """Change the given fields of a customer (naam stays required)."""
     customer = get_customer(carrier_id=carrier_id, customer_id=customer_id)
     errors: list[dict] = []
-    clean = clean_customer(data, errors)
+    current = {name: getattr(customer, name) for name in CUSTOMER_FIELDS}
+    clean = clean_customer(data, errors, current)
     number = clean.get("debiteurnummer")
     if number and _number_taken(carrier_id, number, customer.id):
         errors.append(DUPLICATE)
@@ -151,6 +166,44 @@ def update_customer(
             action="updated",
             changes=changes,
         )
+        if set(changes) & set(VAT_FIELDS):
+            for callback in _vat_changes:
+                callback(carrier_id, customer.id)
+    return customer
+
+
+def check_vies(*, carrier_id: uuid.UUID, customer_id: uuid.UUID, actor: Actor) -> Customer:
+    """Ask VIES whether the customer's VAT number is valid and keep the answer and its time
+    (audited). ValidationFailed when there is no EU VAT number to ask about;
+    vies.Unavailable when VIES does not answer (the last answer stays)."""
+    customer = get_customer(carrier_id=carrier_id, customer_id=customer_id)
+    number = customer.btw_nummer
+    if not number:
+        raise ValidationFailed([error("btw_nummer", "required", "no VAT number to check")])
+    try:
+        answer = vies.check(number)
+    except ValueError:
+        raise ValidationFailed(
+            [error("btw_nummer", "vies_not_eu", "VIES knows EU VAT numbers only")]
+        ) from None
+    before = [customer.vies_status, customer.vies_btw_nummer]
+    customer.vies_btw_nummer = number
+    customer.vies_status = "geldig" if answer.geldig else "ongeldig"
+    customer.vies_naam = answer.naam
+    customer.vies_gecontroleerd_op = utcnow()
+    db.session.flush()
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="customer",
+        entity_id=customer.id,
+        action="vies_checked",
+        changes={
+            "vies_status": [before[0], customer.vies_status],
+            "vies_btw_nummer": [before[1], number],
+            **({"vies_referentie": [None, answer.referentie]} if answer.referentie else {}),
+        },
+    )
     return customer
 
 

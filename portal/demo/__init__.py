@@ -18,6 +18,7 @@ from portal.accounts.models import Carrier
 from portal.config import ROOT
 from portal.demo.customers import seed_customers
 from portal.demo.hours import seed_hours
+from portal.demo.invoices import seed_invoices
 from portal.demo.messages import seed_messages
 from portal.demo.positions import seed_positions
 from portal.demo.sessions import seed_vehicle_sessions
@@ -150,6 +151,7 @@ def _seed_carrier(spec: dict) -> None:
     seed_messages(carrier_id, driver_rows, staff["planner"])
     seed_hours(carrier_id, driver_rows, staff["planner"])
     seed_tacho(carrier_id, driver_rows, vehicles, staff["planner"])
+    seed_invoices(carrier_id, driver_rows, staff["planner"])
 
 
 def _seed_questionnaire_work(carrier_id, author) -> None:

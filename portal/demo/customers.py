@@ -10,7 +10,12 @@ CUSTOMERS = [
         "naam": "Maatschap Ter Horst",
         "debiteurnummer": "10023",
         "btw_nummer": "NL812345678B01",
+        "kvk_nummer": "08123456",
         "factuur_email": "administratie@terhorst-enter.nl",
+        "factuur_adres": "Hengelosestraat 112",
+        "factuur_postcode": "7468 RN",
+        "factuur_plaats": "Enter",
+        "factuur_land": "NL",
         "opmerkingen": "Melkveebedrijf; mest gaat naar de vergister in Hengelo.",
         "places": [
             {
@@ -53,7 +58,12 @@ CUSTOMERS = [
         "naam": "Mengvoederfabriek De Twentse Molen",
         "debiteurnummer": "10041",
         "btw_nummer": "NL009876543B02",
+        "kvk_nummer": "06054321",
         "factuur_email": "crediteuren@twentsemolen.nl",
+        "factuur_adres": "Postbus 40",
+        "factuur_postcode": "7640 AA",
+        "factuur_plaats": "Wierden",
+        "factuur_land": "NL",
         "places": [
             {
                 "naam": "Mengvoederfabriek",
@@ -67,6 +77,34 @@ CUSTOMERS = [
                 "contactpersoon": "Expeditie",
                 "telefoon": "0546-581234",
                 "opmerkingen": "Eerst melden en wegen bij de weegbrug, dan silo 3 of 4.",
+            }
+        ],
+    },
+    {
+        # A business in Belgium: transport for it is reverse charged (btw verlegd), and it
+        # takes e-invoices over Peppol under its enterprise number.
+        "naam": "Biogas Vlaanderen NV",
+        "debiteurnummer": "10077",
+        "btw_nummer": "BE0123456749",
+        "peppol_id": "0208:0123456749",
+        "factuur_email": "facturen@biogas-vlaanderen.example",
+        "factuur_adres": "Kanaalweg 8",
+        "factuur_postcode": "2300",
+        "factuur_plaats": "Turnhout",
+        "factuur_land": "BE",
+        "btw_categorie": "AE",
+        "places": [
+            {
+                "naam": "Vergister Turnhout",
+                "soort": "lossen",
+                "adres": "Kanaalweg 8",
+                "postcode": "2300",
+                "stad": "Turnhout",
+                "land": "BE",
+                "locatie_lat": 51.3305,
+                "locatie_lng": 4.9403,
+                "openingstijden": "ma-vr 7:00-17:00",
+                "opmerkingen": "Weegbrug links bij de ingang; CMR afgeven bij de portier.",
             }
         ],
     },

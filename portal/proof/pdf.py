@@ -9,71 +9,15 @@ content, and the images are the bundle's own downscaled parts.
 from __future__ import annotations
 
 import io
-import unicodedata
 from zoneinfo import ZoneInfo
 
 from flask_babel import get_locale
 from flask_babel import gettext as _
-from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
+from portal.pdf_text import ACCENT, INK, MUTED, RULE, WIDTH, A4Document, latin1
 from portal.proof import wording
 from portal.proof.bundle import Bundle, Part
-
-FOLD = str.maketrans(
-    {
-        "\u2013": "-",
-        "\u2014": "-",
-        "\u2212": "-",
-        "\u2018": "'",
-        "\u2019": "'",
-        "\u201a": "'",
-        "\u201c": '"',
-        "\u201d": '"',
-        "\u201e": '"',
-        "\u2026": "...",
-        "\u20ac": "EUR",
-        "\u2022": "-",
-        "\u00a0": " ",
-        "\u202f": " ",
-        "\u2192": "->",
-        "\u2265": ">=",
-        "\u2264": "<=",
-    }
-)
-INK = (33, 37, 41)
-MUTED = (108, 117, 125)
-RULE = (206, 212, 218)
-ACCENT = (22, 93, 140)
-WIDTH = 180  # A4 less 15 mm margins
-
-
-def latin1(text: object) -> str:
-    """Text the built-in fonts can draw: typographic signs folded, accents kept, anything
-    else outside Latin-1 decomposed or replaced by '?'."""
-    value = str(text).translate(FOLD)
-    value = "".join(
-        ch
-        if ord(ch) < 256
-        else unicodedata.normalize("NFKD", ch).encode("latin-1", "ignore").decode("latin-1") or "?"
-        for ch in value
-    )
-    return value
-
-
-class _Document(FPDF):
-    def __init__(self, footer_text: str):
-        super().__init__(orientation="P", unit="mm", format="A4")
-        self.footer_text = footer_text
-        self.set_margins(15, 15, 15)
-        self.set_auto_page_break(True, margin=18)
-
-    def footer(self):
-        self.set_y(-12)
-        self.set_font("Helvetica", "", 7.5)
-        self.set_text_color(*MUTED)
-        self.cell(WIDTH * 0.8, 5, latin1(self.footer_text))
-        self.cell(WIDTH * 0.2, 5, f"{self.page_no()}/{{nb}}", align="R")
 
 
 class _Writer:
@@ -82,7 +26,7 @@ class _Writer:
         self.facts = bundle.facts
         self.zone = ZoneInfo(self.facts.get("tijdzone") or "Europe/Amsterdam")
         footer = _("Bewijs van aflevering · bundel %(hash)s", hash=bundle.sha256[:16])
-        self.pdf = _Document(footer)
+        self.pdf = A4Document(footer)
 
     def when(self, iso: str | None) -> str:
         return wording.when(iso, self.zone, str(get_locale() or "nl"))

@@ -26,12 +26,12 @@ from wtforms.validators import (
     Length,
     NumberRange,
     Optional,
-    Regexp,
     StopValidation,
     ValidationError,
 )
 from wtforms.widgets import TextInput
 
+from portal import countries
 from portal.labels import ACTIVITY_LABELS
 from portal.tasks.models import MAX_DURATION_MIN, STATUSES
 from portal.validators import in_calendar
@@ -170,13 +170,19 @@ class BoardFilterForm(FlaskForm):
         return field.data
 
 
+def _iso_country(form, field) -> None:
+    """A country an invoice may name: ISO 3166-1 alpha-2 (EN 16931's list)."""
+    if field.data and not countries.is_country(field.data):
+        raise ValidationError(_l("Kies een landcode uit ISO 3166, zoals NL, BE of DE."))
+
+
 def _country(label):
     return StringField(
         label,
         filters=[lambda v: v.strip().upper() if isinstance(v, str) else v],
         validators=[
             Optional(),
-            Regexp(r"^[A-Z]{2}\Z", message=_l("Twee letters, zoals NL, BE of DE.")),
+            _iso_country,
         ],
     )
 
@@ -206,7 +212,7 @@ class TaskForm(FlaskForm):
         filters=[lambda v: v.strip().upper() if isinstance(v, str) else v],
         validators=[
             Optional(),
-            Regexp(r"^[A-Z]{2}\Z", message=_l("Twee letters, zoals NL, BE of DE.")),
+            _iso_country,
         ],
     )
     contactpersoon = StringField(_l("Contactpersoon"), validators=[Optional(), Length(max=200)])

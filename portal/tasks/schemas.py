@@ -10,7 +10,7 @@ import orjson
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from portal.questionnaires.schemas import ActivityQuestionnaireOut, QuestionnaireDefinition
-from portal.schemas import InModel, Timestamp, in_range, not_null
+from portal.schemas import CountryCode, InModel, Timestamp, in_range, not_null
 from portal.tasks.models import MAX_DURATION_MIN, STATUSES, Task
 from portal.types import iso
 
@@ -163,7 +163,7 @@ class TaskCreate(InModel):
     adres: str | None = Field(default=None, max_length=200)
     postcode: str | None = Field(default=None, max_length=16)
     stad: str | None = Field(default=None, max_length=100)
-    land: str | None = Field(default=None, pattern=r"^[A-Z]{2}$")
+    land: CountryCode | None = None
     contactpersoon: str | None = Field(default=None, max_length=200)
     telefoon: str | None = Field(default=None, max_length=40)
     telefoon_mobiel: str | None = Field(default=None, max_length=40)
@@ -200,7 +200,7 @@ class TaskCreate(InModel):
     laad_adres: str | None = Field(default=None, max_length=200)
     laad_postcode: str | None = Field(default=None, max_length=16)
     laad_stad: str | None = Field(default=None, max_length=100)
-    laad_land: str | None = Field(default=None, pattern=r"^[A-Z]{2}$")
+    laad_land: CountryCode | None = None
     laad_lat: Finite | None = Field(default=None, ge=-90, le=90)
     laad_lng: Finite | None = Field(default=None, ge=-180, le=180)
     loslocatie_id: uuid.UUID | None = Field(
@@ -212,7 +212,7 @@ class TaskCreate(InModel):
     los_adres: str | None = Field(default=None, max_length=200)
     los_postcode: str | None = Field(default=None, max_length=16)
     los_stad: str | None = Field(default=None, max_length=100)
-    los_land: str | None = Field(default=None, pattern=r"^[A-Z]{2}$")
+    los_land: CountryCode | None = None
     los_lat: Finite | None = Field(default=None, ge=-90, le=90)
     los_lng: Finite | None = Field(default=None, ge=-180, le=180)
 

@@ -120,8 +120,7 @@ def test_the_guard_knows_every_operation(document):
 # --- problems --------------------------------------------------------------------------
 
 # Extension members only the portal's own pages get (the questionnaire builder, admin).
-# codes: NotInvoiceable, raised by the portal's UBL download only (billing/invoice_views.py).
-PORTAL_ONLY = {"gewijzigd_door", "updated_at", "versie", "user_id", "codes"}
+PORTAL_ONLY = {"gewijzigd_door", "updated_at", "versie", "user_id"}
 
 
 def _domain_errors() -> dict[str, type]:

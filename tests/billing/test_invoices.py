@@ -15,10 +15,10 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from billing.test_issued_invoices import set_seller
 from factories import bearer, create_task, csrf_from, driver_token, in_carrier, login
 from lxml import etree
 
-from portal.accounts.models import Carrier
 from portal.audit.service import SYSTEM
 from portal.billing import service as billing
 from portal.extensions import db
@@ -58,24 +58,7 @@ def post_form(client, path: str, data: dict, form_path: str | None = None):
 
 
 def set_invoicing_details(app, carrier, **fields):
-    details = {
-        "btw_nummer": "NL001234567B01",
-        "kvk_nummer": "12345678",
-        "iban": "NL91ABNA0417164300",
-        "factuur_email": "facturen@vdberg.example",
-        "thuisbasis_straat": "Industrieweg 4",
-        "thuisbasis_postcode": "7461 AB",
-        "thuisbasis_plaats": "Rijssen",
-        "thuisbasis_land": "NL",
-        **fields,
-    }
-
-    def update():
-        found = db.session.get(Carrier, carrier.id)
-        for name, value in details.items():
-            setattr(found, name, value)
-
-    in_carrier(app, carrier.id, update)
+    set_seller(app, carrier, **fields)
 
 
 def created_id(location: str) -> str:
@@ -92,7 +75,13 @@ def customer_with_places(client) -> tuple[str, str]:
             "naam": "Maatschap Ter Horst",
             "debiteurnummer": "10023",
             "btw_nummer": "NL123456789B01",
+            "kvk_nummer": "87654321",
             "factuur_email": "facturen@terhorst.nl",
+            "factuur_adres": "Hengelosestraat 12",
+            "factuur_postcode": "7468 AB",
+            "factuur_plaats": "Enter",
+            "factuur_land": "NL",
+            "btw_categorie": "",
         },
     )
     assert made.status_code == 303, made.get_data(as_text=True)
@@ -285,16 +274,25 @@ def test_from_customer_to_ubl_invoice(app, client, carrier, driver, planner, sch
 
     batch = text(client.get(download).get_data(as_text=True))
     number = f"{today().year}-00001"
-    assert number in batch and "€ 150,02" in batch  # 123.98 + 26.04
-    ubl_url = re.search(r'href="(/facturatie/facturen/[0-9a-f-]{36}\.xml)"', batch).group(1)
-
-    # Without the carrier's invoicing details the file cannot be made: the page says what.
-    refused = client.get(ubl_url)
-    assert refused.status_code == 303
-    said = text(client.get(refused.headers["Location"]).get_data(as_text=True))
-    assert "Voor een e-factuur is nog nodig" in said and "het IBAN van je bedrijf" in said
+    # Without the carrier's invoicing details the invoice waits as a concept, without a
+    # number: the batch's page says what it lacks.
+    assert "Niet uitgegeven" in batch and number not in batch and "€ 150,02" in batch
+    assert "Voor een e-factuur is nog nodig" in batch and "het IBAN van je bedrijf" in batch
+    invoice_id = re.search(r'href="/facturatie/facturen/([0-9a-f-]{36})"', batch).group(1)
+    ubl_url = f"/facturatie/facturen/{invoice_id}.xml"
+    assert client.get(ubl_url).status_code == 303  # no document yet
 
     set_invoicing_details(app, carrier)
+    issued = post_form(
+        client,
+        f"/facturatie/facturen/{invoice_id}/uitgeven",
+        {},
+        form_path=f"/facturatie/facturen/{invoice_id}",
+    )
+    assert issued.status_code == 303
+    assert f"Factuur {number} is uitgegeven." in text(
+        client.get(issued.headers["Location"]).get_data(as_text=True)
+    )
     response = client.get(ubl_url)
     assert response.status_code == 200
     assert response.headers["Content-Disposition"] == f"attachment; filename=factuur-{number}.xml"
@@ -394,11 +392,20 @@ def test_invoice_numbers_run_on_and_vat_is_per_rate(app, carrier, driver):
     from portal.customers import service as customers
     from portal.tasks import service as tasks
 
+    set_invoicing_details(app, carrier)
     klant = in_carrier(
         app,
         carrier.id,
         lambda: customers.create_customer(
-            carrier_id=carrier.id, data={"naam": "De Heus Voeders"}, actor=SYSTEM
+            carrier_id=carrier.id,
+            data={
+                "naam": "De Heus Voeders",
+                "factuur_adres": "Rubensstraat 175",
+                "factuur_postcode": "6717 VE",
+                "factuur_plaats": "Ede",
+                "kvk_nummer": "09012345",
+            },
+            actor=SYSTEM,
         ),
         lambda c: c.id,
     )

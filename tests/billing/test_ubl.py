@@ -1,6 +1,8 @@
-"""The UBL 2.1 invoice (Peppol BIS Billing 3.0): valid against the OASIS schema, totals that add
-up with VAT per category, quantity x price equal to each line's amount, units, escaping, and
-the refusals for what Peppol requires and the invoice lacks."""
+"""The UBL 2.1 invoice and credit note (Peppol BIS Billing 3.0): valid against the OASIS schema,
+the official EN 16931 rules (tests/fixtures/einvoice, run with SaxonC) and the Peppol rules
+(peppol.py); totals that add up with VAT per category, quantity x price equal to each line's
+amount, the VAT categories S, Z, E, AE and O, units, escaping, and the refusals for what the
+rules require and the document lacks."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from decimal import Decimal as D
 from pathlib import Path
 
 import pytest
+from billing import en16931, peppol
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
@@ -22,15 +25,20 @@ from portal.billing.ubl import (
     InvoiceError,
     Line,
     Party,
+    Reference,
     invoice_xml,
+    peppol_problems,
     problems,
     quantity_and_price,
     unit_code,
 )
 
-XSD = Path(__file__).parents[1] / "fixtures" / "ubl-2.1" / "maindoc" / "UBL-Invoice-2.1.xsd"
+MAINDOC = Path(__file__).parents[1] / "fixtures" / "ubl-2.1" / "maindoc"
+XSD = MAINDOC / "UBL-Invoice-2.1.xsd"
+CREDIT_XSD = MAINDOC / "UBL-CreditNote-2.1.xsd"
 NS = {
     "inv": "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2",
+    "cn": "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2",
     "cac": "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2",
     "cbc": "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2",
 }
@@ -50,6 +58,7 @@ FARMER = Party(
     naam="Maatschap Jansen",
     land="NL",
     btw_nummer="NL001234567B02",
+    kvk_nummer="87654321",
     adres="Hoofdweg 3",
     postcode="8011 CD",
     stad="Zwolle",
@@ -123,6 +132,14 @@ def schema() -> etree.XMLSchema:
 def assert_valid(schema: etree.XMLSchema, document: etree._Element) -> None:
     if not schema.validate(document):
         pytest.fail(f"not valid UBL 2.1:\n{schema.error_log}")
+    checked(etree.tostring(document))
+
+
+def checked(xml: bytes, *, deliverable: bool = True) -> bytes:
+    """xml passes the EN 16931 rules (every rule, warnings too) and Peppol's."""
+    en16931.assert_valid(xml)
+    assert peppol.failed(xml, deliverable=deliverable) == []
+    return xml
 
 
 def parse(xml: bytes) -> etree._Element:
@@ -164,8 +181,8 @@ def test_typical_invoice_carries_the_peppol_header_and_parties():
     assert text(doc, f"{seller}/cac:PartyLegalEntity/cbc:CompanyID/@schemeID") == "0106"
     assert text(doc, f"{seller}/cac:Contact/cbc:ElectronicMail") == "facturen@devries.example"
     buyer = "/inv:Invoice/cac:AccountingCustomerParty/cac:Party"
-    assert text(doc, f"{buyer}/cbc:EndpointID") == "NL001234567B02"
-    assert text(doc, f"{buyer}/cbc:EndpointID/@schemeID") == "9944"
+    assert text(doc, f"{buyer}/cbc:EndpointID") == "87654321"
+    assert text(doc, f"{buyer}/cbc:EndpointID/@schemeID") == "0106"
     assert text(doc, f"{buyer}/cac:PostalAddress/cac:Country/cbc:IdentificationCode") == "NL"
     means = "/inv:Invoice/cac:PaymentMeans"
     assert text(doc, f"{means}/cbc:PaymentMeansCode") == "58"
@@ -222,29 +239,42 @@ def test_vat_rounds_half_up():
     assert amount(doc, "/inv:Invoice/cac:TaxTotal/cbc:TaxAmount") == D("0.05")
 
 
-def test_zero_rate_is_category_z(schema):
-    regels = [*TYPICAL_LINES, line(id="104", bedrag=D("40.00"), btw_procent=D("0"))]
-    doc = parse(invoice_xml(invoice(regels=regels)))
+def test_zero_rate_is_category_z_with_its_evidence_named(schema):
+    evidence = "Vervoer bij uitvoer, MRN 26NL0000000000001"
+    zero = line(id="104", bedrag=D("40.00"), btw_procent=D("0"), btw_vrijstellingsreden=evidence)
+    doc = parse(invoice_xml(invoice(regels=[*TYPICAL_LINES, zero])))
 
     assert_valid(schema, doc)
-    zero = doc.xpath("//cac:TaxSubtotal[cac:TaxCategory/cbc:Percent='0']", namespaces=NS)
-    assert [text(zero[0], "cac:TaxCategory/cbc:ID"), amount(zero[0], "cbc:TaxAmount")] == [
-        "Z",
-        D("0.00"),
-    ]
+    subtotal = doc.xpath("//cac:TaxSubtotal[cac:TaxCategory/cbc:ID='Z']", namespaces=NS)[0]
+    assert amount(subtotal, "cbc:TaxAmount") == D("0.00")
+    assert not subtotal.xpath("cac:TaxCategory/cbc:TaxExemptionReason", namespaces=NS)  # BR-Z-10
     assert text(doc, "//cac:InvoiceLine[cbc:ID='104']//cac:ClassifiedTaxCategory/cbc:ID") == "Z"
+    assert evidence in text(doc, "//cac:InvoiceLine[cbc:ID='104']/cbc:Note")
+
+
+def test_zero_rate_without_evidence_is_refused():
+    zero = line(id="104", bedrag=D("40.00"), btw_procent=D("0"))
+
+    assert problems(invoice(regels=[zero])) == ("line_zero_no_evidence",)
 
 
 def check_lines(doc: etree._Element) -> None:
-    """Each line: quantity x price, rounded to the cent, is the line amount (PEPPOL-EN16931-
-    R120), price not negative, cents only."""
+    """Each line: quantity x price, rounded to the cent, plus its charges less its allowances
+    is the line amount (PEPPOL-EN16931-R120), price not negative, cents only."""
     for node in doc.xpath("//cac:InvoiceLine", namespaces=NS):
         quantity = amount(node, "cbc:InvoicedQuantity")
         price = amount(node, "cac:Price/cbc:PriceAmount")
         line_amount = amount(node, "cbc:LineExtensionAmount")
-        assert (quantity * price).quantize(D("0.01"), ROUND_HALF_UP) == line_amount, text(
-            node, "cbc:ID"
+        charges = sum(
+            (D(a) if i == "true" else -D(a))
+            for i, a in zip(
+                node.xpath("cac:AllowanceCharge/cbc:ChargeIndicator/text()", namespaces=NS),
+                node.xpath("cac:AllowanceCharge/cbc:Amount/text()", namespaces=NS),
+                strict=True,
+            )
         )
+        total = (quantity * price).quantize(D("0.01"), ROUND_HALF_UP) + charges
+        assert total == line_amount, text(node, "cbc:ID")
         assert price >= 0
         assert line_amount == line_amount.quantize(D("0.01"))
         assert price == price.quantize(D("0.0001"))
@@ -292,14 +322,32 @@ def test_price_keeps_up_to_four_decimals_and_no_more():
     assert text(doc, "//cac:Price/cbc:PriceAmount") == "0.0025"
 
 
-@pytest.mark.parametrize("hoeveelheid", [None, D("0")])
-def test_no_quantity_is_one_at_the_line_amount(hoeveelheid):
-    assert quantity_and_price(line(hoeveelheid=hoeveelheid, bedrag=D("75.00"))) == (
+def test_no_quantity_is_one_at_the_line_amount():
+    assert quantity_and_price(line(hoeveelheid=None, bedrag=D("75.00"))) == (
         D("1"),
         "C62",
         D("75.00"),
         None,
     )
+
+
+def test_a_quantity_of_zero_keeps_its_quantity(schema):
+    # Nothing delivered, nothing billed: 0 ton at the tariff's price.
+    nothing = line(id="1", hoeveelheid=D("0"), bedrag=D("0.00"), prijs=D("4.35"))
+    # Nothing delivered and still a minimum: 0 ton, the minimum as a line charge (R120).
+    minimum = line(id="2", hoeveelheid=D("0"), bedrag=D("75.00"), prijs=D("4.35"))
+    doc = parse(invoice_xml(invoice(regels=[*TYPICAL_LINES, nothing, minimum])))
+
+    assert_valid(schema, doc)
+    for line_id in ("1", "2"):
+        path = f"//cac:InvoiceLine[cbc:ID='{line_id}']"
+        assert text(doc, f"{path}/cbc:InvoicedQuantity") == "0"
+        assert text(doc, f"{path}/cbc:InvoicedQuantity/@unitCode") == "TNE"
+        assert text(doc, f"{path}/cac:Price/cbc:PriceAmount") == "4.35"
+    charge = "//cac:InvoiceLine[cbc:ID='2']/cac:AllowanceCharge"
+    assert text(doc, f"{charge}/cbc:ChargeIndicator") == "true"
+    assert amount(doc, f"{charge}/cbc:Amount") == D("75.00")
+    assert amount(doc, "//cac:InvoiceLine[cbc:ID='2']/cbc:LineExtensionAmount") == D("75.00")
 
 
 def test_negative_amount_keeps_the_price_positive(schema):
@@ -311,35 +359,221 @@ def test_negative_amount_keeps_the_price_positive(schema):
     assert text(doc, "//cac:InvoiceLine[cbc:ID='9']/cbc:InvoicedQuantity") == "-2"
 
 
-@settings(max_examples=200, deadline=None)
-@given(
-    st.lists(
-        st.tuples(
-            st.one_of(st.none(), st.decimals("0", "500", places=3)),
-            st.decimals("-1000", "5000", places=2),
-            st.sampled_from([D("0"), D("9"), D("21")]),
-        ),
-        min_size=1,
-        max_size=8,
-    )
+# A line's VAT treatment: (category, rate, reason or evidence)
+TREATMENTS = [
+    ("S", D("21"), None),
+    ("S", D("9"), None),
+    ("Z", D("0"), "Vervoer bij uitvoer, MRN 26NL0000000000001"),
+    ("E", D("0"), "Vrijgesteld, art. 11 Wet OB"),
+    ("AE", D("0"), None),
+]
+ROWS = st.lists(
+    st.tuples(
+        st.one_of(st.none(), st.decimals("0", "500", places=3)),
+        st.decimals("-1000", "5000", places=2),
+        st.sampled_from(TREATMENTS),
+    ),
+    min_size=1,
+    max_size=8,
 )
-def test_any_lines_are_valid_and_add_up(schema, rows):
+
+
+def expected_vat(rows) -> D:
+    """VAT per category and rate on the sum of its lines, each rounded half up (BR-CO-17)."""
+    groups: dict = {}
+    for _quantity, bedrag, (cat, rate, _reason) in rows:
+        groups[(cat, rate)] = groups.get((cat, rate), D(0)) + bedrag
+    return sum(
+        ((total * rate / 100).quantize(D("0.01"), ROUND_HALF_UP) if cat == "S" else D("0"))
+        for (cat, rate), total in groups.items()
+    )
+
+
+@settings(max_examples=80, deadline=None)
+@given(ROWS)
+def test_any_invoice_passes_en16931_and_peppol_and_adds_up(schema, rows):
     regels = [
-        line(id=str(i), hoeveelheid=quantity, bedrag=bedrag, btw_procent=rate)
-        for i, (quantity, bedrag, rate) in enumerate(rows)
+        line(
+            id=str(i),
+            hoeveelheid=quantity,
+            bedrag=bedrag,
+            btw_categorie=cat,
+            btw_procent=rate,
+            btw_vrijstellingsreden=reason,
+        )
+        for i, (quantity, bedrag, (cat, rate, reason)) in enumerate(rows)
     ]
     doc = parse(invoice_xml(invoice(regels=regels, betaalvoorwaarden="14 dagen")))
 
     assert_valid(schema, doc)
     check_lines(doc)
     net = sum(bedrag for _, bedrag, _ in rows)
-    vat = sum(
-        (sum(b for _, b, r in rows if r == rate) * rate / 100).quantize(D("0.01"), ROUND_HALF_UP)
-        for rate in {r for _, _, r in rows}
-    )
+    vat = expected_vat(rows)
     assert amount(doc, "//cac:LegalMonetaryTotal/cbc:LineExtensionAmount") == net
     assert amount(doc, "/inv:Invoice/cac:TaxTotal/cbc:TaxAmount") == vat
     assert amount(doc, "//cac:LegalMonetaryTotal/cbc:PayableAmount") == net + vat
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.decimals("0.01", "5000", places=2), min_size=1, max_size=6))
+def test_any_invoice_not_subject_to_vat_passes_en16931_and_peppol(schema, amounts):
+    regels = [
+        line(id=str(i), bedrag=bedrag, btw_categorie="O", btw_procent=None)
+        for i, bedrag in enumerate(amounts)
+    ]
+    buyer = Party(naam="Agro Trading AG", land="CH", adres="Hauptstrasse 1", stad="Basel",
+                  peppol_id="0088:7612345678900")  # fmt: skip
+    doc = parse(invoice_xml(invoice(regels=regels, koper=buyer)))
+
+    assert_valid(schema, doc)
+    assert not doc.xpath("//cac:PartyTaxScheme", namespaces=NS)  # BR-O-02..04: no VAT ids
+    assert not doc.xpath("//cac:TaxCategory/cbc:Percent", namespaces=NS)  # BR-O-05, BR-O-09
+    assert text(doc, "//cac:TaxSubtotal/cac:TaxCategory/cbc:TaxExemptionReasonCode") == (
+        "VATEX-EU-O"
+    )
+    assert amount(doc, "/inv:Invoice/cac:TaxTotal/cbc:TaxAmount") == D("0.00")
+
+
+@pytest.fixture(scope="module")
+def credit_schema() -> etree.XMLSchema:
+    parser = etree.XMLParser(no_network=True, resolve_entities=False)
+    return etree.XMLSchema(etree.parse(str(CREDIT_XSD), parser))
+
+
+def credit_note(**fields) -> Invoice:
+    return invoice(
+        **{
+            "nummer": "C2026-00001",
+            "soort": "creditnota",
+            "gecrediteerd": Reference(nummer="2026-0042", datum=date(2026, 12, 1)),
+            "vervaldatum": None,
+            "iban": None,
+            **fields,
+        }
+    )
+
+
+def test_a_credit_note_refers_to_its_invoice_and_validates(credit_schema):
+    xml = invoice_xml(credit_note())
+    doc = parse(xml)
+
+    if not credit_schema.validate(doc):
+        pytest.fail(f"not valid UBL 2.1 CreditNote:\n{credit_schema.error_log}")
+    checked(xml)
+    assert etree.QName(doc).localname == "CreditNote"
+    assert text(doc, "/cn:CreditNote/cbc:CreditNoteTypeCode") == "381"
+    reference = "/cn:CreditNote/cac:BillingReference/cac:InvoiceDocumentReference"
+    assert text(doc, f"{reference}/cbc:ID") == "2026-0042"  # NL-R-001
+    assert text(doc, f"{reference}/cbc:IssueDate") == "2026-12-01"
+    assert len(doc.xpath("//cac:CreditNoteLine", namespaces=NS)) == len(TYPICAL_LINES)
+    assert not doc.xpath("//cac:InvoiceLine | /cn:CreditNote/cbc:DueDate", namespaces=NS)
+    assert amount(doc, "//cac:LegalMonetaryTotal/cbc:PayableAmount") == D("601.35")
+    assert "2026-0042" in text(doc, "/cn:CreditNote/cac:PaymentTerms/cbc:Note")
+
+
+@settings(max_examples=40, deadline=None)
+@given(ROWS.map(lambda rows: [(q, abs(b) or D("0.01"), t) for q, b, t in rows]))
+def test_any_credit_note_passes_en16931_and_peppol(credit_schema, rows):
+    regels = [
+        line(id=str(i), hoeveelheid=quantity, bedrag=bedrag, btw_categorie=cat,
+             btw_procent=rate, btw_vrijstellingsreden=reason)
+        for i, (quantity, bedrag, (cat, rate, reason)) in enumerate(rows)
+    ]  # fmt: skip
+    xml = invoice_xml(credit_note(regels=regels))
+    doc = parse(xml)
+
+    if not credit_schema.validate(doc):
+        pytest.fail(f"not valid UBL 2.1 CreditNote:\n{credit_schema.error_log}")
+    checked(xml)
+    vat = expected_vat(rows)
+    assert (
+        amount(
+            doc,
+            "/cn:CreditNote/cac:TaxTotal/cbc:TaxAmount",
+        )
+        == vat
+    )
+
+
+def test_a_credit_note_without_its_invoice_is_refused():
+    assert problems(credit_note(gecrediteerd=None)) == ("no_invoice_reference",)
+
+
+BELGIAN = Party(naam="Biogas Vlaanderen NV", land="BE", btw_nummer="BE0123456749",
+                adres="Kerkstraat 1", postcode="2000", stad="Antwerpen",
+                peppol_id="0208:0123456749")  # fmt: skip
+
+
+def test_reverse_charge_names_the_buyers_vat_number_and_the_reason(schema):
+    regels = [line(id="1", bedrag=D("250.00"), btw_categorie="AE", btw_procent=D("0"))]
+    doc = parse(invoice_xml(invoice(regels=regels, koper=BELGIAN)))
+
+    assert_valid(schema, doc)
+    buyer = "//cac:AccountingCustomerParty/cac:Party"
+    assert text(doc, f"{buyer}/cac:PartyTaxScheme/cbc:CompanyID") == "BE0123456749"
+    category = "//cac:TaxSubtotal/cac:TaxCategory"
+    assert text(doc, f"{category}/cbc:ID") == "AE"
+    assert text(doc, f"{category}/cbc:Percent") == "0"
+    assert text(doc, f"{category}/cbc:TaxExemptionReasonCode") == "VATEX-EU-AE"
+    assert text(doc, f"{category}/cbc:TaxExemptionReason") == "Btw verlegd"
+    assert amount(doc, "//cac:LegalMonetaryTotal/cbc:PayableAmount") == D("250.00")
+
+
+@pytest.mark.parametrize(
+    ("fields", "code"),
+    [
+        (
+            {"koper": replace(BELGIAN, btw_nummer=None), "regels": [
+                line(bedrag=D("250.00"), btw_categorie="AE", btw_procent=D("0"))]},
+            "buyer_no_vat_reverse_charge",
+        ),
+        ({"regels": [line(btw_categorie="E", btw_procent=D("0"))]}, "line_exempt_no_reason"),
+        ({"regels": [line(btw_categorie="S", btw_procent=D("0"))]}, "line_vat_invalid"),
+        ({"regels": [line(btw_categorie="AE", btw_procent=D("21"))]}, "line_vat_not_zero"),
+        ({"regels": [line(btw_categorie="X")]}, "line_vat_category_invalid"),
+        (
+            {"regels": [line(id="1"), line(id="2", btw_categorie="O", btw_procent=None)]},
+            "not_subject_mixed",
+        ),
+        ({"koper": replace(FARMER, land="IC")}, "buyer_no_country"),  # BR-CL-14
+        ({"koper": replace(FARMER, land="EA")}, "buyer_no_country"),
+        ({"valuta": "XYZ"}, "currency_invalid"),  # BR-CL-04
+        ({"koper": replace(FARMER, gln="8712345678900")}, "buyer_gln_invalid"),
+        ({"koper": replace(FARMER, peppol_id="1234:abc")}, "buyer_peppol_id_invalid"),
+        ({"koper": replace(FARMER, adres=None)}, "buyer_address_incomplete"),  # NL-R-004
+    ],
+)  # fmt: skip
+def test_every_refusal_names_what_the_rules_need(fields, code):
+    assert code in problems(invoice(**fields))
+    with pytest.raises(InvoiceError) as refused:
+        invoice_xml(invoice(**fields))
+    assert code in refused.value.codes
+
+
+def test_each_refusal_is_a_rule_the_official_validation_enforces():
+    # The same documents, written without our refusals, break EN 16931 or Peppol rules:
+    # what we refuse is what a receiving access point would reject.
+    from portal.billing import ubl
+
+    cases = {
+        "buyer_no_country": invoice(koper=replace(FARMER, land="IC")),
+        "line_exempt_no_reason": invoice(regels=[line(btw_categorie="E", btw_procent=D("0"))]),
+        "line_vat_invalid": invoice(regels=[line(btw_categorie="S", btw_procent=D("0"))]),
+        "buyer_no_vat_reverse_charge": invoice(
+            koper=replace(BELGIAN, btw_nummer=None),
+            regels=[line(btw_categorie="AE", btw_procent=D("0"))],
+        ),
+        "currency_invalid": invoice(valuta="XYZ"),
+    }
+    for code, data in cases.items():
+        original = ubl.problems
+        try:
+            ubl.problems = lambda invoice: ()  # write it anyway
+            xml = ubl.document_xml(data)
+        finally:
+            ubl.problems = original
+        broken = [f.id for f in en16931.fatal(xml)] + peppol.failed(xml)
+        assert broken, f"{code}: the official rules accept what we refuse"
 
 
 @pytest.mark.parametrize(
@@ -383,32 +617,40 @@ def test_special_characters_are_escaped(schema):
     assert "Coöperatie".encode() in xml  # UTF-8, not character references
 
 
-def test_buyer_with_only_a_foreign_vat_number_is_addressed_by_it(schema):
+def test_buyer_without_peppol_id_kvk_or_gln_gets_a_document_for_e_mail(schema):
     buyer = Party(naam="Landwirt Müller", land="DE", btw_nummer="DE123456789", stad="Goch")
-    doc = parse(invoice_xml(invoice(koper=buyer)))
+    xml = invoice_xml(invoice(koper=buyer))
+    doc = parse(xml)
 
-    assert_valid(schema, doc)
-    endpoint = "//cac:AccountingCustomerParty/cac:Party/cbc:EndpointID"
-    assert (text(doc, endpoint), text(doc, f"{endpoint}/@schemeID")) == ("DE123456789", "9930")
+    assert not doc.xpath("//cac:AccountingCustomerParty/cac:Party/cbc:EndpointID", namespaces=NS)
+    en16931.assert_valid(xml)
+    assert peppol.failed(xml) == ["PEPPOL-EN16931-R010"]  # Peppol needs the address
+    assert peppol_problems(invoice(koper=buyer)) == ("buyer_no_endpoint",)
 
 
-def test_buyer_with_only_a_kvk_number_is_addressed_by_it(schema):
-    buyer = replace(FARMER, btw_nummer=None, kvk_nummer="87654321")
+@pytest.mark.parametrize(
+    ("fields", "scheme", "endpoint"),
+    [
+        ({"peppol_id": "9925:BE0123456749"}, "9925", "BE0123456749"),
+        ({"kvk_nummer": "87654321"}, "0106", "87654321"),
+        ({"gln": "8712345678906"}, "0088", "8712345678906"),
+    ],
+)
+def test_buyer_is_addressed_by_peppol_id_then_kvk_then_gln(schema, fields, scheme, endpoint):
+    buyer = replace(FARMER, **{"btw_nummer": None, "kvk_nummer": None, **fields})
     doc = parse(invoice_xml(invoice(koper=buyer)))
 
     assert_valid(schema, doc)
     party = "//cac:AccountingCustomerParty/cac:Party"
-    assert text(doc, f"{party}/cbc:EndpointID/@schemeID") == "0106"
+    assert text(doc, f"{party}/cbc:EndpointID/@schemeID") == scheme
+    assert text(doc, f"{party}/cbc:EndpointID") == endpoint
     assert not doc.xpath(f"{party}/cac:PartyTaxScheme", namespaces=NS)
 
 
-def test_buyer_without_vat_or_kvk_number_is_refused():
-    buyer = replace(FARMER, btw_nummer=None, kvk_nummer=None)
+def test_a_dutch_buyer_without_kvk_number_cannot_go_over_peppol():
+    buyer = replace(FARMER, kvk_nummer=None, gln="8712345678906")
 
-    with pytest.raises(InvoiceError) as refused:
-        invoice_xml(invoice(koper=buyer))
-    assert refused.value.codes == ("buyer_no_endpoint",)
-    assert isinstance(refused.value, ValueError)
+    assert peppol_problems(invoice(koper=buyer)) == ("buyer_no_kvk",)  # NL-R-005
 
 
 def test_invoice_without_lines_is_refused():
@@ -420,9 +662,9 @@ def test_dutch_seller_needs_kvk_iban_address_and_vat_all_reported_at_once():
     seller = replace(CARRIER, kvk_nummer=None, btw_nummer=None, postcode=" ")
 
     assert problems(invoice(verkoper=seller, iban=None)) == (
+        "seller_no_vat",
         "seller_no_endpoint",
         "seller_address_incomplete",
-        "seller_no_vat",
         "seller_no_kvk",
         "seller_no_iban",
     )

@@ -136,7 +136,10 @@ def test_the_form_describes_the_columns_and_offers_both_example_files(browser):
     example = browser.get("/klanten/import/voorbeeld.csv")
     assert example.mimetype == "text/csv" and "attachment" in example.headers["Content-Disposition"]
     text = example.get_data().decode("utf-8")
-    assert text.startswith("\ufeffnaam;debiteurnummer;btw_nummer;factuur_email;opmerkingen;")
+    assert text.startswith(
+        "\ufeffnaam;debiteurnummer;btw_nummer;factuur_email;factuur_adres;factuur_postcode;"
+        "factuur_plaats;factuur_land;kvk_nummer;gln;peppol_id;btw_categorie;"
+    )
 
     workbook = browser.get("/klanten/import/voorbeeld.xlsx")
     assert workbook.mimetype == XLSX
@@ -259,6 +262,24 @@ WITH_ERRORS = "\n".join(
 )
 
 
+NOT_ISO = "\n".join(
+    [
+        "naam;debiteurnummer;factuur_adres;factuur_postcode;factuur_plaats;factuur_land;"
+        "locatie_naam;land",
+        "Canarias Agro;7;Calle 1;35001;Las Palmas;IC;;",  # Babel knows IC; ISO 3166 does not
+        "Ceuta Transportes;8;;;;;Muelle;EA",
+        "Goede Klant;9;Dorpsstraat 1;7468 AB;Enter;NL;Erf;NL",
+    ]
+)
+
+
+def test_a_country_outside_iso_3166_is_refused_at_its_cell(app, browser, carrier):
+    page = text_of(browser.get(f"/klanten/import/{token_of(upload(browser, NOT_ISO))}"))
+
+    assert "3 rijen" in page and "1 nieuwe klant" in page and "2 met fouten" in page
+    assert page.count("Geen landcode uit ISO 3166: vul bijvoorbeeld NL, DE of BE in.") == 2
+
+
 def test_errors_are_shown_at_their_row_and_cell_and_nothing_is_written(app, browser, carrier):
     response = browser.get(f"/klanten/import/{token_of(upload(browser, WITH_ERRORS))}")
 
@@ -269,7 +290,7 @@ def test_errors_are_shown_at_their_row_and_cell_and_nothing_is_written(app, brow
         "Vul een e-mailadres in, bijvoorbeeld facturen@klant.nl.",
         "De gegevens van deze klant hebben fouten op rij 3",  # row 4 of the same customer
         "Kies laden, lossen of beide",
-        "Vul een landcode van 2 letters in, bijvoorbeeld NL, DE of BE.",
+        "Geen landcode uit ISO 3166: vul bijvoorbeeld NL, DE of BE in.",
         "Vul breedte- en lengtegraad allebei in, of laat ze allebei leeg.",
         "Geen getal",
         "Vul de naam van de klant in.",  # number 4 is no customer in the file nor in Rijplan

@@ -47,6 +47,18 @@ COLUMN_HELP = {
     ),
     "btw_nummer": _l("Bijvoorbeeld NL123456789B01, of een btw-nummer uit een ander EU-land"),
     "factuur_email": _l("E-mailadres voor facturen"),
+    "factuur_adres": _l("Factuuradres: straat en huisnummer"),
+    "factuur_postcode": _l("Postcode van het factuuradres"),
+    "factuur_plaats": _l("Plaats van het factuuradres"),
+    "factuur_land": _l("Land van het factuuradres: landcode uit ISO 3166, zoals NL; leeg: NL"),
+    "kvk_nummer": _l("KvK-nummer van 8 cijfers"),
+    "gln": _l("GLN van 13 cijfers, als de klant het gebruikt"),
+    "peppol_id": _l("Peppol-ID als schema:nummer, zoals 0106:12345678, als de klant het opgeeft"),
+    "btw_categorie": _l(
+        "Leeg: het tarief bepaalt de btw. AE: btw verlegd (EU), O: niet onderworpen (buiten de "
+        "EU), Z: nultarief, E: vrijgesteld"
+    ),
+    "btw_vrijstellingsreden": _l("Reden of bewijs bij O, Z of E; staat op de factuur"),
     "opmerkingen": _l("Opmerkingen over de klant, voor planners en de administratie"),
     "locatie_naam": _l("Naam van de laad- of losplaats, zoals Erf Enter; leeg: geen locatie"),
     "soort": _l("laden, lossen of beide; leeg: beide"),

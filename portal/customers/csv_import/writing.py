@@ -39,15 +39,22 @@ def error_report(parsed: ParsedFile, results: list[RowResult]) -> str:
     return "\ufeff" + out.getvalue()
 
 
+# One row per place; the customer's columns repeat (rows with one debiteurnummer are one
+# customer). The columns follow COLUMN_ORDER: the customer's, then the place's.
+_TER_HORST = (
+    "Maatschap Ter Horst", "10023", "NL123456789B01", "facturen@terhorst.nl",
+    "Dorpsstraat 12", "7468 AB", "Enter", "NL", "12345678", "", "", "", "", "",
+)
+_EENDRACHT = (
+    "Mengvoederfabriek De Eendracht", "20045", "", "administratie@eendracht.example",
+    "Postbus 77", "7440 AB", "Nijverdal", "NL", "87654321", "", "", "", "", "",
+)
 EXAMPLE_ROWS = (
-    ("Maatschap Ter Horst", "10023", "NL123456789B01", "facturen@terhorst.nl", "",
-     "Erf Enter", "beide", "Dorpsstraat 12", "7468 AB", "Enter", "NL", "52,2936", "6,5714",
-     "ma-vr 6:00-17:00", "Gerrit ter Horst", "0547 123456", "Bel bij aankomst"),
-    ("Maatschap Ter Horst", "10023", "NL123456789B01", "facturen@terhorst.nl", "",
-     "Weiland Rijssen", "laden", "Haarweg 4", "7461 PB", "Rijssen", "NL", "", "", "", "", "",
-     "Hek achter de schuur"),
-    ("Mengvoederfabriek De Eendracht", "20045", "", "administratie@eendracht.example", "",
-     "Fabriek", "lossen", "Industrieweg 5", "7442 DM", "Nijverdal", "NL", "", "",
+    (*_TER_HORST, "Erf Enter", "beide", "Dorpsstraat 12", "7468 AB", "Enter", "NL", "52,2936",
+     "6,5714", "ma-vr 6:00-17:00", "Gerrit ter Horst", "0547 123456", "Bel bij aankomst"),
+    (*_TER_HORST, "Weiland Rijssen", "laden", "Haarweg 4", "7461 PB", "Rijssen", "NL", "", "",
+     "", "", "", "Hek achter de schuur"),
+    (*_EENDRACHT, "Fabriek", "lossen", "Industrieweg 5", "7442 DM", "Nijverdal", "NL", "", "",
      "ma-vr 7:00-16:00", "Receptie", "0548 765432", "Melden bij de weegbrug"),
 )  # fmt: skip
 

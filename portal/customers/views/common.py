@@ -6,11 +6,13 @@ from __future__ import annotations
 import uuid
 
 from flask import Blueprint, flash, redirect, url_for
+from flask_babel import get_locale
 from flask_babel import gettext as _
 
+from portal import countries
 from portal.accounts.permissions import object_route
 from portal.customers import service
-from portal.customers.forms import MESSAGES, SOORT_LABELS
+from portal.customers.forms import MESSAGES, SOORT_LABELS, VAT_TREATMENTS
 from portal.errors import ValidationFailed
 from portal.web.kit import current_carrier_id
 
@@ -66,6 +68,15 @@ def place_line(place) -> str:
     return ", ".join(parts)
 
 
+def _country_name(code: str) -> str:
+    return countries.name(code, get_locale() or "nl")
+
+
 def helpers() -> dict:
     """What the templates use to show customers and places."""
-    return {"soort_labels": SOORT_LABELS, "place_line": place_line}
+    return {
+        "soort_labels": SOORT_LABELS,
+        "place_line": place_line,
+        "country_name": _country_name,
+        "vat_treatments": VAT_TREATMENTS,
+    }

@@ -4,12 +4,15 @@ with its places, deactivation and deletion after a confirmation."""
 from __future__ import annotations
 
 from flask import flash, make_response, redirect, render_template, request, url_for
+from flask_babel import get_locale
 from flask_babel import gettext as _
 
+from portal import countries
 from portal.accounts.permissions import role_required
-from portal.customers import service
+from portal.customers import service, vies
 from portal.customers.forms import ConfirmForm, CustomerFilterForm, CustomerForm
 from portal.customers.models import Customer
+from portal.customers.rules import CUSTOMER_FIELDS
 from portal.customers.views.common import apply_errors, bp, customer_route, done, helpers
 from portal.errors import Conflict, ValidationFailed
 from portal.unit_of_work import portal_write, refused
@@ -70,6 +73,12 @@ def index():
 # --- create and edit ------------------------------------------------------------------
 
 
+def _form(formdata=None) -> CustomerForm:
+    form = CustomerForm(formdata)
+    form.set_choices(countries.choices(get_locale() or "nl"))
+    return form
+
+
 def _render_form(form: CustomerForm, customer: Customer | None, status: int = 200, errors=()):
     if customer:
         action = url_for("customers.edit", klant_id=customer.id)
@@ -92,8 +101,9 @@ def _render_form(form: CustomerForm, customer: Customer | None, status: int = 20
 @portal_write
 def new():
     """A new customer."""
-    form = CustomerForm(request.form if request.method == "POST" else None)
+    form = _form(request.form if request.method == "POST" else None)
     if request.method == "GET":
+        form.factuur_land.data = "NL"
         return _render_form(form, None)
     if not form.validate():
         return _render_form(form, None, 422)
@@ -112,10 +122,12 @@ def new():
 @customer_route("/klanten/<uuid:klant_id>/bewerken", methods=("GET", "POST"))
 def edit(customer: Customer):
     """Edit a customer's details."""
-    form = CustomerForm(request.form if request.method == "POST" else None)
+    form = _form(request.form if request.method == "POST" else None)
     if request.method == "GET":
-        for name in ("naam", "debiteurnummer", "btw_nummer", "factuur_email", "opmerkingen"):
+        for name in CUSTOMER_FIELDS:
             form[name].data = getattr(customer, name)
+        form.factuur_land.data = customer.factuur_land or "NL"
+        form.btw_categorie.data = customer.btw_categorie or ""
         return _render_form(form, customer)
     if not form.validate():
         return _render_form(form, customer, 422)
@@ -139,6 +151,46 @@ def show(customer: Customer):
     """A customer: its details and its places."""
     places = service.list_places(carrier_id=current_carrier_id(), customer_id=customer.id)
     return render_template("customers/show.html", customer=customer, places=places, **helpers())
+
+
+@customer_route("/klanten/<uuid:klant_id>/vies", methods=("POST",))
+def check_vies(customer: Customer):
+    """Ask VIES whether the customer's VAT number is valid; the answer is kept with its date."""
+    try:
+        checked = service.check_vies(
+            carrier_id=current_carrier_id(), customer_id=customer.id, actor=current_actor()
+        )
+    except ValidationFailed:
+        return refused(
+            done(
+                customer.id,
+                _("Alleen een btw-nummer uit de EU kan in VIES gecontroleerd worden."),
+                "error",
+            )
+        )
+    except vies.Unavailable:
+        return refused(
+            done(
+                customer.id,
+                _(
+                    "VIES geeft nu geen antwoord. Probeer het later opnieuw; de vorige uitkomst "
+                    "blijft staan."
+                ),
+                "error",
+            )
+        )
+    if checked.vies_status == "geldig":
+        return done(
+            customer.id, _("VIES kent %(nummer)s als geldig btw-nummer.", nummer=checked.btw_nummer)
+        )
+    return done(
+        customer.id,
+        _(
+            "VIES kent %(nummer)s niet als geldig btw-nummer: btw verleggen kan dan niet.",
+            nummer=checked.btw_nummer,
+        ),
+        "warning",
+    )
 
 
 # --- deactivate, activate, delete -----------------------------------------------------

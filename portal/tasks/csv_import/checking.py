@@ -139,6 +139,8 @@ def _pydantic_message(error: dict) -> str:
     if kind in ("bool_parsing", "bool_type"):
         return _("Verwacht ja of nee")
     message = str(error.get("msg", ""))
+    if loc in _COUNTRY_COLUMNS and "country code" in message:
+        return _("Geen landcode van twee letters, zoals NL")
     if "finite" in message:
         return _("Geen eindig getal")
     if "year must be between" in message:
