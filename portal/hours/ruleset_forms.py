@@ -243,7 +243,7 @@ class RuleSetForm(FlaskForm):
         ),
     )
     overuren_grens = RadioField(
-        _l("Overuren"),
+        _l("Overuren vanaf"),
         choices=[SelectChoice(k, v) for k, v in OVERUREN_LABELS.items()],
         validate_choice=False,
     )

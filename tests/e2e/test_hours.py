@@ -115,3 +115,97 @@ def test_a_day_from_the_app_shows_on_the_week_page_and_in_the_overview(
     assert refused.status == 409
     assert refused.json()["week"] == week.label
     assert errors == []
+
+
+def test_a_one_day_night_trip_on_the_week_page_and_in_the_overview_in_both_languages(
+    page, live_server, planner, shot
+):
+    """A shift from 15:00 to 03:30 the next morning, recorded in the app, is a one-day trip
+    (CAO art. 40 lid 3a): the week page shows its hours between 21:00 and 05:00 with the
+    night-trip surcharge (art. 37), the overtime rule the week was computed with, and the
+    meeruren column; the overview's payable view has a night-trip column; in Dutch and in
+    English."""
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    base = f"{live_server.url}/api/v1"
+    driver = create_driver(live_server.app, live_server.carrier, "Ruud Nacht")
+    week = IsoWeek.of(datetime.now(AMS).date()).shifted(-1)
+    tuesday = week.monday + timedelta(days=1)
+    wednesday = tuesday + timedelta(days=1)
+
+    def at(day, clock: str) -> str:
+        hour, minute = (int(part) for part in clock.split(":"))
+        moment = datetime(day.year, day.month, day.day, hour, minute, tzinfo=AMS)
+        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+    api = page.request
+    signed_in = api.post(
+        f"{base}/auth/token",
+        data={"grant_type": "password", "username": driver.email, "password": PASSWORD},
+    )
+    auth = {"Authorization": f"Bearer {signed_in.json()['access_token']}"}
+    started = api.post(
+        f"{base}/users/{driver.user_token}/werkdagen",
+        headers=auth,
+        data={"gestart_op": at(tuesday, "15:00")},
+    )
+    assert started.status == 201, started.text()
+    day = started.json()
+    steps = [
+        ("rijden", at(tuesday, "15:00"), at(tuesday, "19:00")),
+        ("pauze", at(tuesday, "19:00"), at(tuesday, "19:30")),
+        ("rijden", at(tuesday, "19:30"), at(wednesday, "03:30")),
+    ]
+    for soort, begin, end in steps:
+        added = api.post(
+            f"{base}/werkdagen/{day['id']}/activiteiten",
+            headers={**auth, "Idempotency-Key": f"{soort}-{begin}"},
+            data={"soort": soort, "begin": begin, "einde": end},
+        )
+        assert added.status == 201, added.text()
+    ended = api.patch(
+        f"{base}/werkdagen/{day['id']}",
+        headers={**auth, "If-Match": started.headers["etag"]},
+        data={"beeindigd_op": at(wednesday, "03:30")},
+    )
+    assert ended.status == 200, ended.text()
+
+    sign_in(page, live_server, planner)
+    page.goto(f"{live_server.url}/uren/{driver.user_token}/{week.label}")
+    payable = page.locator("table.hours-payable")
+    expect(payable.get_by_role("columnheader", name="Nachtrit +19%")).to_be_visible()
+    expect(payable.get_by_role("columnheader", name="Meeruren")).to_be_visible()
+
+    def night(day: str):
+        return payable.locator(f'tr[data-day="{day}"] [data-col="nachttoeslag"]')
+
+    expect(night(tuesday.isoformat())).to_have_text("3:00")
+    expect(night(wednesday.isoformat())).to_have_text("3:30")
+    expect(night("week")).to_have_text("6:30")
+    expect(page.locator("#overuren-regel")).to_have_text(
+        "Overuren: boven de contracturen (hoogstens 40 uur) op maandag tot en met vrijdag."
+    )
+    page.locator("#te-betalen").scroll_into_view_if_needed()
+    shot(page, "hours-03-night-trip-nl")
+
+    page.goto(f"{live_server.url}/uren?week={week.label}&weergave=betaald")
+    mine = page.locator(f"#uren-{driver.id}")
+    expect(mine.locator('[data-col="nachttoeslag_min"]')).to_have_text("6:30")
+    expect(mine.locator('[data-col="gewerkt_min"]')).to_have_text("12:00")
+    shot(page, "hours-04-payable-overview-nl")
+
+    page.get_by_role("button", name="English").click()
+    expect(mine.locator('[data-col="nachttoeslag_min"]')).to_have_text("6:30")
+    expect(page.get_by_role("columnheader", name="Night trip")).to_be_visible()
+    shot(page, "hours-05-payable-overview-en")
+    page.goto(f"{live_server.url}/uren/{driver.user_token}/{week.label}")
+    expect(payable.get_by_role("columnheader", name="Night trip +19%")).to_be_visible()
+    expect(payable.get_by_role("columnheader", name="Extra hours")).to_be_visible()
+    expect(page.locator("#overuren-regel")).to_have_text(
+        "Overtime: above the contract hours (at most 40) on Monday to Friday."
+    )
+    page.locator("#te-betalen").scroll_into_view_if_needed()
+    shot(page, "hours-06-night-trip-en")
+    page.get_by_role("button", name="Nederlands").click()  # the planner's language again
+    assert errors == []

@@ -81,7 +81,13 @@ def test_the_overview_shows_meeruren_holidays_and_night_trips(
         "8:00",
         "5:00",
     )
-    assert row["feestdag_min"] == row["aanvulling_min"] == "\u2013"  # none
+    assert row["aanvulling_min"] == "\u2013"  # none
+    # Meeruren, paid holidays, night trips and irregular hours have a column when the
+    # period has any.
+    assert not {"feestdag_min", "nachttoeslag_min", "onregelmatig_min"} & set(row)
+    assert 'data-col="feestdag_min"' not in html
+    html = client.get("/uren?week=2026-W47&weergave=betaald").get_data(as_text=True)
+    assert 'data-col="meeruren_min"' not in html and 'data-col="normaal_min"' in html
     night = create_driver(app, carrier, "Nacht Rijder")
     record_day(app, carrier, night, at("2026-04-28", "15:00"), at("2026-04-29", "03:30"),
                [("rijden", at("2026-04-28", "15:00"), at("2026-04-29", "03:30"))])  # fmt: skip
@@ -92,3 +98,4 @@ def test_the_overview_shows_meeruren_holidays_and_night_trips(
         "6:30",
         "19:30",
     )
+    assert cells(html, driver)["feestdag_min"] == "8:00"  # did not work on Koningsdag either
