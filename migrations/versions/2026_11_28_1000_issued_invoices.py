@@ -415,6 +415,8 @@ def _issue_existing(bind, carrier_id, invoice_id) -> None:
             sa.bindparam("verkoper", type_=sa.JSON()),
             sa.bindparam("koper", type_=sa.JSON()),
             sa.bindparam("breakdown", type_=sa.JSON()),
+            sa.bindparam("bedrag", type_=sa.Numeric(12, 2)),
+            sa.bindparam("btw", type_=sa.Numeric(12, 2)),
         ),
         {
             "document": body,
@@ -432,25 +434,42 @@ def _issue_existing(bind, carrier_id, invoice_id) -> None:
     )
     table = sa.table(
         "factuur_regels",
-        *(
-            sa.column(name)
-            for name in (
-                "transporteur_id", "id", "factuur_id", "volgnummer", "facturatieregel_id",
-                "taak_id", "gecrediteerde_regel_id", "naam", "omschrijving", "notitie",
-                "hoeveelheid", "eenheid", "prijs", "bedrag", "btw_categorie", "btw_procent",
-                "btw_vrijstellingsreden", "datum",
-            )  # fmt: skip
-        ),
+        sa.column("transporteur_id", sa.Uuid()),
+        sa.column("id", sa.Uuid()),
+        sa.column("factuur_id", sa.Uuid()),
+        sa.column("volgnummer", sa.Integer()),
+        sa.column("facturatieregel_id", sa.Uuid()),
+        sa.column("taak_id", sa.Uuid()),
+        sa.column("gecrediteerde_regel_id", sa.Uuid()),
+        sa.column("naam", sa.String()),
+        sa.column("omschrijving", sa.Text()),
+        sa.column("notitie", sa.Text()),
+        sa.column("hoeveelheid", sa.Numeric(16, 4)),
+        sa.column("eenheid", sa.String()),
+        sa.column("prijs", sa.Numeric(14, 4)),
+        sa.column("bedrag", sa.Numeric(12, 2)),
+        sa.column("btw_categorie", sa.String()),
+        sa.column("btw_procent", sa.Numeric(5, 2)),
+        sa.column("btw_vrijstellingsreden", sa.String()),
+        sa.column("datum", sa.Date()),
     )
     for line, source in zip(lines, sources, strict=True):
+        values = documents.stored_line(line, source)
+        for name in ("facturatieregel_id", "taak_id"):
+            values[name] = _uuid(values[name])
         bind.execute(
             table.insert().values(
-                transporteur_id=carrier_id,
+                transporteur_id=_uuid(carrier_id),
                 id=uuid.uuid4(),
-                factuur_id=invoice_id,
-                **documents.stored_line(line, source),
+                factuur_id=_uuid(invoice_id),
+                **values,
             )
         )
+
+
+def _uuid(value):
+    """An id as read by plain SQL (a UUID on PostgreSQL, 32 hex digits on SQLite) as a UUID."""
+    return None if value is None else uuid.UUID(str(value))
 
 
 class _Row:
