@@ -197,3 +197,32 @@ def test_a_signature_given_in_the_answers_is_the_tasks_signature(
     evidence = page.split('id="evidence-title"')[1].split('id="answers-title"')[0]
     assert "Handtekening" in evidence and signature in evidence
     assert "Nog geen bewijs" not in evidence
+
+
+def test_the_demos_invoices_and_credit_note_pass_en16931_and_peppol(app, seeded):
+    """The demo exports its earlier work. The carrier with its invoicing details gets every
+    invoice issued (one reverse charged to the Belgian customer) and a credit note against
+    one; each stored document passes the official EN 16931 rules and Peppol's. The carrier
+    that never filled them in has concepts, waiting without a number."""
+    from billing import en16931, peppol
+
+    from portal.billing.models import Invoice
+
+    with app.app_context():
+        found = {}
+        for spec in CARRIERS:
+            with carrier_scope(db.session, spec["id"]):
+                found[spec["slug"]] = [
+                    (invoice.soort, invoice.nummer, invoice.document, invoice.btw_uitsplitsing)
+                    for invoice in db.session.scalars(
+                        select(Invoice).where(Invoice.transporteur_id == spec["id"])
+                    )
+                ]
+    issued = found["vdberg"]
+    assert {soort for soort, *_ in issued} == {"factuur", "creditnota"}
+    assert any(row["categorie"] == "AE" for *_, breakdown in issued for row in breakdown)
+    for soort, nummer, xml, _breakdown in issued:
+        assert xml is not None, f"{nummer} was not issued"
+        en16931.assert_valid(xml)
+        assert peppol.failed(xml) == [], (soort, nummer)
+    assert found["kuipers"] and all(nummer is None for _, nummer, *_ in found["kuipers"])
