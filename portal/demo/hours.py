@@ -116,6 +116,8 @@ def _pay_rules(carrier_id, driver_rows, since, office) -> None:
                 "avond bij vertrek voor 14:00": Decimal("1.50"),
                 "avond bij vertrek voor 17:00": Decimal("1.50"),
                 "nacht bij aankomst na 12:00": Decimal("1.20")}  # fmt: skip
+    per_day = {"dagbedrag": Decimal("45.00"),
+               "extra bij vertrek na 14:00 en 12 uur afwezig": Decimal("15.00")}  # fmt: skip
 
     def priced(tarief):
         return replace(
@@ -125,7 +127,8 @@ def _pay_rules(carrier_id, driver_rows, since, office) -> None:
                 for u in tarief.uurtarieven
             ),
             vaste_bedragen=tuple(
-                replace(v, bedrag=Decimal("45.00")) for v in tarief.vaste_bedragen
+                replace(v, bedrag=per_day.get(v.naam, Decimal("45.00")))
+                for v in tarief.vaste_bedragen
             ),
         )
 
