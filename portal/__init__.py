@@ -102,6 +102,7 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     shapes.register()
     _register_customer_hooks()
+    _register_billing_hooks()
 
     from portal.api.unchanged import UnchangedPolls
 
@@ -130,3 +131,12 @@ def _register_customer_hooks() -> None:
     customers.on_usage_check(route.customer_in_use)
     customers.on_usage_check(billing.customer_in_use)
     customers.on_place_removal(route.detach_place)
+
+
+def _register_billing_hooks() -> None:
+    """Hourly tariffs bill the time the driver's activities record on a task: hours (which
+    stands above billing) answers for its activities."""
+    from portal.billing import recorded_time
+    from portal.hours import task_time
+
+    recorded_time.on_task_minutes(task_time.worked_minutes)

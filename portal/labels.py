@@ -68,9 +68,10 @@ PRICE_REASONS = {
     "no_tariff": _l("geen tarief"),
     "no_quantity": _l("geen hoeveelheid"),
     "other_unit": _l("andere eenheid dan het tarief"),
-    "no_duration": _l("geen start- en eindtijd"),
+    "no_duration": _l("geen gewerkte tijd vastgelegd"),
     "no_kilometres": _l("geen kilometers"),
     "not_priced": _l("nog niet geprijsd"),
+    "zero_amount": _l("€ 0,00, terwijl het tarief een prijs heeft"),
 }
 
 

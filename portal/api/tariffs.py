@@ -38,13 +38,19 @@ FIELD_ERRORS = (
     "decimal string; `prijs`, `minimum`, `wachttijd_per_uur`, `weekend_toeslag_procent`, "
     "`btw_procent` (code out_of_range, or too_many_decimals with `params.places`); `eenheid` "
     "(code required: grondslag eenheid names its unit); `klant_id` (code unknown: no customer "
-    "of the carrier). A second tariff of the same owner (customer or default), activity type "
+    "of the carrier); `afronding_minuten` (code not_allowed, with `params.allowed`); "
+    "`btw_procent` (code vat_rate_category, with `params.categorie`: above 0 with category S, "
+    "0 with Z, E, AE and O); `btw_vrijstellingsreden` (code required with E, AE and O). "
+    "A second tariff of the same owner (customer or default), activity type "
     "and `geldig_vanaf` answers 409 with `code` tariff_exists."
 )
 
 PRICED = (
     "Billing lines already priced keep their amounts: a line is priced when its task is "
-    "completed and again when its work is reported, under the tariff that holds then."
+    "completed and again when its work is reported, under the tariff that holds then. Per "
+    "hour, the line bills the time the task's own records give it (the driver's activities on "
+    "the task, else its start to its completion), at least `minimum_minuten`, rounded up per "
+    "`afronding_minuten`; without recorded time it has no price (prijs_reden no_duration)."
 )
 REQUIRED = (
     "Required: `activity_type`, `geldig_vanaf`, `grondslag` and `prijs` (and `eenheid` with "

@@ -66,11 +66,22 @@ class BillingRow:
     # uur, km); empty for a line priced by hand or not at all.
     tarief_prijs: Decimal | None
     tarief_per: str | None
+    # Per hour: the hours billed (the priced quantity, after the tariff's rounding and
+    # minimum) and the minutes the task's own times recorded.
+    uren: Decimal | None
+    gemeten_minuten: int | None
+    # The VAT category (EN 16931: S, Z, E, AE, O) and exemption reason of a priced line.
+    btw_categorie: str | None
+    btw_vrijstellingsreden: str | None
     taak_id: uuid.UUID
     # Shown on the page, not exported: the quantity is the planned one, nobody reported it.
     gepland: bool = dataclasses.field(default=False, metadata={"export": False})
     klant_id: uuid.UUID | None = dataclasses.field(default=None, metadata={"export": False})
     handmatig: bool = dataclasses.field(default=False, metadata={"export": False})
+    # Where the minutes came from (activiteiten, status) and the tariff's rounding: shown.
+    minuten_bron: str | None = dataclasses.field(default=None, metadata={"export": False})
+    afronding_minuten: int | None = dataclasses.field(default=None, metadata={"export": False})
+    minimum_minuten: int | None = dataclasses.field(default=None, metadata={"export": False})
 
 
 COLUMNS = tuple(f.name for f in fields(BillingRow) if f.metadata.get("export", True))
@@ -85,6 +96,8 @@ class Totals:
     bedrag: Decimal = Decimal(0)  # net, of the priced lines
     btw_bedrag: Decimal = Decimal(0)  # per VAT rate on its lines' sum, as the invoice has it
     ongeprijsd: int = 0  # lines without a price
+    # The lines without a price per reason (prijs_reden; not_priced when none), by count.
+    redenen: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 # --- periods ----------------------------------------------------------------------------
@@ -186,9 +199,16 @@ def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
             BillingLine.prijs_reden,
             BillingLine.klant_id,
             BillingLine.handmatig,
+            BillingLine.uren,
+            BillingLine.gemeten_minuten,
+            BillingLine.minuten_bron,
+            BillingLine.btw_categorie,
+            BillingLine.btw_vrijstellingsreden,
             Tariff.prijs.label("tarief_prijs"),
             Tariff.grondslag,
             Tariff.eenheid.label("tarief_eenheid"),
+            Tariff.afronding_minuten,
+            Tariff.minimum_minuten,
             Task.naam,
             Task.type,
             Task.adres,
@@ -247,6 +267,13 @@ def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
             tarief_per=(r.tarief_eenheid if r.grondslag == "eenheid" else r.grondslag)
             if r.tarief_prijs is not None
             else None,
+            uren=pricing.shown_hours(pricing.decimal(r.uren)),
+            gemeten_minuten=r.gemeten_minuten,
+            btw_categorie=r.btw_categorie,
+            btw_vrijstellingsreden=r.btw_vrijstellingsreden,
+            minuten_bron=r.minuten_bron,
+            afronding_minuten=r.afronding_minuten,
+            minimum_minuten=r.minimum_minuten,
             taak_id=r.taak_id,
             gepland=r.gemeld_op is None,
         )
@@ -276,10 +303,13 @@ def totals(rows: Iterable[BillingRow]) -> Totals:
     net = Decimal(0)
     priced: list[tuple[Decimal, Decimal]] = []
     unpriced = 0
+    reasons: dict[str, int] = {}
     for row in rows:
         count += 1
         if row.bedrag is None:
             unpriced += 1
+            reason = row.prijs_reden or "not_priced"
+            reasons[reason] = reasons.get(reason, 0) + 1
         else:
             net += row.bedrag
             priced.append((row.bedrag, row.btw_procent or Decimal(0)))
@@ -296,6 +326,7 @@ def totals(rows: Iterable[BillingRow]) -> Totals:
         bedrag=net,
         btw_bedrag=pricing.vat_per_rate(priced),
         ongeprijsd=unpriced,
+        redenen=dict(sorted(reasons.items(), key=lambda item: (-item[1], item[0]))),
     )
 
 

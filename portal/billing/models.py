@@ -45,6 +45,11 @@ class BillingLine(CarrierScoped, db.Model):
         CheckConstraint("hoeveelheid IS NULL OR hoeveelheid >= 0", name="hoeveelheid"),
         CheckConstraint("kilometers IS NULL OR kilometers >= 0", name="kilometers"),
         CheckConstraint("wachttijd_minuten IS NULL OR wachttijd_minuten >= 0", name="wachttijd"),
+        CheckConstraint(
+            "btw_categorie IS NULL OR btw_categorie IN ('S', 'Z', 'E', 'AE', 'O')",
+            name="btw_categorie",
+        ),
+        CheckConstraint("uren IS NULL OR uren >= 0", name="uren"),
     )
 
     taak_id: Mapped[uuid.UUID] = mapped_column(Uuid)
@@ -66,6 +71,16 @@ class BillingLine(CarrierScoped, db.Model):
     btw_procent: Mapped[Decimal | None] = mapped_column(Numeric(5, 2))
     btw_bedrag: Mapped[Decimal | None] = mapped_column(Numeric(12, 2))
     prijs_reden: Mapped[str | None] = mapped_column(String(30))
+    # The VAT category (EN 16931) and exemption reason the line is priced under, copied from
+    # its tariff (or the customer's category) when priced; empty while it has no price.
+    btw_categorie: Mapped[str | None] = mapped_column(String(2))
+    btw_vrijstellingsreden: Mapped[str | None] = mapped_column(String(300))
+    # Per hour: the minutes the task's own times record (`minuten_bron`: activiteiten, the
+    # driver's hours on the task, or status, started to completed) and the hours billed for
+    # them under the tariff's rounding and minimum: the line's priced quantity.
+    gemeten_minuten: Mapped[int | None] = mapped_column(Integer)
+    minuten_bron: Mapped[str | None] = mapped_column(String(20))
+    uren: Mapped[Decimal | None] = mapped_column(Numeric(10, 4))
     # Priced by hand (a line no tariff prices): the amount stays until changed by hand; the
     # audit trail says who set it and when.
     handmatig: Mapped[bool] = mapped_column(default=False, server_default=false())
@@ -104,6 +119,19 @@ class Tariff(CarrierScoped, db.Model):
         CheckConstraint("minimum IS NULL OR minimum >= 0", name="minimum"),
         CheckConstraint("wachttijd_vrij_minuten >= 0", name="wachttijd_vrij"),
         CheckConstraint("btw_procent >= 0 AND btw_procent <= 100", name="btw"),
+        CheckConstraint("afronding_minuten IN (1, 5, 6, 10, 15, 30, 60)", name="afronding"),
+        CheckConstraint("minimum_minuten >= 0 AND minimum_minuten <= 1440", name="minimum_minuten"),
+        # EN 16931: standard rated above 0 %, the other categories at 0 %; an exemption
+        # reason with E, AE and O only (BR-*-05, BR-*-10).
+        CheckConstraint(
+            "(btw_categorie = 'S' AND btw_procent > 0) "
+            "OR (btw_categorie IN ('Z', 'E', 'AE', 'O') AND btw_procent = 0)",
+            name="btw_categorie",
+        ),
+        CheckConstraint(
+            "(btw_categorie IN ('E', 'AE', 'O')) = (btw_vrijstellingsreden IS NOT NULL)",
+            name="btw_vrijstellingsreden",
+        ),
         # One tariff per owner, type and day it starts (the default's owner is NULL).
         Index(
             "uq_tarieven_klant",
@@ -137,6 +165,11 @@ class Tariff(CarrierScoped, db.Model):
     wachttijd_per_uur: Mapped[Decimal | None] = mapped_column(Numeric(12, 2))
     weekend_toeslag_procent: Mapped[Decimal | None] = mapped_column(Numeric(5, 2))
     btw_procent: Mapped[Decimal] = mapped_column(Numeric(5, 2), default=Decimal(21))
+    btw_categorie: Mapped[str] = mapped_column(String(2), default="S", server_default="S")
+    btw_vrijstellingsreden: Mapped[str | None] = mapped_column(String(300))
+    # Per hour: billed per this many minutes, rounded up, and at least the minimum minutes.
+    afronding_minuten: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    minimum_minuten: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 

@@ -22,7 +22,7 @@ from sqlalchemy import and_, exists, select
 from portal.accounts.service import carrier_zone
 from portal.audit import service as audit
 from portal.audit.service import Actor
-from portal.billing import invoices, pricing, tariffs
+from portal.billing import invoices, line_prices, pricing
 from portal.billing.exports import (
     COLUMNS,
     FIRST_DAY,
@@ -73,6 +73,7 @@ __all__ = [
     "_csv_value",
     "check_period",
     "completed_without_line",
+    "confirm_zero_amount",
     "export",
     "export_rows",
     "get_export",
@@ -164,7 +165,7 @@ def line_for_completion(*, carrier_id: uuid.UUID, task: Task) -> BillingLine:
         line.hoeveelheid, line.eenheid = task.hoeveelheid, task.eenheid
     line.chauffeur_id = task.chauffeur_id
     line.afgerond_op = task.afgerond_op
-    _price(carrier_id, line, task)
+    line_prices.price_line(carrier_id=carrier_id, line=line, task=task)
     db.session.flush()
     logger.info("billing line %s for completed task %s", line.id, task.id)
     return line
@@ -232,48 +233,10 @@ def record_line(
     line.wachttijd_minuten = wachttijd_minuten
     line.opmerkingen = opmerkingen
     line.gemeld_op = utcnow()
-    _price(carrier_id, line, task)
+    line_prices.price_line(carrier_id=carrier_id, line=line, task=task)
     db.session.flush()
     logger.info("billing line %s for task %s (%s)", line.id, task.id, "new" if new else "updated")
     return line
-
-
-def _price(carrier_id: uuid.UUID, line: BillingLine, task: Task) -> None:
-    """Price the line under the tariff that holds on the task's day (its planned day, else
-    the day it was completed, in the carrier's time zone): the task's customer's own, else
-    the carrier's default. Hours run from the task's start to its completion. A line priced
-    by hand keeps its amount: no tariff priced it, and the planner's price stands."""
-    line.klant_id = task.klant_id
-    if line.handmatig:
-        return
-    zone = carrier_zone(carrier_id)
-    day = (task.gepland_op or task.afgerond_op).astimezone(zone).date()
-    minutes = None
-    if task.gestart_op is not None and task.afgerond_op is not None:
-        minutes = max(0, int((task.afgerond_op - task.gestart_op).total_seconds() // 60))
-    rule = tariffs.holding(
-        carrier_id=carrier_id, activity_type=task.type, klant_id=task.klant_id, dag=day
-    )
-    priced = pricing.price(
-        rule,
-        pricing.Work(
-            dag=day,
-            hoeveelheid=pricing.decimal(line.hoeveelheid),
-            eenheid=line.eenheid,
-            minuten=minutes,
-            kilometers=pricing.decimal(line.kilometers),
-            wachttijd_minuten=line.wachttijd_minuten,
-        ),
-    )
-    if isinstance(priced, pricing.Unpriced):
-        line.tarief_id = rule.id if rule is not None else None
-        line.bedrag = line.btw_procent = line.btw_bedrag = None
-        line.prijs_reden = priced.code
-        return
-    line.tarief_id = priced.tariff.id
-    line.bedrag, line.btw_bedrag = priced.netto, priced.btw
-    line.btw_procent = priced.tariff.btw_procent
-    line.prijs_reden = None
 
 
 MAX_AMOUNT = Decimal("1000000000")
@@ -305,22 +268,12 @@ def price_by_hand(
     """Set a line's net amount and VAT rate by hand (a line no tariff prices, or one whose
     price the planner corrects); bedrag None gives the line back to its tariff. Refused once
     the line is exported: the invoice has gone out. Audited on the task's trail."""
-    line = db.session.scalar(
-        select(BillingLine)
-        .where(BillingLine.transporteur_id == carrier_id, BillingLine.taak_id == task_id)
-        .with_for_update()
-    )
-    if line is None:
-        raise NotFound("billing line not found")
-    if line.export_id is not None:
-        raise Conflict("The line is exported: the invoice has gone out.", reden="exported")
+    line = line_prices.line_to_price(carrier_id=carrier_id, task_id=task_id)
     before = [_text(line.bedrag), _text(line.btw_procent), line.handmatig]
     if bedrag is None:
         line.handmatig = False
-        task = db.session.scalar(
-            select(Task).where(Task.transporteur_id == carrier_id, Task.id == task_id)
-        )
-        _price(carrier_id, line, task)
+        task = line_prices.task_of(carrier_id=carrier_id, task_id=task_id)
+        line_prices.price_line(carrier_id=carrier_id, line=line, task=task)
         action = "price_by_tariff"
     else:
         errors: list[dict] = []
@@ -328,11 +281,16 @@ def price_by_hand(
         rate = _amount(btw_procent, "btw_procent", Decimal(100), errors)
         if errors:
             raise ValidationFailed(errors)
+        task = line_prices.task_of(carrier_id=carrier_id, task_id=task_id)
+        categorie, reason = line_prices.hand_category(
+            carrier_id=carrier_id, line=line, task=task, rate=rate
+        )
         line.handmatig = True
         line.tarief_id = None
         line.bedrag = pricing.cents(net)
         line.btw_procent = rate.quantize(pricing.CENT)
         line.btw_bedrag = pricing.cents(line.bedrag * rate / pricing.HUNDRED)
+        line.btw_categorie, line.btw_vrijstellingsreden = categorie, reason
         line.prijs_reden = None
         action = "priced_by_hand"
     db.session.flush()
@@ -349,6 +307,10 @@ def price_by_hand(
         },
     )
     return line
+
+
+# A line held at 0.00 confirmed by a planner (line_prices.py).
+confirm_zero_amount = line_prices.confirm_zero_amount
 
 
 def _text(value: Decimal | None) -> str | None:

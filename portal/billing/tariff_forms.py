@@ -6,16 +6,36 @@ from decimal import Decimal, InvalidOperation
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import Field, IntegerField, SelectChoice, SelectField, StringField
-from wtforms.validators import InputRequired, Length, NumberRange, Optional
+from wtforms import Field, SelectChoice, SelectField, StringField
+from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
+from portal.billing import pricing
 from portal.billing.forms import DayField
+from portal.tasks.forms import WholeNumberField
 
 BASIS_LABELS = {
     "eenheid": _l("eenheid (ton, m³, …)"),
     "vracht": _l("vracht"),
     "uur": _l("uur"),
     "km": _l("kilometer"),
+}
+# How an hourly tariff rounds the recorded time: always up, to a whole unit.
+ROUNDING_LABELS = {
+    1: _l("per minuut (niet afronden)"),
+    5: _l("per 5 minuten"),
+    6: _l("per 6 minuten (0,1 uur)"),
+    10: _l("per 10 minuten"),
+    15: _l("per kwartier"),
+    30: _l("per half uur"),
+    60: _l("per heel uur"),
+}
+# The VAT categories of EN 16931 a tariff charges under.
+VAT_CATEGORY_LABELS = {
+    "S": _l("Standaardtarief (S)"),
+    "Z": _l("Nultarief (Z)"),
+    "E": _l("Vrijgesteld (E)"),
+    "AE": _l("Btw verlegd (AE)"),
+    "O": _l("Niet onderworpen aan btw (O)"),
 }
 
 
@@ -64,7 +84,7 @@ class TariffForm(FlaskForm):
     minimum = AmountField(
         _l("Minimumbedrag (€)"), description=_l("Een rit kost minstens dit (zonder btw).")
     )
-    wachttijd_vrij_minuten = IntegerField(
+    wachttijd_vrij_minuten = WholeNumberField(
         _l("Gratis wachttijd (minuten)"),
         default=0,
         validators=[Optional(), NumberRange(0, 1440, _l("Tussen 0 en 1440 minuten."))],
@@ -76,6 +96,34 @@ class TariffForm(FlaskForm):
         _l("Weekendtoeslag (%)"), description=_l("Op zaterdag en zondag, over de prijs.")
     )
     btw_procent = AmountField(_l("Btw (%)"), default=Decimal(21))
+    btw_categorie = SelectField(
+        _l("Btw-categorie"),
+        choices=[SelectChoice(k, v) for k, v in VAT_CATEGORY_LABELS.items()],
+        default="S",
+        validate_choice=False,
+        description=_l("Standaard: 21% of 9%. Nultarief, vrijgesteld, verlegd en niet belast: 0%."),
+    )
+    btw_vrijstellingsreden = StringField(
+        _l("Reden zonder btw"),
+        description=_l(
+            "Staat op de factuur. Verplicht bij vrijgesteld, btw verlegd en niet belast, "
+            "bijvoorbeeld “Btw verlegd”."
+        ),
+        validators=[Optional(), Length(max=300, message=_l("Hoogstens 300 tekens."))],
+    )
+    afronding_minuten = SelectField(
+        _l("Tijd afronden"),
+        choices=[SelectChoice(str(k), v) for k, v in ROUNDING_LABELS.items()],
+        default="1",
+        validate_choice=False,
+        description=_l("Alleen bij een prijs per uur: de gewerkte tijd, naar boven afgerond."),
+    )
+    minimum_minuten = WholeNumberField(
+        _l("Minimaal (minuten)"),
+        default=0,
+        description=_l("Alleen bij een prijs per uur: er wordt minstens zoveel tijd berekend."),
+        validators=[Optional(), NumberRange(0, 1440, _l("Tussen 0 en 1440 minuten."))],
+    )
 
     def set_choices(self, customers: dict, activities: list[SelectChoice]) -> None:
         self.klant_id.choices = [SelectChoice("", _l("Alle klanten (standaardtarief)"))] + [
@@ -85,7 +133,15 @@ class TariffForm(FlaskForm):
 
     def validate_activity_type(self, field: Field) -> None:
         if field.data not in {c.value for c in field.choices}:
-            raise ValueError(_l("Kies een activiteit uit de lijst."))
+            raise ValidationError(_l("Kies een activiteit uit de lijst."))
+
+    def validate_afronding_minuten(self, field: Field) -> None:
+        if field.data not in {str(unit) for unit in pricing.ROUNDING_UNITS}:
+            raise ValidationError(_l("Kies hoe de tijd wordt afgerond uit de lijst."))
+
+    def validate_btw_categorie(self, field: Field) -> None:
+        if field.data not in pricing.VAT_CATEGORIES:
+            raise ValidationError(_l("Kies een btw-categorie uit de lijst."))
 
 
 class HandPriceForm(FlaskForm):

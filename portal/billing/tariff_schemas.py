@@ -80,7 +80,26 @@ MINIMUM = "the least a line costs, excluding VAT; null: no minimum"
 VRIJ = "waiting minutes that cost nothing (0 to 1440)"
 PER_UUR = "waiting time beyond the free minutes, per hour; null: waiting is not charged"
 WEEKEND = "surcharge on Saturdays and Sundays, a percentage of the base (0 to 999.99); null: none"
-BTW = "VAT percentage (0 to 100)"
+BTW = (
+    "VAT percentage (0 to 100): above 0 with btw_categorie S, 0 with the others "
+    "(code vat_rate_category)"
+)
+CATEGORIE = (
+    "the VAT category of EN 16931 the lines are invoiced under: S standard rated, Z zero "
+    "rated, E exempt, AE reverse charge (btw verlegd), O not subject to VAT"
+)
+REDEN = (
+    'the exemption reason the invoice carries (EN 16931 BT-120), e.g. "Btw verlegd": '
+    "required with btw_categorie E, AE and O (code required), ignored (stored null) with S and Z"
+)
+AFRONDING = (
+    "with grondslag uur: the recorded time is billed per this many minutes, rounded up: one of "
+    "1, 5, 6, 10, 15, 30, 60 (code not_allowed); 1 bills to the minute. Stored 1 with "
+    "another basis"
+)
+MINIMUM_MINUTEN = (
+    "with grondslag uur: the least time billed, in minutes (0 to 1440). Stored 0 with another basis"
+)
 
 
 def _fixed(value: Any, places: int) -> str | None:
@@ -112,6 +131,10 @@ class TariffOut(BaseModel):
     wachttijd_per_uur: str | None = Field(description=PER_UUR, examples=["45.00"])
     weekend_toeslag_procent: str | None = Field(description=WEEKEND, examples=["25.00"])
     btw_procent: str = Field(description=BTW, examples=["21.00"])
+    btw_categorie: pricing.VatCategory = Field(description=CATEGORIE)
+    btw_vrijstellingsreden: str | None = Field(description=REDEN)
+    afronding_minuten: int = Field(description=AFRONDING, examples=[15])
+    minimum_minuten: int = Field(description=MINIMUM_MINUTEN, examples=[60])
     created_at: Timestamp
     updated_at: Timestamp | None
 
@@ -131,6 +154,10 @@ def serialize_tariff(tariff: Tariff) -> dict:
         "wachttijd_per_uur": _fixed(tariff.wachttijd_per_uur, 2),
         "weekend_toeslag_procent": _fixed(tariff.weekend_toeslag_procent, 2),
         "btw_procent": _fixed(tariff.btw_procent, 2),
+        "btw_categorie": tariff.btw_categorie,
+        "btw_vrijstellingsreden": tariff.btw_vrijstellingsreden,
+        "afronding_minuten": tariff.afronding_minuten,
+        "minimum_minuten": tariff.minimum_minuten,
         "created_at": iso(tariff.created_at),
         "updated_at": iso(tariff.updated_at),
     }
@@ -168,6 +195,12 @@ class TariffIn(InModel):
     wachttijd_per_uur: Money | None = Field(default=None, description=PER_UUR)
     weekend_toeslag_procent: Percent | None = Field(default=None, description=WEEKEND)
     btw_procent: Percent = Field(default=Decimal(21), description=BTW + "; 21 by default")
+    btw_categorie: pricing.VatCategory = Field(
+        default="S", description=CATEGORIE + "; S by default"
+    )
+    btw_vrijstellingsreden: str | None = Field(default=None, max_length=300, description=REDEN)
+    afronding_minuten: int = Field(default=1, description=AFRONDING + "; 1 by default")
+    minimum_minuten: int = Field(default=0, ge=0, le=1440, description=MINIMUM_MINUTEN)
 
 
 # Fields of a tariff that it always has: a change may leave them out, not send them as null.
@@ -178,6 +211,9 @@ REQUIRED = (
     "prijs",
     "wachttijd_vrij_minuten",
     "btw_procent",
+    "btw_categorie",
+    "afronding_minuten",
+    "minimum_minuten",
 )
 
 
@@ -201,6 +237,16 @@ class TariffUpdate(InModel):
     wachttijd_per_uur: Money | None = Field(default=None, description=PER_UUR)
     weekend_toeslag_procent: Percent | None = Field(default=None, description=WEEKEND)
     btw_procent: Percent | None = Field(default=None, description=BTW, json_schema_extra=not_null)
+    btw_categorie: pricing.VatCategory | None = Field(
+        default=None, description=CATEGORIE, json_schema_extra=not_null
+    )
+    btw_vrijstellingsreden: str | None = Field(default=None, max_length=300, description=REDEN)
+    afronding_minuten: int | None = Field(
+        default=None, description=AFRONDING, json_schema_extra=not_null
+    )
+    minimum_minuten: int | None = Field(
+        default=None, ge=0, le=1440, description=MINIMUM_MINUTEN, json_schema_extra=not_null
+    )
 
     @field_validator(*REQUIRED)
     @classmethod

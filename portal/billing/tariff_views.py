@@ -12,7 +12,7 @@ from flask_babel import lazy_gettext as _l
 from portal.accounts.permissions import object_route, role_required
 from portal.billing import tariffs
 from portal.billing.models import Tariff
-from portal.billing.tariff_forms import TariffForm
+from portal.billing.tariff_forms import ROUNDING_LABELS, VAT_CATEGORY_LABELS, TariffForm
 from portal.customers import service as customers
 from portal.errors import Conflict, ValidationFailed
 from portal.labels import activity_label
@@ -39,9 +39,26 @@ def per(tariff: Tariff) -> str:
     return str(SHORT.get(tariff.grondslag, tariff.grondslag))
 
 
+def rounding(tariff: Tariff) -> str:
+    """How an hourly tariff bills the recorded time: "per kwartier naar boven, minimaal 60
+    min"; empty for another basis or when it bills to the minute without a minimum."""
+    if tariff.grondslag != "uur":
+        return ""
+    parts = []
+    if tariff.afronding_minuten != 1:
+        parts.append(
+            _("%(unit)s naar boven", unit=ROUNDING_LABELS.get(tariff.afronding_minuten, ""))
+        )
+    if tariff.minimum_minuten:
+        parts.append(_("minimaal %(min)s min", min=tariff.minimum_minuten))
+    return ", ".join(parts)
+
+
 def _context(**extra) -> dict:
     return {
         "per": per,
+        "rounding": rounding,
+        "vat_labels": VAT_CATEGORY_LABELS,
         "activity_label": activity_label,
         **extra,
     }
@@ -87,6 +104,10 @@ def _data(form: TariffForm) -> tariffs.TariffIn:
         wachttijd_per_uur=form.wachttijd_per_uur.data,
         weekend_toeslag_procent=form.weekend_toeslag_procent.data,
         btw_procent=form.btw_procent.data if form.btw_procent.data is not None else 21,
+        btw_categorie=form.btw_categorie.data or "S",
+        btw_vrijstellingsreden=form.btw_vrijstellingsreden.data,
+        afronding_minuten=int(form.afronding_minuten.data),
+        minimum_minuten=form.minimum_minuten.data or 0,
     )
 
 
@@ -130,11 +151,33 @@ def _worded(errors: list[dict]) -> list[dict]:
         "required": _("Vul dit in."),
     }
     return [
-        {**e, "message": texts.get(e.get("code"), e["message"])}
-        if e.get("code") in texts and (e["field"], e["message"]) not in MESSAGES
+        {**e, "message": _field_text(e) or texts.get(e.get("code"), e["message"])}
+        if (_field_text(e) or e.get("code") in texts) and (e["field"], e["message"]) not in MESSAGES
         else e
         for e in errors
     ]
+
+
+def _field_text(error: dict) -> str | None:
+    """The wording of a refusal that belongs to its field (the hours and VAT rules)."""
+    field, code = error.get("field"), error.get("code")
+    categorie = (error.get("params") or {}).get("categorie", "")
+    label = str(VAT_CATEGORY_LABELS.get(categorie, categorie))
+    if field == "afronding_minuten":
+        return _("Kies hoe de tijd wordt afgerond uit de lijst.")
+    if field == "minimum_minuten":
+        return _("Tussen 0 en 1440 minuten.")
+    if field == "btw_categorie":
+        return _("Kies een btw-categorie uit de lijst.")
+    if (field, code) == ("btw_procent", "vat_rate_category"):
+        if categorie == "S":
+            return _("Bij het standaardtarief is de btw meer dan 0%.")
+        return _("Bij %(categorie)s is de btw 0%%.", categorie=label)
+    if (field, code) == ("btw_vrijstellingsreden", "required"):
+        return _("Vul de reden in: die staat bij %(categorie)s op de factuur.", categorie=label)
+    if (field, code) == ("btw_vrijstellingsreden", "too_long"):
+        return _("Hoogstens 300 tekens.")
+    return None
 
 
 @bp.route("/nieuw", methods=["GET", "POST"])
@@ -177,6 +220,10 @@ def edit(tariff: Tariff):
         wachttijd_per_uur=tariff.wachttijd_per_uur,
         weekend_toeslag_procent=tariff.weekend_toeslag_procent,
         btw_procent=tariff.btw_procent,
+        btw_categorie=tariff.btw_categorie,
+        btw_vrijstellingsreden=tariff.btw_vrijstellingsreden,
+        afronding_minuten=str(tariff.afronding_minuten),
+        minimum_minuten=tariff.minimum_minuten,
     )
     return render_template(
         "billing/tariff_form.html", **_context(form=form, tariff=tariff, general=[])

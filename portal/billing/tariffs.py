@@ -33,7 +33,12 @@ FIELDS = (
     "wachttijd_per_uur",
     "weekend_toeslag_procent",
     "btw_procent",
+    "btw_categorie",
+    "btw_vrijstellingsreden",
+    "afronding_minuten",
+    "minimum_minuten",
 )
+REASON_MAX = 300
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,10 @@ class TariffIn:
     wachttijd_per_uur: Decimal | None = None
     weekend_toeslag_procent: Decimal | None = None
     btw_procent: Decimal = Decimal(21)
+    btw_categorie: str = "S"
+    btw_vrijstellingsreden: str | None = None
+    afronding_minuten: int = 1
+    minimum_minuten: int = 0
 
 
 def _amount(errors: list, field: str, value, *, upper: Decimal, places: int) -> None:
@@ -99,6 +108,8 @@ def _check(carrier_id: uuid.UUID, data: TariffIn) -> None:
         errors.append(
             {"field": "wachttijd_vrij_minuten", "message": "0 to 1440", "code": "out_of_range"}
         )
+    _check_hours(errors, data)
+    _check_vat(errors, data)
     if data.klant_id is not None:
         try:
             customers.get_customer(carrier_id=carrier_id, customer_id=data.klant_id)
@@ -108,6 +119,85 @@ def _check(carrier_id: uuid.UUID, data: TariffIn) -> None:
         raise ValidationFailed(errors)
 
 
+def _check_hours(errors: list, data: TariffIn) -> None:
+    """The rounding unit and minimum of an hourly tariff (checked whatever the basis: a
+    wrong value is refused, not dropped)."""
+    unit = data.afronding_minuten
+    if isinstance(unit, bool) or unit not in pricing.ROUNDING_UNITS:
+        allowed = ", ".join(str(u) for u in pricing.ROUNDING_UNITS)
+        errors.append(
+            {
+                "field": "afronding_minuten",
+                "message": f"one of {allowed} minutes",
+                "code": "not_allowed",
+                "params": {"allowed": list(pricing.ROUNDING_UNITS)},
+            }
+        )
+    least = data.minimum_minuten
+    if (
+        not isinstance(least, int)
+        or isinstance(least, bool)
+        or not 0 <= least <= pricing.MINIMUM_MINUTES_MAX
+    ):
+        errors.append(
+            {
+                "field": "minimum_minuten",
+                "message": f"0 to {pricing.MINIMUM_MINUTES_MAX}",
+                "code": "out_of_range",
+            }
+        )
+
+
+def _check_vat(errors: list, data: TariffIn) -> None:
+    """The VAT category as EN 16931 has it: S above 0 %, Z, E, AE and O at 0 %; E, AE and O
+    name the exemption reason the invoice carries."""
+    categorie = data.btw_categorie
+    if categorie not in pricing.VAT_CATEGORIES:
+        errors.append(
+            {
+                "field": "btw_categorie",
+                "message": f"one of {', '.join(pricing.VAT_CATEGORIES)}",
+                "code": "unknown",
+            }
+        )
+        return
+    try:
+        rate = Decimal(data.btw_procent) if data.btw_procent is not None else None
+    except (InvalidOperation, TypeError, ValueError):
+        rate = None  # told as not_a_number
+    problem = (
+        pricing.vat_problem(categorie, rate) if rate is not None and rate.is_finite() else None
+    )
+    if problem:
+        errors.append(
+            {
+                "field": "btw_procent",
+                "message": problem,
+                "code": "vat_rate_category",
+                "params": {"categorie": categorie},
+            }
+        )
+    reason = (data.btw_vrijstellingsreden or "").strip()
+    if categorie in pricing.WITH_REASON and not reason:
+        errors.append(
+            {
+                "field": "btw_vrijstellingsreden",
+                "message": f"name the exemption reason of category {categorie}",
+                "code": "required",
+                "params": {"categorie": categorie},
+            }
+        )
+    elif len(reason) > REASON_MAX:
+        errors.append(
+            {
+                "field": "btw_vrijstellingsreden",
+                "message": f"at most {REASON_MAX} characters",
+                "code": "too_long",
+                "params": {"max": REASON_MAX},
+            }
+        )
+
+
 def _values(data: TariffIn) -> dict:
     values = {name: getattr(data, name) for name in FIELDS}
     values["activity_type"] = data.activity_type.strip()
@@ -115,6 +205,12 @@ def _values(data: TariffIn) -> dict:
         (data.eenheid or "").strip() or None if data.grondslag == "eenheid" else None
     )
     values["wachttijd_vrij_minuten"] = data.wachttijd_vrij_minuten or 0
+    # Kept with the categories that carry one only (EN 16931 BR-S-10, BR-Z-10 forbid it).
+    reason = (data.btw_vrijstellingsreden or "").strip() or None
+    values["btw_vrijstellingsreden"] = reason if data.btw_categorie in pricing.WITH_REASON else None
+    # Rounding and minimum are an hourly tariff's: another basis keeps the plain defaults.
+    if data.grondslag != "uur":
+        values["afronding_minuten"], values["minimum_minuten"] = 1, 0
     return values
 
 
@@ -237,6 +333,10 @@ def as_rule(tariff: Tariff) -> pricing.Tariff:
         wachttijd_per_uur=tariff.wachttijd_per_uur,
         weekend_toeslag_procent=tariff.weekend_toeslag_procent,
         btw_procent=tariff.btw_procent,
+        btw_categorie=tariff.btw_categorie,
+        btw_vrijstellingsreden=tariff.btw_vrijstellingsreden,
+        afronding_minuten=tariff.afronding_minuten,
+        minimum_minuten=tariff.minimum_minuten,
     )
 
 

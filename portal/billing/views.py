@@ -5,22 +5,24 @@ from __future__ import annotations
 import uuid
 from datetime import date, datetime, timedelta
 
-from flask import Blueprint, Response, redirect, render_template, request, session, url_for
+from flask import Blueprint, Response, flash, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 
-from portal.accounts.permissions import role_required
+from portal.accounts.permissions import object_route, role_required
 from portal.accounts.service import carrier_zone
 from portal.billing import service
 from portal.billing.forms import ExportForm, ExportQueryForm, FilterForm, PeriodForm
+from portal.billing.tariff_forms import ROUNDING_LABELS, VAT_CATEGORY_LABELS
 from portal.customers import service as customers
 from portal.drivers import service as drivers
-from portal.errors import NotFound, ValidationFailed
+from portal.errors import Conflict, NotFound, ValidationFailed
+from portal.tasks import service as tasks
 from portal.tasks.forms import STATUS_LABELS
 from portal.unit_of_work import portal_write
 from portal.web import is_fragment
-from portal.web.kit import current_carrier_id
+from portal.web.kit import current_actor, current_carrier_id
 
 bp = Blueprint("billing", __name__)
 
@@ -111,6 +113,8 @@ def _render(
             carrier_id=carrier_id, export_ids={batch.id for batch in exports}
         ),
         "filter_args": _filter_args(form),
+        "vat_labels": VAT_CATEGORY_LABELS,
+        "rounding_labels": ROUNDING_LABELS,
     }
     template = "billing/_content.html" if is_fragment() else "billing/index.html"
     return render_template(template, **context), status
@@ -242,3 +246,29 @@ def _download(batch, rows, fmt: str) -> Response:
     name = f"facturatie-{batch.van.isoformat()}-{batch.tot.isoformat()}.{fmt}"
     response.headers["Content-Disposition"] = f"attachment; filename={name}"
     return response
+
+
+def _held_line(task_id: uuid.UUID):
+    """The task (archived ones too) of a billing line; 404 for another carrier's."""
+    carrier_id = current_carrier_id()
+    if service.line_of_task(carrier_id=carrier_id, task_id=task_id) is None:
+        raise NotFound("billing line not found")
+    return tasks.get_task(carrier_id=carrier_id, task_id=task_id, archived=True)
+
+
+@object_route(bp, "/facturatie/regels/<uuid:task_id>/nul-bevestigen", _held_line, methods=("POST",))
+def confirm_zero(task):
+    """Confirm a line held at € 0.00 (its tariff has a price): it is priced by hand at 0.00,
+    audited, and goes on the invoice."""
+    back = {k: request.form[k] for k in ("van", "tot", "chauffeur", "klant") if k in request.form}
+    try:
+        service.confirm_zero_amount(
+            carrier_id=current_carrier_id(), task_id=task.id, actor=current_actor()
+        )
+    except Conflict:
+        flash(
+            _("De regel van “%(naam)s” staat niet (meer) op € 0,00 vast.", naam=task.naam), "error"
+        )
+    else:
+        flash(_("De regel van “%(naam)s” is bevestigd op € 0,00.", naam=task.naam))
+    return redirect(url_for("billing.index", **back) + f"#line-{task.id}", code=303)

@@ -38,6 +38,9 @@ DEFAULTS = [
         "activity_type": "koel_transport",
         "grondslag": "uur",
         "prijs": "92.50",
+        # The driver's recorded time, per quarter hour rounded up, at least an hour.
+        "afronding_minuten": 15,
+        "minimum_minuten": 60,
         "wachttijd_vrij_minuten": 15,
         "wachttijd_per_uur": "60",
     },

@@ -102,6 +102,14 @@ class Activity(CarrierScoped, db.Model):
         Index("ix_activiteiten_werkdag", "transporteur_id", "werkdag_id", "begin"),
         Index("ix_activiteiten_chauffeur_begin", "transporteur_id", "chauffeur_id", "begin"),
         Index("ix_activiteiten_begin", "transporteur_id", "begin"),
+        # A task's activities: the time billed for it per hour (task_time.py).
+        Index(
+            "ix_activiteiten_taak",
+            "transporteur_id",
+            "taak_id",
+            postgresql_where=text("taak_id IS NOT NULL"),
+            sqlite_where=text("taak_id IS NOT NULL"),
+        ),
     )
 
     werkdag_id: Mapped[uuid.UUID] = mapped_column(Uuid)

@@ -434,3 +434,74 @@ def test_the_list_runs_a_fixed_number_of_queries(client, api_key, count_queries)
     for month in range(2, 12):
         post(client, headers, geldig_vanaf=f"2026-{month:02d}-01")
     assert run() == few
+
+
+# --- per hour: rounding and minimum; the VAT category ------------------------------------
+
+
+def test_an_hourly_tariff_carries_its_rounding_and_minimum(client, api_key):
+    headers = bearer(api_key.key)
+    made = post(
+        client, headers, grondslag="uur", eenheid=None, prijs="85", afronding_minuten=15,
+        minimum_minuten=60,
+    )  # fmt: skip
+    assert made.status_code == 201, made.get_json()
+    tariff = made.get_json()
+    assert (tariff["afronding_minuten"], tariff["minimum_minuten"]) == (15, 60)
+    assert (tariff["btw_categorie"], tariff["btw_vrijstellingsreden"], tariff["btw_procent"]) == (
+        "S",
+        None,
+        "21.00",
+    )
+    url = f"{API}/tarieven/{tariff['id']}"
+    assert client.get(url, headers=headers).get_json() == tariff
+    refused = client.patch(url, json={"afronding_minuten": 7}, headers=headers)
+    assert field_codes(refused) == {("afronding_minuten", "not_allowed")}
+    assert refused.get_json()["errors"][0]["params"] == {"allowed": [1, 5, 6, 10, 15, 30, 60]}
+    assert field_codes(client.patch(url, json={"minimum_minuten": 1441}, headers=headers)) == {
+        ("minimum_minuten", None)
+    }
+    # Another basis keeps no rounding of its own.
+    per_load = client.patch(url, json={"grondslag": "vracht"}, headers=headers).get_json()
+    assert (per_load["afronding_minuten"], per_load["minimum_minuten"]) == (1, 0)
+
+
+def test_a_category_with_the_wrong_rate_or_without_its_reason_is_refused(client, api_key):
+    headers = bearer(api_key.key)
+    wrong = post(client, headers, btw_categorie="AE", btw_procent="21")
+    assert field_codes(wrong) == {
+        ("btw_procent", "vat_rate_category"),
+        ("btw_vrijstellingsreden", "required"),
+    }
+    rate = next(e for e in wrong.get_json()["errors"] if e["field"] == "btw_procent")
+    assert rate["params"] == {"categorie": "AE"}
+    assert field_codes(post(client, headers, btw_categorie="S", btw_procent="0")) == {
+        ("btw_procent", "vat_rate_category")
+    }
+    assert field_codes(post(client, headers, btw_categorie="Z", btw_procent="9")) == {
+        ("btw_procent", "vat_rate_category")
+    }
+    assert field_codes(post(client, headers, btw_categorie="XX")) == {("btw_categorie", None)}
+
+    made = post(
+        client, headers, btw_categorie="AE", btw_procent="0", btw_vrijstellingsreden="Btw verlegd"
+    )
+    assert made.status_code == 201, made.get_json()
+    assert (made.get_json()["btw_categorie"], made.get_json()["btw_vrijstellingsreden"]) == (
+        "AE",
+        "Btw verlegd",
+    )
+    url = f"{API}/tarieven/{made.get_json()['id']}"
+    # Back to standard rated: the rate must come along; the reason is dropped (BR-S-10).
+    assert field_codes(client.patch(url, json={"btw_categorie": "S"}, headers=headers)) == {
+        ("btw_procent", "vat_rate_category")
+    }
+    standard = client.patch(url, json={"btw_categorie": "S", "btw_procent": "21"}, headers=headers)
+    assert standard.status_code == 200, standard.get_json()
+    assert (
+        standard.get_json()["btw_categorie"],
+        standard.get_json()["btw_vrijstellingsreden"],
+    ) == (
+        "S",
+        None,
+    )

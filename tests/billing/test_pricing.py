@@ -9,7 +9,18 @@ from decimal import Decimal as D
 
 import pytest
 
-from portal.billing.pricing import Tariff, Unpriced, Work, cents, decimal, price, select_tariff
+from portal.billing.pricing import (
+    Tariff,
+    Unpriced,
+    Work,
+    billed_minutes,
+    cents,
+    decimal,
+    price,
+    select_tariff,
+    shown_hours,
+    vat_problem,
+)
 
 FARMER = uuid.uuid4()
 MONDAY, SATURDAY = date(2026, 11, 23), date(2026, 11, 28)
@@ -180,3 +191,145 @@ def test_stored_floats_become_decimals_without_binary_noise():
     assert decimal(28.1) == D("28.1")
     assert decimal(0.1) + decimal(0.2) == D("0.3")
     assert decimal(None) is None
+
+
+# --- per hour: the recorded time, rounded as the tariff says -----------------------------
+
+
+@pytest.mark.parametrize(
+    "minutes, unit, least, billed",
+    [
+        (127, 15, 0, 135),  # 2 h 07 per quarter hour, rounded up: 2 h 15
+        (120, 15, 0, 120),  # on the unit: as it is
+        (121, 15, 0, 135),  # one minute over: the next quarter
+        (127, 1, 0, 127),  # per minute: not rounded
+        (127, 6, 0, 132),  # per 6 minutes (0.1 h): 2.2 h
+        (127, 60, 0, 180),
+        (20, 15, 60, 60),  # the minimum first
+        (50, 15, 55, 60),  # a minimum off the unit is rounded up too
+        (61, 30, 60, 90),
+    ],
+)
+def test_recorded_minutes_are_billed_at_least_the_minimum_and_rounded_up(
+    minutes, unit, least, billed
+):
+    assert billed_minutes(minutes, unit=unit, minimum=least) == billed
+
+
+def test_an_hourly_line_is_priced_from_its_billed_hours():
+    rate = tariff(grondslag="uur", eenheid=None, prijs=D("85"), afronding_minuten=15)
+    priced = price(rate, Work(dag=MONDAY, minuten=127))
+    assert priced.uren == D("2.25")  # 2 h 07 -> 2 h 15
+    base = priced.parts[0]
+    assert (base.params["aantal"], base.params["minuten"], base.params["gefactureerd"]) == (
+        D("2.25"),
+        127,
+        135,
+    )
+    assert priced.netto == D("191.25") == priced.uren * D("85")
+
+
+def test_hours_to_the_minute_keep_four_decimals_and_the_amount_follows_them():
+    rate = tariff(grondslag="uur", eenheid=None, prijs=D("85"))
+    priced = price(rate, Work(dag=MONDAY, minuten=100))
+    assert priced.uren == D("1.6667")
+    assert priced.netto == cents(priced.uren * D("85")) == D("141.67")
+
+
+def test_a_minimum_of_minutes_bills_a_short_job_as_the_minimum():
+    rate = tariff(
+        grondslag="uur", eenheid=None, prijs=D("60"), afronding_minuten=15, minimum_minuten=60
+    )
+    assert price(rate, Work(dag=MONDAY, minuten=20)).uren == D("1.00")
+    assert price(rate, Work(dag=MONDAY, minuten=20)).netto == D("60.00")
+
+
+def test_an_hourly_tariff_without_recorded_time_is_held():
+    rate = tariff(grondslag="uur", eenheid=None, prijs=D("85"), minimum_minuten=60)
+    assert price(rate, Work(dag=MONDAY, minuten=None)) == Unpriced("no_duration")
+
+
+def test_shown_hours_drop_the_trailing_zeros_of_a_whole_quarter():
+    assert shown_hours(D("2.2500")) == D("2.25")
+    assert str(shown_hours(D("3.0000"))) == "3.00"
+    assert shown_hours(D("1.6667")) == D("1.6667")
+
+
+# --- a line never bills 0.00 without saying so --------------------------------------------
+
+
+def test_nothing_under_a_tariff_with_a_price_is_held_with_what_it_would_be():
+    held = price(tariff(), Work(dag=MONDAY, hoeveelheid=D("0"), eenheid="ton"))
+    assert isinstance(held, Unpriced) and held.code == "zero_amount"
+    assert held.params == {"prijs": D("4.35")}
+    assert held.held.netto == D("0.00") and held.held.btw_procent == D(21)
+
+
+def test_a_quantity_too_small_for_a_cent_is_held_too():
+    held = price(tariff(prijs=D("0.0040")), Work(dag=MONDAY, hoeveelheid=D("1"), eenheid="ton"))
+    assert held.code == "zero_amount"
+
+
+def test_a_tariff_that_charges_nothing_prices_zero_without_holding():
+    free = price(tariff(prijs=D("0")), Work(dag=MONDAY, hoeveelheid=D("10"), eenheid="ton"))
+    assert free.netto == D("0.00") and not isinstance(free, Unpriced)
+
+
+def test_a_minimum_keeps_a_zero_quantity_from_being_held():
+    priced = price(tariff(minimum=D("75")), Work(dag=MONDAY, hoeveelheid=D("0"), eenheid="ton"))
+    assert priced.netto == D("75.00")
+
+
+# --- VAT category: the tariff's, or the customer's --------------------------------------
+
+
+def test_a_line_carries_its_tariffs_vat_category():
+    priced = price(tariff(), Work(dag=MONDAY, hoeveelheid=D("10"), eenheid="ton"))
+    assert (priced.btw_categorie, priced.btw_vrijstellingsreden, priced.btw_procent) == (
+        "S",
+        None,
+        D(21),
+    )
+    export = tariff(btw_procent=D("0"), btw_categorie="Z")
+    zero = price(export, Work(dag=MONDAY, hoeveelheid=D("10"), eenheid="ton"))
+    assert (zero.btw_categorie, zero.btw, zero.bruto) == ("Z", D("0.00"), D("43.50"))
+
+
+def test_the_customers_category_overrides_the_tariffs():
+    work = Work(dag=MONDAY, hoeveelheid=D("10"), eenheid="ton")
+    reverse = price(tariff(), work, klant_categorie=("AE", "Btw verlegd"))
+    assert (reverse.btw_categorie, reverse.btw_vrijstellingsreden) == ("AE", "Btw verlegd")
+    assert (reverse.btw_procent, reverse.btw, reverse.netto) == (D(0), D("0.00"), D("43.50"))
+    outside = price(tariff(), work, klant_categorie=("O", "Niet onderworpen aan btw"))
+    assert (outside.btw_categorie, outside.btw) == ("O", D("0.00"))
+
+
+def test_a_customer_at_the_standard_rate_follows_its_tariff():
+    export = tariff(btw_procent=D("0"), btw_categorie="Z")
+    work = Work(dag=MONDAY, hoeveelheid=D("10"), eenheid="ton")
+    assert price(export, work, klant_categorie=("S", None)).btw_categorie == "Z"
+    assert price(tariff(), work, klant_categorie=("S", None)).btw_procent == D(21)
+
+
+@pytest.mark.parametrize("override", [("AE", None), ("AE", "  "), ("X", None)])
+def test_a_customer_category_without_its_reason_or_unknown_is_a_programming_error(override):
+    with pytest.raises(ValueError):
+        price(
+            tariff(), Work(dag=MONDAY, hoeveelheid=D("1"), eenheid="ton"), klant_categorie=override
+        )
+
+
+@pytest.mark.parametrize(
+    "categorie, rate, problem",
+    [
+        ("S", D("21"), None),
+        ("S", D("0"), "above 0 with category S"),
+        ("Z", D("0"), None),
+        ("Z", D("9"), "0 with category Z"),
+        ("AE", D("21"), "0 with category AE"),
+        ("E", D("0"), None),
+        ("O", D("0.01"), "0 with category O"),
+    ],
+)
+def test_the_rate_fits_the_category_as_en16931_has_it(categorie, rate, problem):
+    assert vat_problem(categorie, rate) == problem

@@ -245,3 +245,177 @@ def test_a_tariff_of_a_type_the_list_does_not_name_can_be_edited(app, as_planner
         },
     )
     assert response.status_code == 303, response.get_data(as_text=True)
+
+
+# --- per hour: rounding and minimum; VAT category ----------------------------------------
+
+
+def stored(app, carrier, tariff_id):
+    return in_carrier(
+        app,
+        carrier.id,
+        lambda: tariffs.get_tariff(carrier_id=carrier.id, tariff_id=tariff_id),
+        lambda t: {
+            name: getattr(t, name)
+            for name in (
+                "afronding_minuten",
+                "minimum_minuten",
+                "btw_categorie",
+                "btw_vrijstellingsreden",
+                "btw_procent",
+            )
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    "fields, errors",
+    [
+        ({"afronding_minuten": 7}, {("afronding_minuten", "not_allowed")}),
+        ({"afronding_minuten": 0}, {("afronding_minuten", "not_allowed")}),
+        ({"minimum_minuten": -5}, {("minimum_minuten", "out_of_range")}),
+        ({"minimum_minuten": 1441}, {("minimum_minuten", "out_of_range")}),
+        ({"btw_categorie": "X"}, {("btw_categorie", "unknown")}),
+        ({"btw_categorie": "S", "btw_procent": D("0")}, {("btw_procent", "vat_rate_category")}),
+        ({"btw_categorie": "Z", "btw_procent": D("9")}, {("btw_procent", "vat_rate_category")}),
+        (
+            {"btw_categorie": "AE", "btw_procent": D("21")},
+            {("btw_procent", "vat_rate_category"), ("btw_vrijstellingsreden", "required")},
+        ),
+        (
+            {"btw_categorie": "E", "btw_procent": D("0"), "btw_vrijstellingsreden": " "},
+            {("btw_vrijstellingsreden", "required")},
+        ),
+    ],
+)
+def test_hours_and_vat_rules_are_refused_at_their_field(app, carrier, fields, errors):
+    from portal.errors import ValidationFailed
+
+    with pytest.raises(ValidationFailed) as refused:
+        add(app, carrier, grondslag="uur", eenheid=None, **fields)
+    assert {(e["field"], e["code"]) for e in refused.value.errors} == errors
+
+
+def test_the_rounding_is_an_hourly_tariffs_and_the_reason_goes_with_e_ae_o_only(app, carrier):
+    hourly = add(
+        app, carrier, grondslag="uur", eenheid=None, afronding_minuten=15, minimum_minuten=60
+    )
+    assert stored(app, carrier, hourly)["afronding_minuten"] == 15
+    assert stored(app, carrier, hourly)["minimum_minuten"] == 60
+    per_ton = add(
+        app,
+        carrier,
+        activity_type="voer_leveren",
+        afronding_minuten=15,
+        minimum_minuten=60,
+        btw_categorie="Z",
+        btw_procent=D("0"),
+        btw_vrijstellingsreden="typed before Z was chosen",
+    )
+    assert stored(app, carrier, per_ton) == {
+        "afronding_minuten": 1,
+        "minimum_minuten": 0,
+        "btw_categorie": "Z",
+        "btw_vrijstellingsreden": None,  # EN 16931 BR-Z-10: none with Z
+        "btw_procent": D("0.00"),
+    }
+    reverse = add(
+        app,
+        carrier,
+        activity_type="vee_transport",
+        btw_categorie="AE",
+        btw_procent=D("0"),
+        btw_vrijstellingsreden=" Btw verlegd ",
+    )
+    assert stored(app, carrier, reverse)["btw_vrijstellingsreden"] == "Btw verlegd"
+
+
+def hourly_form(**fields) -> dict:
+    return {
+        "klant_id": "",
+        "activity_type": "koel_transport",
+        "geldig_vanaf": "2026-11-01",
+        "grondslag": "uur",
+        "prijs": "92,50",
+        "afronding_minuten": "15",
+        "minimum_minuten": "60",
+        "btw_categorie": "S",
+        "btw_procent": "21",
+        **fields,
+    }
+
+
+def test_a_planner_sets_an_hourly_tariffs_rounding_and_sees_it_listed(app, as_planner, carrier):
+    response = as_planner.post(
+        "/facturatie/tarieven/nieuw", data={"csrf_token": form_token(as_planner), **hourly_form()}
+    )
+    assert response.status_code == 303, response.get_data(as_text=True)
+    page = re.sub(r"\s+", " ", as_planner.get("/facturatie/tarieven").get_data(as_text=True))
+    assert "€ 92,50 per uur" in page
+    assert "per kwartier naar boven, minimaal 60 min" in page
+    rule = in_carrier(
+        app,
+        carrier.id,
+        lambda: tariffs.holding(
+            carrier_id=carrier.id,
+            activity_type="koel_transport",
+            klant_id=None,
+            dag=date(2026, 11, 2),
+        ),
+    )
+    assert (rule.afronding_minuten, rule.minimum_minuten) == (15, 60)
+    edit = as_planner.get(f"/facturatie/tarieven/{rule.id}").get_data(as_text=True)
+    assert re.search(
+        r'<option[^>]*selected[^>]*value="15"|<option[^>]*value="15"[^>]*selected', edit
+    )
+    assert 'name="minimum_minuten"' in edit and 'value="60"' in edit
+
+
+@pytest.mark.parametrize(
+    "fields, field, text",
+    [
+        (
+            {"afronding_minuten": "7"},
+            "afronding_minuten",
+            "Kies hoe de tijd wordt afgerond uit de lijst.",
+        ),
+        ({"minimum_minuten": "een uur"}, "minimum_minuten", "Ongeldig getal."),
+        ({"minimum_minuten": "2000"}, "minimum_minuten", "Tussen 0 en 1440 minuten."),
+        ({"btw_categorie": "AE"}, "btw_procent", "Bij Btw verlegd (AE) is de btw 0%."),
+        (
+            {"btw_categorie": "AE", "btw_procent": "0"},
+            "btw_vrijstellingsreden",
+            "Vul de reden in: die staat bij Btw verlegd (AE) op de factuur.",
+        ),
+        (
+            {"btw_categorie": "S", "btw_procent": "0"},
+            "btw_procent",
+            "Bij het standaardtarief is de btw meer dan 0%.",
+        ),
+        ({"btw_categorie": "Q"}, "btw_categorie", "Kies een btw-categorie uit de lijst."),
+        ({"activity_type": "bestaat_niet"}, "activity_type", "Kies een activiteit uit de lijst."),
+    ],
+)
+def test_a_wrong_rounding_or_vat_is_told_at_its_field(as_planner, fields, field, text):
+    response = as_planner.post(
+        "/facturatie/tarieven/nieuw",
+        data={"csrf_token": form_token(as_planner), **hourly_form(**fields)},
+    )
+    assert response.status_code == 422
+    page = response.get_data(as_text=True)
+    assert re.search(rf'id="{field}-error"[^>]*>{re.escape(text)}<', page), page[-4000:]
+
+
+def test_a_reverse_charged_tariff_is_saved_with_its_reason_and_listed(app, as_planner, carrier):
+    response = as_planner.post(
+        "/facturatie/tarieven/nieuw",
+        data={
+            "csrf_token": form_token(as_planner),
+            **hourly_form(
+                btw_categorie="AE", btw_procent="0", btw_vrijstellingsreden="Btw verlegd"
+            ),
+        },
+    )
+    assert response.status_code == 303, response.get_data(as_text=True)
+    page = re.sub(r"\s+", " ", as_planner.get("/facturatie/tarieven").get_data(as_text=True))
+    assert "0% <br><small" in page.replace("0%<br>", "0% <br>") and "Btw verlegd (AE)" in page
