@@ -67,6 +67,7 @@ EXPECTED_TENANT_TABLES = {
     "klant_locaties",
     "tarieven",
     "facturen",
+    "factuur_regels",
     "cao_regelsets",
     "uren_correcties",
     "loon_exports",
@@ -306,7 +307,7 @@ def populate(app, client, name: str) -> dict:
         place = customers.add_place(
             carrier_id=carrier.id, customer_id=customer.id, data={"naam": "Erf"}, actor=SYSTEM
         )
-        from portal.billing.models import Invoice
+        from portal.billing.models import Invoice, InvoiceLine
 
         invoice = Invoice(
             transporteur_id=carrier.id,
@@ -321,6 +322,20 @@ def populate(app, client, name: str) -> dict:
             btw_bedrag=Decimal("17.85"),
         )
         db.session.add(invoice)
+        db.session.flush()
+        db.session.add(
+            InvoiceLine(
+                transporteur_id=carrier.id,
+                id=uuid.uuid4(),
+                factuur_id=invoice.id,
+                volgnummer=1,
+                naam="Rit",
+                bedrag=Decimal("85.00"),
+                btw_categorie="S",
+                btw_procent=Decimal("21"),
+                datum=date(2026, 11, 2),
+            )
+        )
         from portal.hours import cao
         from portal.hours.pay_models import (
             HoursCorrection,
@@ -669,6 +684,7 @@ def route_values(refs: dict) -> dict[str, str]:
         "klant_id": str(refs["klant_id"]),
         "locatie_id": str(refs["locatie_id"]),
         "invoice_id": str(refs["invoice_id"]),
+        "factuur_id": str(refs["invoice_id"]),
         "rule_set_id": str(refs["rule_set_id"]),
         "loon_export_id": str(refs["payroll_export_id"]),
         "correctie_id": str(refs["correction_id"]),
