@@ -131,6 +131,7 @@ def _register_customer_hooks() -> None:
     customers.on_usage_check(route.customer_in_use)
     customers.on_usage_check(billing.customer_in_use)
     customers.on_place_removal(route.detach_place)
+    customers.on_vat_change(billing.reprice_customer)
 
 
 def _register_billing_hooks() -> None:

@@ -422,14 +422,18 @@ def export(
     driver_id: uuid.UUID | None = None,
     klant: uuid.UUID | str | None = None,
     actor_label: str,
+    only_tasks: set[uuid.UUID] | None = None,
 ) -> BillingExport:
-    """A new batch holding every line `unexported` selects; ValidationFailed when none.
+    """A new batch holding every line `unexported` selects (only_tasks: of those, only the
+    lines of these tasks); ValidationFailed when none.
 
     One UPDATE stamps the lines, guarded by `export_id IS NULL`: an export running at the
     same time (PostgreSQL re-checks the condition after waiting for the row lock) cannot
     take a line twice.
     """
     where = _unexported_where(carrier_id, van, tot, driver_id, klant)
+    if only_tasks is not None:
+        where.append(BillingLine.taak_id.in_(only_tasks))
     batch = BillingExport(
         transporteur_id=carrier_id,
         van=van,
@@ -451,11 +455,25 @@ def export(
         raise ValidationFailed([{"field": "periode", "message": "nothing to export"}])
     batch.regels = result.rowcount
     db.session.flush()
-    invoices.make_for_batch(carrier_id=carrier_id, batch=batch)
+    invoices.make_for_batch(carrier_id=carrier_id, batch=batch, actor_label=actor_label)
     logger.info(
         "billing export %s: %s lines, %s..%s, by %s", batch.id, batch.regels, van, tot, actor_label
     )
     return batch
+
+
+def lock_unexported(
+    *,
+    carrier_id: uuid.UUID,
+    van: date,
+    tot: date,
+    driver_id: uuid.UUID | None = None,
+    klant: uuid.UUID | str | None = None,
+) -> None:
+    """Lock the lines `unexported` selects until the transaction ends (PostgreSQL): an export
+    that compares them with what was shown exports exactly that."""
+    where = _unexported_where(carrier_id, van, tot, driver_id, klant)
+    db.session.execute(select(BillingLine.id).where(*where).with_for_update())
 
 
 def get_export(*, carrier_id: uuid.UUID, export_id: uuid.UUID) -> BillingExport:

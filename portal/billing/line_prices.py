@@ -25,8 +25,9 @@ from sqlalchemy import select
 from portal.accounts.service import carrier_zone
 from portal.audit import service as audit
 from portal.audit.service import Actor
-from portal.billing import pricing, recorded_time, tariffs
+from portal.billing import pricing, recorded_time, tariffs, ubl
 from portal.billing.models import BillingLine
+from portal.customers import service as customers
 from portal.errors import Conflict, NotFound
 from portal.extensions import db
 from portal.tasks.models import Task
@@ -46,8 +47,6 @@ def _under_tariff(
     recorded = None
     if rule is not None and rule.grondslag == "uur":
         recorded = recorded_time.of_task(carrier_id=carrier_id, task=task)
-    # The customer's own VAT category (reverse charge, outside the EU) goes in here as
-    # klant_categorie=(category, reason) once customers carry one; the tariff's holds now.
     priced = pricing.price(
         rule,
         pricing.Work(
@@ -58,8 +57,22 @@ def _under_tariff(
             kilometers=pricing.decimal(line.kilometers),
             wachttijd_minuten=line.wachttijd_minuten,
         ),
+        klant_categorie=customer_category(carrier_id, task.klant_id),
     )
     return rule, priced, recorded
+
+
+def customer_category(carrier_id: uuid.UUID, klant_id: uuid.UUID | None):
+    """The customer's own VAT category and reason (reverse charge for a business elsewhere
+    in the EU, not subject for one outside it), which overrides the tariff's; None when the
+    customer has none. AE and O without a reason of their own get EN 16931's words."""
+    if klant_id is None:
+        return None
+    customer = customers.get_customer(carrier_id=carrier_id, customer_id=klant_id)
+    if not customer.btw_categorie:
+        return None
+    reason = customer.btw_vrijstellingsreden or ubl.DEFAULT_REASONS.get(customer.btw_categorie)
+    return customer.btw_categorie, reason
 
 
 def price_line(*, carrier_id: uuid.UUID, line: BillingLine, task: Task) -> None:
@@ -87,14 +100,37 @@ def price_line(*, carrier_id: uuid.UUID, line: BillingLine, task: Task) -> None:
     line.prijs_reden = None
 
 
+def reprice_customer(carrier_id: uuid.UUID, customer_id: uuid.UUID) -> None:
+    """Price a customer's lines not exported yet again, under its VAT as it is now (a
+    customer that became a reverse-charge one bills its open work that way)."""
+    rows = db.session.execute(
+        select(BillingLine, Task)
+        .join(Task, (Task.transporteur_id == BillingLine.transporteur_id)
+              & (Task.id == BillingLine.taak_id))
+        .where(
+            BillingLine.transporteur_id == carrier_id,
+            BillingLine.klant_id == customer_id,
+            BillingLine.export_id.is_(None),
+            BillingLine.handmatig.is_(False),
+        )
+    ).all()  # fmt: skip
+    for line, task in rows:
+        price_line(carrier_id=carrier_id, line=line, task=task)
+    db.session.flush()
+
+
 def hand_category(
     *, carrier_id: uuid.UUID, line: BillingLine, task: Task, rate: Decimal
 ) -> tuple[str, str | None]:
-    """The VAT category of a price set by hand: S above 0 %; at 0 % the category of the
-    tariff that holds when that is one at 0 % (zero rated, exempt, reverse charge, not
-    subject), else Z, the one category at 0 % that needs no exemption reason."""
+    """The VAT category of a price set by hand: S above 0 %; at 0 % the customer's own
+    category, else the category of the tariff that holds when that is one at 0 % (zero
+    rated, exempt, reverse charge, not subject), else Z, the one category at 0 % that needs
+    no exemption reason."""
     if rate > 0:
         return "S", None
+    own = customer_category(carrier_id, task.klant_id)
+    if own is not None and own[0] != "S":
+        return own[0], own[1] if own[0] in pricing.WITH_REASON else None
     rule, _priced, _recorded = _under_tariff(carrier_id, line, task)
     if rule is not None and rule.btw_categorie != "S":
         return rule.btw_categorie, rule.btw_vrijstellingsreden

@@ -7,12 +7,14 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from sqlalchemy import (
+    JSON,
     CheckConstraint,
     Date,
     Float,
     ForeignKeyConstraint,
     Index,
     Integer,
+    LargeBinary,
     Numeric,
     String,
     Text,
@@ -175,9 +177,19 @@ class Tariff(CarrierScoped, db.Model):
 
 
 class Invoice(CarrierScoped, db.Model):
-    """The invoice of one customer in an export batch: made with the batch when every line
-    of that customer is priced, numbered in the carrier's own series (2026-00001), and
-    downloadable as UBL 2.1 (Peppol BIS Billing 3.0) for the carrier's invoicing."""
+    """An invoice (`soort` factuur) or a credit note (creditnota) to one customer.
+
+    An export batch makes one invoice per customer whose lines in it are all priced (two when
+    some lines are not subject to VAT: EN 16931 keeps those on an invoice of their own). An
+    invoice that can be an e-invoice is issued at once: numbered in the carrier's series
+    (2026-00001; credit notes C2026-00001), gap-free per year, and its document is stored in
+    the same transaction: the UBL bytes and their SHA-256, the seller and buyer as they were,
+    its lines (`factuur_regels`) and VAT breakdown. From then on it never changes: every
+    download answers the stored bytes, and corrections are credit notes (which refer to the
+    invoice they correct) and new invoices. One that cannot be made yet (the carrier's or the
+    customer's details are missing) is a concept without a number until it is issued.
+    The database refuses to change or delete an issued document (triggers, migration
+    c0d1c0de0300): the law asks for seven years of keeping, this keeps them for good."""
 
     __tablename__ = "facturen"
     __table_args__ = (
@@ -188,16 +200,99 @@ class Invoice(CarrierScoped, db.Model):
         ForeignKeyConstraint(
             ["transporteur_id", "klant_id"], ["klanten.transporteur_id", "klanten.id"]
         ),
+        ForeignKeyConstraint(
+            ["transporteur_id", "gecrediteerde_factuur_id"],
+            ["facturen.transporteur_id", "facturen.id"],
+        ),
         UniqueConstraint("transporteur_id", "nummer"),
-        UniqueConstraint("transporteur_id", "export_id", "klant_id"),
+        CheckConstraint("soort IN ('factuur', 'creditnota')", name="soort"),
+        CheckConstraint(
+            "soort = 'factuur' OR gecrediteerde_factuur_id IS NOT NULL", name="creditnota_factuur"
+        ),
+        # Issued: a number and a document. A concept has neither, except one numbered before
+        # documents were kept and never issued (migration c0d1c0de0300).
+        CheckConstraint(
+            "(uitgegeven_op IS NULL) = (document IS NULL) "
+            "AND (uitgegeven_op IS NULL OR nummer IS NOT NULL)",
+            name="uitgegeven",
+        ),
+        Index("ix_facturen_datum", "transporteur_id", "datum"),
+        Index("ix_facturen_export", "transporteur_id", "export_id"),
+        Index("ix_facturen_gecrediteerd", "transporteur_id", "gecrediteerde_factuur_id"),
     )
 
-    export_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    soort: Mapped[str] = mapped_column(String(12), default="factuur", server_default="factuur")
+    export_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
     klant_id: Mapped[uuid.UUID] = mapped_column(Uuid)
-    nummer: Mapped[str] = mapped_column(String(20))
+    # Empty while a concept: given when the document is stored, in the same transaction.
+    nummer: Mapped[str | None] = mapped_column(String(20))
     datum: Mapped[date] = mapped_column(Date)
     vervaldatum: Mapped[date] = mapped_column(Date)
     regels: Mapped[int] = mapped_column(Integer)
     bedrag: Mapped[Decimal] = mapped_column(Numeric(12, 2))  # net
     btw_bedrag: Mapped[Decimal] = mapped_column(Numeric(12, 2))
+    valuta: Mapped[str] = mapped_column(String(3), default="EUR", server_default="EUR")
+    # Lines not subject to VAT (category O) go on an invoice of their own.
+    niet_belast: Mapped[bool] = mapped_column(default=False, server_default=false())
+    # A credit note: the invoice it corrects and why.
+    gecrediteerde_factuur_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    reden: Mapped[str | None] = mapped_column(Text)
+    # The issued document, as sent: never changed after issue.
+    uitgegeven_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    uitgegeven_door: Mapped[str | None] = mapped_column(String(254))
+    document: Mapped[bytes | None] = mapped_column(LargeBinary)
+    document_sha256: Mapped[str | None] = mapped_column(String(64))
+    pdf: Mapped[bytes | None] = mapped_column(LargeBinary)  # the same document, for people
+    verkoper: Mapped[dict | None] = mapped_column(JSON)
+    koper: Mapped[dict | None] = mapped_column(JSON)
+    btw_uitsplitsing: Mapped[list | None] = mapped_column(JSON)
+    # The buyer's VAT number as VIES answered for it before issue (reverse charge), or why
+    # it was not checked.
+    vies: Mapped[dict | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    @property
+    def uitgegeven(self) -> bool:
+        return self.uitgegeven_op is not None
+
+    @property
+    def is_creditnota(self) -> bool:
+        return self.soort == "creditnota"
+
+
+class InvoiceLine(CarrierScoped, db.Model):
+    """A line of an issued invoice or credit note, as it was issued: what the document says,
+    kept apart from the billing line and the task it came from (which may change or go)."""
+
+    __tablename__ = "factuur_regels"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["transporteur_id", "factuur_id"], ["facturen.transporteur_id", "facturen.id"]
+        ),
+        ForeignKeyConstraint(
+            ["transporteur_id", "gecrediteerde_regel_id"],
+            ["factuur_regels.transporteur_id", "factuur_regels.id"],
+        ),
+        UniqueConstraint("transporteur_id", "factuur_id", "volgnummer"),
+        Index("ix_factuur_regels_gecrediteerd", "transporteur_id", "gecrediteerde_regel_id"),
+        CheckConstraint("btw_categorie IN ('S', 'Z', 'E', 'AE', 'O')", name="btw_categorie"),
+    )
+
+    factuur_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    volgnummer: Mapped[int] = mapped_column(Integer)
+    # Where it came from, kept as plain ids: deleting a task never touches an invoice.
+    facturatieregel_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    taak_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    naam: Mapped[str] = mapped_column(String(200))
+    omschrijving: Mapped[str | None] = mapped_column(Text)
+    notitie: Mapped[str | None] = mapped_column(Text)
+    hoeveelheid: Mapped[Decimal | None] = mapped_column(Numeric(16, 4))
+    eenheid: Mapped[str | None] = mapped_column(String(20))
+    prijs: Mapped[Decimal | None] = mapped_column(Numeric(14, 4))
+    bedrag: Mapped[Decimal] = mapped_column(Numeric(12, 2))
+    btw_categorie: Mapped[str] = mapped_column(String(2))
+    btw_procent: Mapped[Decimal | None] = mapped_column(Numeric(5, 2))
+    btw_vrijstellingsreden: Mapped[str | None] = mapped_column(String(300))
+    datum: Mapped[date] = mapped_column(Date)
+    # A credit note's line: the invoice line it credits.
+    gecrediteerde_regel_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)

@@ -311,6 +311,8 @@ def price_by_hand(
 
 # A line held at 0.00 confirmed by a planner (line_prices.py).
 confirm_zero_amount = line_prices.confirm_zero_amount
+# A customer's open lines priced again after its VAT changed (a hook customers call).
+reprice_customer = line_prices.reprice_customer
 
 
 def _text(value: Decimal | None) -> str | None:
@@ -344,7 +346,10 @@ def customer_in_use(carrier_id: uuid.UUID, customer_id: uuid.UUID) -> bool:
 invoiceable = invoices.invoiceable
 invoice_counts = invoices.of_batches
 invoices_of_batch = invoices.of_batch
-invoice_ubl = invoices.ubl_document
+invoice_document = invoices.stored_document
 invoice_problems = invoices.problems
+invoice_peppol_problems = invoices.peppol_problems
+issue_invoice = invoices.issue
 NotInvoiceable = invoices.NotInvoiceable
+NotIssued = invoices.NotIssued
 get_invoice = invoices.get_invoice
