@@ -19,6 +19,7 @@ from portal.extensions import db
 from portal.tacho import ddd, reading, rules, service
 from portal.tacho.ddd.build import card_file
 from portal.tacho.models import TachoDay
+from portal.tacho.schemas import TachoDag
 from portal.tacho.segments import (
     DAY_MIN,
     KLOK_ACHTER,
@@ -285,6 +286,8 @@ def test_the_api_gives_every_day_as_the_independent_decoding_does(
     assert response.status_code == 200, response.get_data(as_text=True)
     days = response.get_json()
     assert [d["datum"] for d in days] == [d.isoformat() for d in sorted(decoded)]
+    for found in days:  # every day fits the schema the OpenAPI document publishes
+        TachoDag.model_validate(found)
     for found in days:
         expected = decoded[date.fromisoformat(found["datum"])]
         start = midnight(expected.date)
