@@ -456,3 +456,35 @@ def test_the_vat_overview_subtracts_credit_notes_and_exports_csv(
     rows = csv_file.get_data().decode("utf-8-sig").splitlines()
     assert rows[0].startswith("Rubriek;Categorie") and rows[1].startswith("1a;S;")
     assert rows[1].split(";")[4:6] == ["0,00", "0,00"]
+
+
+def test_deleting_the_task_the_tariff_or_the_customer_leaves_the_invoice_as_issued(
+    app, client, carrier, planner, invoiced
+):
+    from sqlalchemy import select
+
+    from portal.billing.models import InvoiceLine, Tariff
+    from portal.customers import service as customers
+    from portal.errors import Conflict
+    from portal.tasks import service as tasks
+
+    klant_id, _batch, invoice = invoiced
+    login(client, planner)
+    url = f"/facturatie/facturen/{invoice['id']}"
+    before = client.get(f"{url}.xml").get_data()
+
+    def delete_everything():
+        lines = db.session.scalars(
+            select(InvoiceLine).where(InvoiceLine.factuur_id == invoice["id"])
+        ).all()
+        for line in lines:
+            tasks.delete_task(carrier_id=carrier.id, task_id=line.taak_id, actor=SYSTEM)
+        for tariff_id in db.session.scalars(select(Tariff.id)):
+            tariffs.delete_tariff(carrier_id=carrier.id, tariff_id=tariff_id, actor=SYSTEM)
+        with pytest.raises(Conflict):  # a customer with invoices is deactivated, not deleted
+            customers.delete_customer(carrier_id=carrier.id, customer_id=klant_id, actor=SYSTEM)
+
+    in_carrier(app, carrier.id, delete_everything)
+    assert client.get(f"{url}.xml").get_data() == before
+    page = text_of(client.get(url))
+    assert "Mest Ter Horst 1 (Mest laden)" in page and "€ 307,92" in page  # 254.48 + 53.44
