@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import Field, SelectChoice, SelectField, StringField
@@ -109,7 +110,7 @@ class TariffForm(FlaskForm):
             "Staat op de factuur. Verplicht bij vrijgesteld, btw verlegd en niet belast, "
             "bijvoorbeeld “Btw verlegd”."
         ),
-        validators=[Optional(), Length(max=300, message=_l("Hoogstens 300 tekens."))],
+        validators=[Length(max=300, message=_l("Hoogstens 300 tekens."))],
     )
     afronding_minuten = SelectField(
         _l("Tijd afronden"),
@@ -142,6 +143,39 @@ class TariffForm(FlaskForm):
     def validate_btw_categorie(self, field: Field) -> None:
         if field.data not in pricing.VAT_CATEGORIES:
             raise ValidationError(_l("Kies een btw-categorie uit de lijst."))
+
+    # The VAT rules are the service's (tariffs._check_vat); checked here as well, so that
+    # they are told with the form's other problems at once.
+    def validate_btw_procent(self, field: Field) -> None:
+        if field.process_errors:
+            return  # no number: said already
+        rate = field.data if field.data is not None else Decimal(21)
+        if rate.is_finite() and pricing.vat_problem(self.btw_categorie.data, rate):
+            raise ValidationError(vat_rate_text(self.btw_categorie.data))
+
+    def validate_btw_vrijstellingsreden(self, field: Field) -> None:
+        categorie = self.btw_categorie.data
+        if categorie in pricing.WITH_REASON and not (field.data or "").strip():
+            raise ValidationError(reason_text(categorie))
+
+
+def _category_label(categorie: str) -> str:
+    return str(VAT_CATEGORY_LABELS.get(categorie, categorie))
+
+
+def vat_rate_text(categorie: str) -> str:
+    """Why a VAT rate does not fit the category, in the user's language."""
+    if categorie == "S":
+        return _("Bij het standaardtarief is de btw meer dan 0%.")
+    return _("Bij %(categorie)s is de btw 0%%.", categorie=_category_label(categorie))
+
+
+def reason_text(categorie: str) -> str:
+    """That the category needs its exemption reason, in the user's language."""
+    return _(
+        "Vul de reden in: die staat bij %(categorie)s op de factuur.",
+        categorie=_category_label(categorie),
+    )
 
 
 class HandPriceForm(FlaskForm):

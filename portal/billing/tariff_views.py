@@ -12,7 +12,13 @@ from flask_babel import lazy_gettext as _l
 from portal.accounts.permissions import object_route, role_required
 from portal.billing import tariffs
 from portal.billing.models import Tariff
-from portal.billing.tariff_forms import ROUNDING_LABELS, VAT_CATEGORY_LABELS, TariffForm
+from portal.billing.tariff_forms import (
+    ROUNDING_LABELS,
+    VAT_CATEGORY_LABELS,
+    TariffForm,
+    reason_text,
+    vat_rate_text,
+)
 from portal.customers import service as customers
 from portal.errors import Conflict, ValidationFailed
 from portal.labels import activity_label
@@ -162,7 +168,6 @@ def _field_text(error: dict) -> str | None:
     """The wording of a refusal that belongs to its field (the hours and VAT rules)."""
     field, code = error.get("field"), error.get("code")
     categorie = (error.get("params") or {}).get("categorie", "")
-    label = str(VAT_CATEGORY_LABELS.get(categorie, categorie))
     if field == "afronding_minuten":
         return _("Kies hoe de tijd wordt afgerond uit de lijst.")
     if field == "minimum_minuten":
@@ -170,11 +175,9 @@ def _field_text(error: dict) -> str | None:
     if field == "btw_categorie":
         return _("Kies een btw-categorie uit de lijst.")
     if (field, code) == ("btw_procent", "vat_rate_category"):
-        if categorie == "S":
-            return _("Bij het standaardtarief is de btw meer dan 0%.")
-        return _("Bij %(categorie)s is de btw 0%%.", categorie=label)
+        return vat_rate_text(categorie)
     if (field, code) == ("btw_vrijstellingsreden", "required"):
-        return _("Vul de reden in: die staat bij %(categorie)s op de factuur.", categorie=label)
+        return reason_text(categorie)
     if (field, code) == ("btw_vrijstellingsreden", "too_long"):
         return _("Hoogstens 300 tekens.")
     return None

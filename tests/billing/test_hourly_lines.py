@@ -182,7 +182,7 @@ def test_the_drivers_hours_on_the_task_are_billed_per_quarter_hour_rounded_up(
     page = text(client.get(f"/facturatie?{month()}"))
     assert "€ 191,25" in page
     assert f"2,25 uur {TIMES} € 85,00" in page
-    assert "gewerkt 2 u 07 · activiteiten · per kwartier naar boven" in page
+    assert "gewerkt 2 u 07 (activiteiten)<br>per kwartier naar boven</small>" in page
 
     rows = in_carrier(
         app,
@@ -398,4 +398,6 @@ def test_the_billing_page_words_the_hours_in_english(app, client, carrier, drive
     client.post("/taal", data={"csrf_token": csrf_from(page), "taal": "en"})
     english = text(client.get(f"/facturatie?{month()}"))
     assert f"1.25 h {TIMES} €85.00" in english
-    assert "worked 1 h 10 · activities · per quarter hour, rounded up · at least 60 min" in english
+    assert (
+        "worked 1 h 10 (activities)<br>per quarter hour, rounded up<br>at least 60 min" in english
+    )

@@ -419,3 +419,17 @@ def test_a_reverse_charged_tariff_is_saved_with_its_reason_and_listed(app, as_pl
     assert response.status_code == 303, response.get_data(as_text=True)
     page = re.sub(r"\s+", " ", as_planner.get("/facturatie/tarieven").get_data(as_text=True))
     assert "0% <br><small" in page.replace("0%<br>", "0% <br>") and "Btw verlegd (AE)" in page
+
+
+def test_every_problem_of_the_form_is_told_at_once(as_planner):
+    response = as_planner.post(
+        "/facturatie/tarieven/nieuw",
+        data={
+            "csrf_token": form_token(as_planner),
+            **hourly_form(geldig_vanaf="", btw_categorie="AE", btw_vrijstellingsreden=""),
+        },
+    )
+    assert response.status_code == 422
+    page = response.get_data(as_text=True)
+    for field in ("geldig_vanaf", "btw_procent", "btw_vrijstellingsreden"):
+        assert f'id="{field}-error"' in page, field
