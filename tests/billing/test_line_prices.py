@@ -234,3 +234,48 @@ def test_the_api_answers_the_price_with_the_line(app, client, carrier, driver):
     line = done.get_json()["facturatieregel"]
     assert (line["bedrag"], line["btw_procent"], line["btw_bedrag"]) == ("43.50", "21.00", "9.14")
     assert line["prijs_reden"] is None
+
+
+def test_a_hand_price_carries_the_vat_category_its_rate_stands_for(app, carrier, driver):
+    """Above 0 % standard rated; at 0 % the customer's own category, else the tariff's when
+    that is one at 0 %, else zero rated (the one category at 0 % without a reason)."""
+    from portal.customers import service as customers
+    from portal.tasks import service as tasks
+
+    def customer(**data):
+        return in_carrier(
+            app,
+            carrier.id,
+            lambda: customers.create_customer(carrier_id=carrier.id, data=data, actor=SYSTEM),
+            lambda c: c.id,
+        )
+
+    german = customer(naam="Spedition Köhler", btw_nummer="DE123456789", btw_categorie="AE")
+    farmer = customer(naam="Maatschap Kamphuis")
+    tariff(
+        app, carrier, activity_type="vee_transport", grondslag="vracht", eenheid=None,
+        btw_categorie="E", btw_procent=D("0"), btw_vrijstellingsreden="Art. 11 Wet OB",
+    )  # fmt: skip
+
+    def priced_by_hand(klant_id, kind, rate):
+        task = create_task(
+            app, carrier, driver, type=kind, status="afgerond", afgerond_op=MONDAY,
+            gepland_op=MONDAY, klant_id=klant_id,
+        )  # fmt: skip
+
+        def go():
+            billing.line_for_completion(
+                carrier_id=carrier.id, task=tasks.get_task(carrier_id=carrier.id, task_id=task.id)
+            )
+            return billing.price_by_hand(
+                carrier_id=carrier.id, task_id=task.id, bedrag="50", btw_procent=rate, actor=SYSTEM
+            )
+
+        return in_carrier(
+            app, carrier.id, go, lambda line: (line.btw_categorie, line.btw_vrijstellingsreden)
+        )
+
+    assert priced_by_hand(farmer, "mest_laden", "21") == ("S", None)
+    assert priced_by_hand(farmer, "mest_laden", "0") == ("Z", None)
+    assert priced_by_hand(farmer, "vee_transport", "0") == ("E", "Art. 11 Wet OB")
+    assert priced_by_hand(german, "mest_laden", "0")[0] == "AE"
