@@ -17,7 +17,6 @@ from sqlalchemy.exc import IntegrityError
 
 from portal.audit import service as audit
 from portal.audit.service import Actor
-from portal.customers import vies
 from portal.customers.models import Customer, CustomerPlace
 from portal.customers.rules import (  # noqa: F401  (LIMITS, vat_problem: for callers)
     CUSTOMER_FIELDS,
@@ -169,41 +168,6 @@ def update_customer(
         if set(changes) & set(VAT_FIELDS):
             for callback in _vat_changes:
                 callback(carrier_id, customer.id)
-    return customer
-
-
-def check_vies(*, carrier_id: uuid.UUID, customer_id: uuid.UUID, actor: Actor) -> Customer:
-    """Ask VIES whether the customer's VAT number is valid and keep the answer and its time
-    (audited). ValidationFailed when there is no EU VAT number to ask about;
-    vies.Unavailable when VIES does not answer (the last answer stays)."""
-    customer = get_customer(carrier_id=carrier_id, customer_id=customer_id)
-    number = customer.btw_nummer
-    if not number:
-        raise ValidationFailed([error("btw_nummer", "required", "no VAT number to check")])
-    try:
-        answer = vies.check(number)
-    except ValueError:
-        raise ValidationFailed(
-            [error("btw_nummer", "vies_not_eu", "VIES knows EU VAT numbers only")]
-        ) from None
-    before = [customer.vies_status, customer.vies_btw_nummer]
-    customer.vies_btw_nummer = number
-    customer.vies_status = "geldig" if answer.geldig else "ongeldig"
-    customer.vies_naam = answer.naam
-    customer.vies_gecontroleerd_op = utcnow()
-    db.session.flush()
-    audit.record(
-        carrier_id=carrier_id,
-        actor=actor,
-        entity="customer",
-        entity_id=customer.id,
-        action="vies_checked",
-        changes={
-            "vies_status": [before[0], customer.vies_status],
-            "vies_btw_nummer": [before[1], number],
-            **({"vies_referentie": [None, answer.referentie]} if answer.referentie else {}),
-        },
-    )
     return customer
 
 

@@ -2,20 +2,31 @@
 `check-vat-number`): whether the number is valid today and for whom. An invoice with reverse
 charge (btw verlegd) keeps the last answer and its date, or says it was not checked.
 
-The service is often slow or down (a member state's register answers MS_UNAVAILABLE); then
-`Unavailable` is raised and nothing is stored: the customer keeps its last answer. The address
-comes from the configuration (VIES_URL; tests point it at a server on loopback).
+`check_customer` asks about a customer's number and keeps the answer on the customer (with
+service.py a door to klanten). The service is often slow or down (a member state's register
+answers MS_UNAVAILABLE); then `Unavailable` is raised and nothing is stored: the customer keeps
+its last answer. The address comes from the configuration (VIES_URL; tests point it at a
+server on loopback).
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass
 
 import requests
 from flask import current_app
 
 from portal import countries
+from portal.audit import service as audit
+from portal.audit.service import Actor
+from portal.customers import service
+from portal.customers.models import Customer
+from portal.customers.rules import error
+from portal.errors import ValidationFailed
+from portal.extensions import db
+from portal.types import utcnow
 
 logger = logging.getLogger(__name__)
 
@@ -76,3 +87,38 @@ def check(vat_number: str) -> Answer:
     name = None if not isinstance(name, str) or name.strip() in ("", "---") else name.strip()
     reference = data.get("requestIdentifier") or None
     return Answer(geldig=valid, naam=name[:200] if name else None, referentie=reference)
+
+
+def check_customer(*, carrier_id: uuid.UUID, customer_id: uuid.UUID, actor: Actor) -> Customer:
+    """Ask VIES whether the customer's VAT number is valid and keep the answer and its time
+    (audited). ValidationFailed when there is no EU VAT number to ask about;
+    vies.Unavailable when VIES does not answer (the last answer stays)."""
+    customer = service.get_customer(carrier_id=carrier_id, customer_id=customer_id)
+    number = customer.btw_nummer
+    if not number:
+        raise ValidationFailed([error("btw_nummer", "required", "no VAT number to check")])
+    try:
+        answer = check(number)
+    except ValueError:
+        raise ValidationFailed(
+            [error("btw_nummer", "vies_not_eu", "VIES knows EU VAT numbers only")]
+        ) from None
+    before = [customer.vies_status, customer.vies_btw_nummer]
+    customer.vies_btw_nummer = number
+    customer.vies_status = "geldig" if answer.geldig else "ongeldig"
+    customer.vies_naam = answer.naam
+    customer.vies_gecontroleerd_op = utcnow()
+    db.session.flush()
+    audit.record(
+        carrier_id=carrier_id,
+        actor=actor,
+        entity="customer",
+        entity_id=customer.id,
+        action="vies_checked",
+        changes={
+            "vies_status": [before[0], customer.vies_status],
+            "vies_btw_nummer": [before[1], number],
+            **({"vies_referentie": [None, answer.referentie]} if answer.referentie else {}),
+        },
+    )
+    return customer

@@ -157,7 +157,7 @@ def show(customer: Customer):
 def check_vies(customer: Customer):
     """Ask VIES whether the customer's VAT number is valid; the answer is kept with its date."""
     try:
-        checked = service.check_vies(
+        checked = vies.check_customer(
             carrier_id=current_carrier_id(), customer_id=customer.id, actor=current_actor()
         )
     except ValidationFailed:
