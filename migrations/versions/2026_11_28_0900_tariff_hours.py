@@ -56,7 +56,8 @@ def upgrade():
         )
         batch_op.create_check_constraint(
             "btw_vrijstellingsreden",
-            "(btw_categorie IN ('E', 'AE', 'O')) = (btw_vrijstellingsreden IS NOT NULL)",
+            "(btw_categorie = 'S' AND btw_vrijstellingsreden IS NULL) OR btw_categorie = 'Z' "
+            "OR (btw_categorie IN ('E', 'AE', 'O') AND btw_vrijstellingsreden IS NOT NULL)",
         )
 
     with op.batch_alter_table("facturatieregels", schema=None) as batch_op:

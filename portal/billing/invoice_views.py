@@ -13,7 +13,7 @@ from flask_babel import gettext as _
 from portal.accounts.permissions import object_route, role_required
 from portal.billing import service
 from portal.billing.invoice_kit import bp, peppol_text, problem_text
-from portal.billing.tariff_forms import HandPriceForm
+from portal.billing.tariff_forms import HandPriceForm, reason_text
 from portal.customers import service as customers
 from portal.errors import Conflict, NotFound, ValidationFailed
 from portal.tasks import service as tasks
@@ -62,9 +62,15 @@ def hand_price(line, task):
                     bedrag=None if by_tariff else form.bedrag.data,
                     btw_procent=form.btw_procent.data,
                     actor=current_actor(),
+                    reden=form.btw_vrijstellingsreden.data,
                 )
             except ValidationFailed as error:
-                errors_at_fields(form, error.errors, {})
+                worded = {
+                    (e["field"], e["message"]): reason_text(e["params"]["categorie"])
+                    for e in error.errors
+                    if e.get("code") == "required" and "categorie" in e.get("params", {})
+                }
+                errors_at_fields(form, error.errors, worded)
             except Conflict:
                 problem = _("Deze regel is al geëxporteerd: de factuur is verstuurd.")
             else:

@@ -130,7 +130,7 @@ def hand_category(
         return "S", None
     own = customer_category(carrier_id, task.klant_id)
     if own is not None and own[0] != "S":
-        return own[0], own[1] if own[0] in pricing.WITH_REASON else None
+        return own[0], own[1] if own[0] in pricing.NEEDS_TEXT else None
     rule, _priced, _recorded = _under_tariff(carrier_id, line, task)
     if rule is not None and rule.btw_categorie != "S":
         return rule.btw_categorie, rule.btw_vrijstellingsreden

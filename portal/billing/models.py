@@ -131,7 +131,8 @@ class Tariff(CarrierScoped, db.Model):
             name="btw_categorie",
         ),
         CheckConstraint(
-            "(btw_categorie IN ('E', 'AE', 'O')) = (btw_vrijstellingsreden IS NOT NULL)",
+            "(btw_categorie = 'S' AND btw_vrijstellingsreden IS NULL) OR btw_categorie = 'Z' "
+            "OR (btw_categorie IN ('E', 'AE', 'O') AND btw_vrijstellingsreden IS NOT NULL)",
             name="btw_vrijstellingsreden",
         ),
         # One tariff per owner, type and day it starts (the default's owner is NULL).

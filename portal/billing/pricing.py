@@ -50,6 +50,10 @@ HOURS_STEP = Decimal("0.0001")  # billed hours to 4 decimals: 1 minute is 0.0167
 VatCategory = Literal["S", "Z", "E", "AE", "O"]
 VAT_CATEGORIES: tuple[VatCategory, ...] = ("S", "Z", "E", "AE", "O")
 WITH_REASON = ("E", "AE", "O")
+# The categories whose lines carry a text: E, AE and O their exemption reason (BT-120), Z the
+# evidence of the zero rate (the export or import it serves), which the invoice prints in the
+# line's note (BR-Z-10 forbids an exemption reason there).
+NEEDS_TEXT = ("Z", *WITH_REASON)
 
 
 def cents(amount: Decimal) -> Decimal:

@@ -264,10 +264,14 @@ def price_by_hand(
     bedrag: Decimal | str | None,
     btw_procent: Decimal | str,
     actor: Actor,
+    reden: str | None = None,
 ) -> BillingLine:
     """Set a line's net amount and VAT rate by hand (a line no tariff prices, or one whose
-    price the planner corrects); bedrag None gives the line back to its tariff. Refused once
-    the line is exported: the invoice has gone out. Audited on the task's trail."""
+    price the planner corrects); bedrag None gives the line back to its tariff. At 0 % the
+    line takes the category hand_category finds, with `reden` as its exemption reason or
+    (zero rate) evidence, else the customer's or tariff's; one needed and missing is refused
+    at btw_vrijstellingsreden. Refused once the line is exported: the invoice has gone out.
+    Audited on the task's trail."""
     line = line_prices.line_to_price(carrier_id=carrier_id, task_id=task_id)
     before = [_text(line.bedrag), _text(line.btw_procent), line.handmatig]
     if bedrag is None:
@@ -285,6 +289,19 @@ def price_by_hand(
         categorie, reason = line_prices.hand_category(
             carrier_id=carrier_id, line=line, task=task, rate=rate
         )
+        if categorie != "S":
+            reason = (reden or "").strip()[:300] or reason
+        if categorie in pricing.NEEDS_TEXT and not reason:
+            raise ValidationFailed(
+                [
+                    {
+                        "field": "btw_vrijstellingsreden",
+                        "code": "required",
+                        "message": f"name the reason or evidence of category {categorie}",
+                        "params": {"categorie": categorie},
+                    }
+                ]
+            )
         line.handmatig = True
         line.tarief_id = None
         line.bedrag = pricing.cents(net)

@@ -105,10 +105,11 @@ class TariffForm(FlaskForm):
         description=_l("Standaard: 21% of 9%. Nultarief, vrijgesteld, verlegd en niet belast: 0%."),
     )
     btw_vrijstellingsreden = StringField(
-        _l("Reden zonder btw"),
+        _l("Reden of bewijs zonder btw"),
         description=_l(
             "Staat op de factuur. Verplicht bij vrijgesteld, btw verlegd en niet belast, "
-            "bijvoorbeeld “Btw verlegd”."
+            "bijvoorbeeld “Btw verlegd”; bij het nultarief het bewijs, zoals het MRN van de "
+            "uitvoer."
         ),
         validators=[Length(max=300, message=_l("Hoogstens 300 tekens."))],
     )
@@ -155,7 +156,7 @@ class TariffForm(FlaskForm):
 
     def validate_btw_vrijstellingsreden(self, field: Field) -> None:
         categorie = self.btw_categorie.data
-        if categorie in pricing.WITH_REASON and not (field.data or "").strip():
+        if categorie in pricing.NEEDS_TEXT and not (field.data or "").strip():
             raise ValidationError(reason_text(categorie))
 
 
@@ -171,7 +172,9 @@ def vat_rate_text(categorie: str) -> str:
 
 
 def reason_text(categorie: str) -> str:
-    """That the category needs its exemption reason, in the user's language."""
+    """That the category needs its exemption reason (Z: its evidence), in the user's language."""
+    if categorie == "Z":
+        return _("Noem het bewijs voor het nultarief, bijvoorbeeld het uitvoerdocument (MRN).")
     return _(
         "Vul de reden in: die staat bij %(categorie)s op de factuur.",
         categorie=_category_label(categorie),
@@ -195,4 +198,12 @@ class HandPriceForm(FlaskForm):
             InputRequired(_l("Vul het btw-percentage in.")),
             NumberRange(0, 100, _l("Tussen 0 en 100.")),
         ],
+    )
+    btw_vrijstellingsreden = StringField(
+        _l("Reden of bewijs zonder btw"),
+        description=_l(
+            "Bij 0 procent: waarom er geen btw is, of bij het nultarief het bewijs (het MRN van de "
+            "uitvoer). Leeg: wat het tarief of de klant zegt."
+        ),
+        validators=[Length(max=300, message=_l("Hoogstens 300 tekens."))],
     )

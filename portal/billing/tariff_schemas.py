@@ -90,7 +90,9 @@ CATEGORIE = (
 )
 REDEN = (
     'the exemption reason the invoice carries (EN 16931 BT-120), e.g. "Btw verlegd": '
-    "required with btw_categorie E, AE and O (code required), ignored (stored null) with S and Z"
+    "required with btw_categorie E, AE and O (code required); with Z the evidence of the zero "
+    "rate (e.g. the export's MRN), required too and printed as the line's note (BR-Z-10 allows "
+    "no exemption reason there); ignored (stored null) with S"
 )
 AFRONDING = (
     "with grondslag uur: the recorded time is billed per this many minutes, rounded up: one of "

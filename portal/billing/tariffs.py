@@ -178,11 +178,13 @@ def _check_vat(errors: list, data: TariffIn) -> None:
             }
         )
     reason = (data.btw_vrijstellingsreden or "").strip()
-    if categorie in pricing.WITH_REASON and not reason:
+    if categorie in pricing.NEEDS_TEXT and not reason:
         errors.append(
             {
                 "field": "btw_vrijstellingsreden",
-                "message": f"name the exemption reason of category {categorie}",
+                "message": "name the evidence of the zero rate (e.g. the export's MRN)"
+                if categorie == "Z"
+                else f"name the exemption reason of category {categorie}",
                 "code": "required",
                 "params": {"categorie": categorie},
             }
@@ -205,9 +207,10 @@ def _values(data: TariffIn) -> dict:
         (data.eenheid or "").strip() or None if data.grondslag == "eenheid" else None
     )
     values["wachttijd_vrij_minuten"] = data.wachttijd_vrij_minuten or 0
-    # Kept with the categories that carry one only (EN 16931 BR-S-10, BR-Z-10 forbid it).
+    # Kept with the categories that carry a text only (BR-S-10 forbids one with S; Z's is its
+    # evidence, which the invoice prints as the line's note).
     reason = (data.btw_vrijstellingsreden or "").strip() or None
-    values["btw_vrijstellingsreden"] = reason if data.btw_categorie in pricing.WITH_REASON else None
+    values["btw_vrijstellingsreden"] = reason if data.btw_categorie in pricing.NEEDS_TEXT else None
     # Rounding and minimum are an hourly tariff's: another basis keeps the plain defaults.
     if data.grondslag != "uur":
         values["afronding_minuten"], values["minimum_minuten"] = 1, 0

@@ -12,6 +12,7 @@ from portal.audit.service import Actor
 from portal.billing import invoicing
 from portal.billing import service as billing
 from portal.customers import service as customers
+from portal.demo import tasks as demo_tasks
 from portal.extensions import db
 from portal.tasks import service as tasks
 from portal.types import replay
@@ -19,15 +20,17 @@ from portal.types import replay
 ZONE = ZoneInfo("Europe/Amsterdam")
 
 
-def _belgian_work(carrier_id, driver, planner, day) -> None:
-    """Manure delivered to the Belgian digester: completed on day, 28 ton at the default
-    tariff, reverse charged because the customer is a business in Belgium."""
+def _belgian_work(carrier_id, driver, office, day) -> None:
+    """Manure delivered to the Belgian digester on day: planned by the office, done by the
+    driver as every demo task is (answers, evidence, the work reported), 28 ton at the
+    default tariff, reverse charged because the customer is a business in Belgium."""
     names = {name: klant_id for klant_id, name in customers.names(carrier_id=carrier_id).items()}
     klant_id = names.get("Biogas Vlaanderen NV")
     if klant_id is None:
         return
     [place] = customers.list_places(carrier_id=carrier_id, customer_id=klant_id)
     planned = datetime.combine(day, time(6, 30), tzinfo=ZONE)
+    now = datetime.now(ZONE)
     with replay(planned - timedelta(days=2)):
         task = tasks.create_task(
             carrier_id=carrier_id,
@@ -40,15 +43,12 @@ def _belgian_work(carrier_id, driver, planner, day) -> None:
                 "gepland_op": planned,
                 "klant_id": klant_id,
                 "loslocatie_id": place.id,
+                "vdm_nummer": f"{day:%y%m%d}9001",
             },
-            actor=planner,
+            actor=office,
         )
         db.session.flush()
-    done = planned + timedelta(hours=5)
-    with replay(done):
-        task.status, task.gestart_op, task.afgerond_op = "afgerond", planned, done
-        billing.line_for_completion(carrier_id=carrier_id, task=task)
-        db.session.flush()
+    demo_tasks.work(carrier_id, task, driver, office, "afgerond", 1, planned, now)
 
 
 def seed_invoices(carrier_id, drivers, planner) -> None:

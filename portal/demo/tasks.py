@@ -113,7 +113,7 @@ def seed_tasks(carrier_id, driver_rows, vehicles, planner) -> None:
                     task = tasks.create_task(
                         carrier_id=carrier_id, driver_id=driver.id, data=data, actor=office
                     )
-                _work(carrier_id, task, driver, office, target, n, planned, now)
+                work(carrier_id, task, driver, office, target, n, planned, now)
                 n += 1
 
 
@@ -187,7 +187,7 @@ def _at(moment: datetime, now: datetime):
         yield
 
 
-def _work(carrier_id, task, driver, office, target: str, n: int, planned, now) -> None:
+def work(carrier_id, task, driver, office, target: str, n: int, planned, now) -> None:
     """Move the task to target as its driver (or the office) would, step by step."""
     me = Actor("driver", driver.id, driver.naam)
 

@@ -377,6 +377,7 @@ def world(app, client, carrier, driver, api_key) -> dict:
     endpoint_id, delivery_id = webhook_with_a_failed_delivery(app, carrier)
     klant_id, locatie_id = customer_with_a_place(app, carrier)
     tarief_id = default_tariff(app, carrier)
+    factuur_id = issued_invoice(app, carrier, driver)
     return {
         "driver": driver,
         "key": api_key.key,
@@ -398,6 +399,7 @@ def world(app, client, carrier, driver, api_key) -> dict:
             "klant_id": str(klant_id),
             "locatie_id": str(locatie_id),
             "tarief_id": str(tarief_id),
+            "factuur_id": str(factuur_id),
             "week": "2026-W47",  # not an id: any valid ISO week
             "correctie_id": str(correction_of(app, carrier, driver, activity_id)),
         },
@@ -408,6 +410,25 @@ def world(app, client, carrier, driver, api_key) -> dict:
         "spare_task_id": str(spare.id),
         "completed_task_id": str(completed.id),
     }
+
+
+def issued_invoice(app, carrier, driver):
+    """An invoice issued by an export: the carrier's details, a customer, a task done."""
+    from billing.test_issued_invoices import (
+        completed,
+        documents_of,
+        export,
+        make_customer,
+        make_tariff,
+        set_seller,
+    )
+
+    set_seller(app, carrier)
+    klant_id = make_customer(app, carrier, naam="Ter Horst Facturen", debiteurnummer="90001")
+    make_tariff(app, carrier, klant_id=klant_id)
+    completed(app, carrier, driver, klant_id, "Mest gefactureerd", 12)
+    [invoice] = documents_of(app, carrier, export(app, carrier, klant_id))
+    return invoice["id"]
 
 
 def customer_with_a_place(app, carrier):
@@ -727,6 +748,10 @@ def explicit_cases(operation, world: dict) -> list:
             },
         ],
         "PATCH /tarieven/{tarief_id}": [{"prijs": "4.6"}, {"minimum": "50", "eenheid": "m3"}],
+        "POST /facturen/{factuur_id}/creditnota": [{"reden": "Korting op de eerste rit"}],
+        "POST /facturatie/exporten": [
+            {"van": "2026-11-01", "tot": "2026-11-30", "dry_run": True},
+        ],
         "POST /users/{user_token}/weken/{week}/correcties/{correctie_id}/reactie": [
             {"reactie": "akkoord"},
             {"reactie": "opmerking", "tekst": "Ik was eerder begonnen"},
@@ -778,7 +803,7 @@ def explicit_cases(operation, world: dict) -> list:
     if (
         operation.method.upper() == "DELETE"
         or {"transporteur_id", "tacho_file_id"} & set(names)
-        or operation.path.startswith(("/webhooks", "/klanten", "/tarieven"))
+        or operation.path.startswith(("/webhooks", "/klanten", "/tarieven", "/factur"))
     ):
         return [operation.Case(path_parameters=params, headers=headers)]  # integrations only
     if operation.label == "POST /vehicle_sessions/{session_id}/end":

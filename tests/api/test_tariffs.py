@@ -479,7 +479,8 @@ def test_a_category_with_the_wrong_rate_or_without_its_reason_is_refused(client,
         ("btw_procent", "vat_rate_category")
     }
     assert field_codes(post(client, headers, btw_categorie="Z", btw_procent="9")) == {
-        ("btw_procent", "vat_rate_category")
+        ("btw_procent", "vat_rate_category"),
+        ("btw_vrijstellingsreden", "required"),  # Z names its evidence
     }
     assert field_codes(post(client, headers, btw_categorie="XX")) == {("btw_categorie", None)}
 

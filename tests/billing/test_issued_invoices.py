@@ -488,3 +488,54 @@ def test_deleting_the_task_the_tariff_or_the_customer_leaves_the_invoice_as_issu
     assert client.get(f"{url}.xml").get_data() == before
     page = text_of(client.get(url))
     assert "Mest Ter Horst 1 (Mest laden)" in page and "€ 307,92" in page  # 254.48 + 53.44
+
+
+def test_zero_rated_transport_names_its_evidence_on_the_invoice(app, client, carrier, driver,
+                                                                 planner):  # fmt: skip
+    from portal.errors import ValidationFailed
+
+    set_seller(app, carrier)
+    klant_id = make_customer(app, carrier)
+    with pytest.raises(ValidationFailed) as refused:
+        make_tariff(app, carrier, klant_id, btw_categorie="Z", btw_procent=D(0))
+    assert [(e["field"], e["code"]) for e in refused.value.errors] == [
+        ("btw_vrijstellingsreden", "required")
+    ]
+    evidence = "Vervoer bij uitvoer: MRN 26NL0000000000017 op de CMR"
+    make_tariff(app, carrier, klant_id, btw_categorie="Z", btw_procent=D(0),
+                btw_vrijstellingsreden=evidence)  # fmt: skip
+    completed(app, carrier, driver, klant_id, "Mest naar de haven", 30)
+    [invoice] = documents_of(app, carrier, export(app, carrier))
+    assert invoice["uitgegeven"] and invoice["btw"] == D("0.00")
+
+    login(client, planner)
+    xml = valid(client.get(f"/facturatie/facturen/{invoice['id']}.xml").get_data())
+    root = etree.fromstring(xml)
+    assert root.findtext(".//cac:TaxSubtotal/cac:TaxCategory/cbc:ID", namespaces=NS) == "Z"
+    assert evidence in root.findtext(".//cac:InvoiceLine/cbc:Note", namespaces=NS)
+    assert root.find(".//cac:TaxSubtotal/cac:TaxCategory/cbc:TaxExemptionReason", NS) is None
+
+
+def test_a_price_by_hand_at_zero_percent_names_its_reason_or_evidence(
+    app, client, carrier, driver, planner
+):
+    klant_id = make_customer(app, carrier)
+    task = completed(app, carrier, driver, klant_id, "Mest zonder tarief", 10)  # no tariff
+    login(client, planner)
+    url = f"/facturatie/regels/{task.id}/prijs"
+    data = {"bedrag": "95,00", "btw_procent": "0", "actie": "prijs"}
+    refused = post(client, url, {**data, "btw_vrijstellingsreden": ""})
+    assert refused.status_code == 422
+    assert "Noem het bewijs voor het nultarief" in text_of(refused)
+    saved = post(client, url, {**data, "btw_vrijstellingsreden": "Uitvoer, MRN 26NL0000000000018"})
+    assert saved.status_code == 303
+
+    from portal.billing.models import BillingLine
+
+    line = in_carrier(
+        app,
+        carrier.id,
+        lambda: db.session.query(BillingLine).filter_by(taak_id=task.id).one(),
+        lambda found: (found.btw_categorie, found.btw_vrijstellingsreden, found.bedrag),
+    )
+    assert line == ("Z", "Uitvoer, MRN 26NL0000000000018", D("95.00"))

@@ -9,12 +9,14 @@ import re
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal as D
 
+import pytest
 from factories import bearer, create_task, driver_token, in_carrier, login
 
 from portal.audit.service import SYSTEM
 from portal.billing import service as billing
 from portal.billing import tariffs
 from portal.billing.models import BillingLine
+from portal.errors import ValidationFailed
 from portal.extensions import db
 
 MONDAY = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
@@ -238,7 +240,7 @@ def test_the_api_answers_the_price_with_the_line(app, client, carrier, driver):
 
 def test_a_hand_price_carries_the_vat_category_its_rate_stands_for(app, carrier, driver):
     """Above 0 % standard rated; at 0 % the customer's own category, else the tariff's when
-    that is one at 0 %, else zero rated (the one category at 0 % without a reason)."""
+    that is one at 0 %, else zero rated, with the evidence typed (none is refused)."""
     from portal.customers import service as customers
     from portal.tasks import service as tasks
 
@@ -257,7 +259,7 @@ def test_a_hand_price_carries_the_vat_category_its_rate_stands_for(app, carrier,
         btw_categorie="E", btw_procent=D("0"), btw_vrijstellingsreden="Art. 11 Wet OB",
     )  # fmt: skip
 
-    def priced_by_hand(klant_id, kind, rate):
+    def priced_by_hand(klant_id, kind, rate, reden=None):
         task = create_task(
             app, carrier, driver, type=kind, status="afgerond", afgerond_op=MONDAY,
             gepland_op=MONDAY, klant_id=klant_id,
@@ -268,14 +270,18 @@ def test_a_hand_price_carries_the_vat_category_its_rate_stands_for(app, carrier,
                 carrier_id=carrier.id, task=tasks.get_task(carrier_id=carrier.id, task_id=task.id)
             )
             return billing.price_by_hand(
-                carrier_id=carrier.id, task_id=task.id, bedrag="50", btw_procent=rate, actor=SYSTEM
-            )
+                carrier_id=carrier.id, task_id=task.id, bedrag="50", btw_procent=rate,
+                actor=SYSTEM, reden=reden,
+            )  # fmt: skip
 
         return in_carrier(
             app, carrier.id, go, lambda line: (line.btw_categorie, line.btw_vrijstellingsreden)
         )
 
     assert priced_by_hand(farmer, "mest_laden", "21") == ("S", None)
-    assert priced_by_hand(farmer, "mest_laden", "0") == ("Z", None)
+    with pytest.raises(ValidationFailed) as refused:
+        priced_by_hand(farmer, "mest_laden", "0")
+    assert refused.value.errors[0]["field"] == "btw_vrijstellingsreden"
+    assert priced_by_hand(farmer, "mest_laden", "0", "Uitvoer, MRN 1") == ("Z", "Uitvoer, MRN 1")
     assert priced_by_hand(farmer, "vee_transport", "0") == ("E", "Art. 11 Wet OB")
     assert priced_by_hand(german, "mest_laden", "0")[0] == "AE"

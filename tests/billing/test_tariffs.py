@@ -277,7 +277,10 @@ def stored(app, carrier, tariff_id):
         ({"minimum_minuten": 1441}, {("minimum_minuten", "out_of_range")}),
         ({"btw_categorie": "X"}, {("btw_categorie", "unknown")}),
         ({"btw_categorie": "S", "btw_procent": D("0")}, {("btw_procent", "vat_rate_category")}),
-        ({"btw_categorie": "Z", "btw_procent": D("9")}, {("btw_procent", "vat_rate_category")}),
+        (
+            {"btw_categorie": "Z", "btw_procent": D("9")},
+            {("btw_procent", "vat_rate_category"), ("btw_vrijstellingsreden", "required")},
+        ),
         (
             {"btw_categorie": "AE", "btw_procent": D("21")},
             {("btw_procent", "vat_rate_category"), ("btw_vrijstellingsreden", "required")},
@@ -296,7 +299,7 @@ def test_hours_and_vat_rules_are_refused_at_their_field(app, carrier, fields, er
     assert {(e["field"], e["code"]) for e in refused.value.errors} == errors
 
 
-def test_the_rounding_is_an_hourly_tariffs_and_the_reason_goes_with_e_ae_o_only(app, carrier):
+def test_the_rounding_is_an_hourly_tariffs_and_a_text_goes_with_z_e_ae_o_only(app, carrier):
     hourly = add(
         app, carrier, grondslag="uur", eenheid=None, afronding_minuten=15, minimum_minuten=60
     )
@@ -310,15 +313,20 @@ def test_the_rounding_is_an_hourly_tariffs_and_the_reason_goes_with_e_ae_o_only(
         minimum_minuten=60,
         btw_categorie="Z",
         btw_procent=D("0"),
-        btw_vrijstellingsreden="typed before Z was chosen",
+        btw_vrijstellingsreden=" Uitvoer, MRN op de CMR ",
     )
     assert stored(app, carrier, per_ton) == {
         "afronding_minuten": 1,
         "minimum_minuten": 0,
         "btw_categorie": "Z",
-        "btw_vrijstellingsreden": None,  # EN 16931 BR-Z-10: none with Z
+        # Z's evidence: the invoice prints it as the line's note (BR-Z-10: no reason there)
+        "btw_vrijstellingsreden": "Uitvoer, MRN op de CMR",
         "btw_procent": D("0.00"),
     }
+    standard = add(
+        app, carrier, activity_type="koel_transport", btw_vrijstellingsreden="not with S"
+    )
+    assert stored(app, carrier, standard)["btw_vrijstellingsreden"] is None  # BR-S-10
     reverse = add(
         app,
         carrier,
