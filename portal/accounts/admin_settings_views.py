@@ -4,6 +4,7 @@ invoicing details its e-invoices name it by."""
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
 from zoneinfo import available_timezones
 
 from babel import Locale
@@ -27,7 +28,7 @@ from portal.accounts.forms import SettingsForm
 from portal.accounts.models import Carrier
 from portal.accounts.permissions import role_required
 from portal.accounts.service import current_carrier_of
-from portal.billing import ubl
+from portal.billing import documents, ubl
 from portal.errors import ValidationFailed
 from portal.unit_of_work import portal_write
 from portal.web import errors_at_fields
@@ -100,22 +101,17 @@ def still_needed(carrier: Carrier) -> list[str]:
     Asks the UBL writer's own rules (ubl.problems) about an invoice with the carrier as seller,
     as the billing export makes it, and keeps the seller's codes: the page cannot say
     "complete" while the export refuses."""
-    seller = ubl.Party(
-        naam=carrier.naam,
-        land=carrier.thuisbasis_land or "NL",
-        btw_nummer=carrier.btw_nummer,
-        kvk_nummer=carrier.kvk_nummer,
-        adres=carrier.thuisbasis_straat,
-        postcode=carrier.thuisbasis_postcode,
-        stad=carrier.thuisbasis_plaats,
-        email=carrier.factuur_email,
+    seller = documents.seller(carrier)
+    # A standard-rated line: the VAT rules that ask for the seller's VAT number apply.
+    line = ubl.Line(
+        id="1", naam="-", bedrag=Decimal(1), btw_procent=Decimal(21), datum=date.today()
     )
     invoice = ubl.Invoice(
         nummer="",
         datum=date.today(),
         verkoper=seller,
         koper=seller,
-        regels=(),
+        regels=(line,),
         koper_referentie="",
         iban=carrier.iban,
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -99,6 +100,7 @@ def world(request, tmp_path_factory):
         "task_id": str(task.id),
         "file_id": upload_file(client, full),
         "tacho_file_id": tacho.get_json()["id"],
+        "factuur_id": str(issued_invoice(app, carrier, driver)),
         **{name: str(value) for name, value in made.items()},
     }
     yield {
@@ -125,6 +127,12 @@ def world(request, tmp_path_factory):
     }
     with app.app_context():
         db.engine.dispose()
+
+
+def issued_invoice(app, carrier: Ref, driver: Ref) -> uuid.UUID:
+    from api.test_openapi import issued_invoice as make
+
+    return make(app, carrier, driver)
 
 
 def key_with(app, carrier: Ref, scopes: str | None) -> str:

@@ -42,12 +42,36 @@ def error_report(parsed: ParsedFile, results: list[RowResult]) -> str:
 # One row per place; the customer's columns repeat (rows with one debiteurnummer are one
 # customer). The columns follow COLUMN_ORDER: the customer's, then the place's.
 _TER_HORST = (
-    "Maatschap Ter Horst", "10023", "NL123456789B01", "facturen@terhorst.nl",
-    "Dorpsstraat 12", "7468 AB", "Enter", "NL", "12345678", "", "", "", "", "",
+    "Maatschap Ter Horst",
+    "10023",
+    "NL123456789B01",
+    "facturen@terhorst.nl",
+    "Dorpsstraat 12",
+    "7468 AB",
+    "Enter",
+    "NL",
+    "12345678",
+    "",
+    "",
+    "",
+    "",
+    "",
 )
 _EENDRACHT = (
-    "Mengvoederfabriek De Eendracht", "20045", "", "administratie@eendracht.example",
-    "Postbus 77", "7440 AB", "Nijverdal", "NL", "87654321", "", "", "", "", "",
+    "Mengvoederfabriek De Eendracht",
+    "20045",
+    "",
+    "administratie@eendracht.example",
+    "Postbus 77",
+    "7440 AB",
+    "Nijverdal",
+    "NL",
+    "87654321",
+    "",
+    "",
+    "",
+    "",
+    "",
 )
 EXAMPLE_ROWS = (
     (*_TER_HORST, "Erf Enter", "beide", "Dorpsstraat 12", "7468 AB", "Enter", "NL", "52,2936",
