@@ -120,6 +120,7 @@ TEXTS = {
     "duplicate_id": _l("De id “%(id)s” wordt al gebruikt door een eerdere vraag."),
     "no_answer_flag": _l("Een %(qtype)s heeft geen antwoord en kan dus niet “%(name)s” zijn."),
     "group_needs_question": _l("Een groep heeft minstens één vraag nodig."),
+    "questionnaire_needs_question": _l("Een vragenlijst heeft minstens één vraag nodig."),
     "too_deep": _l("Groepen kunnen hoogstens %(limit)s lagen diep in elkaar."),
     "too_many_questions": _l("Een vragenlijst heeft hoogstens %(limit)s vragen."),
     "options_missing": _l("Geef minstens één keuze."),
@@ -178,6 +179,7 @@ TEXTS = {
     # --- a webhook delivery that did not arrive (webhooks.failures, prefixed "webhook_")
     "webhook_url_refused": _l("het adres van het endpoint is geweigerd (%(reason)s)"),
     "webhook_network_error": _l("netwerkfout naar het endpoint (%(error)s)"),
+    "webhook_connection_refused": _l("de server van het endpoint weigerde de verbinding"),
     "webhook_timeout": _l("geen antwoord binnen %(seconds)s seconden"),
     "webhook_redirect": _l(
         "het endpoint antwoordde met een doorverwijzing (HTTP %(http)s); die volgen we niet"
@@ -192,6 +194,10 @@ TEXTS = {
     "url_no_host": _l("er staat geen server in het adres"),
     "url_credentials": _l("er mag geen gebruikersnaam of wachtwoord in het adres staan"),
     "url_bad_port": _l("ongeldige poort"),
+    "url_bad_host": _l(
+        "de server in het adres is geen gewone naam of adres (schrijf een IP-adres in de "
+        "gewone vorm, een internationale naam als xn--…, en geen punt aan het eind)"
+    ),
     "url_private_host": _l(
         "het adres moet op een openbare server staan, niet in een eigen netwerk"
     ),

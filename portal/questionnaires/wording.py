@@ -101,6 +101,8 @@ def problem_text(name: str, problem: engine.Problem) -> str:
         if name == "questions":
             if problem.question_id is not None or "questions[" in problem.path:
                 return _("Een groep heeft minstens één vraag nodig.")
+            if problem.reason == "questionnaire_needs_question":
+                return detail
             return _("De vragenlijst heeft een lijst met vragen nodig.")
         return required.get(name, _("%(field)s is verplicht.", field=field_name))
     if code == "invalid_value":

@@ -1015,6 +1015,35 @@ def test_publishing_is_refused_while_the_draft_has_problems(builder):
     assert revisions_of(builder.app, builder.carrier, "kuikens") == []
 
 
+def test_an_empty_questionnaire_is_not_publishable_and_the_checker_says_why(builder):
+    editor = builder.client.get(f"{builder.base}/concept").get_data(as_text=True)
+    assert "Een vragenlijst heeft minstens één vraag nodig." in editor
+    page = builder.client.get(f"{builder.base}/publiceren").get_data(as_text=True)
+    assert "Een vragenlijst heeft minstens één vraag nodig." in page
+    assert "Eerst 1 probleem oplossen" in page
+    response = builder.client.post(
+        f"{builder.base}/publiceren",
+        data={"csrf_token": builder.token, "versie": builder.draft["versie"]},
+    )
+    assert response.status_code == 422
+    assert revisions_of(builder.app, builder.carrier, "kuikens") == []
+    builder.add("text")
+    page = builder.client.get(f"{builder.base}/publiceren").get_data(as_text=True)
+    assert "minstens één vraag" not in page
+
+
+def test_the_publish_message_names_the_title(builder):
+    builder.add("text")
+    done = builder.client.post(
+        f"{builder.base}/publiceren",
+        data={"csrf_token": builder.token, "versie": builder.draft["versie"]},
+        follow_redirects=True,
+    )
+    html = done.get_data(as_text=True)
+    assert "Revisie 1 van “Kuikens laden” is gepubliceerd" in html
+    assert "“kuikens”" not in html
+
+
 def test_publishing_a_draft_that_changed_meanwhile_asks_to_look_again(builder):
     builder.add("text")
     versie = builder.draft["versie"]

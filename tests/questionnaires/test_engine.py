@@ -226,8 +226,9 @@ def test_questions_must_be_a_list():
     assert problems_of({**form(), "questions": None}) == {("questions", "required_field")}
 
 
-def test_an_empty_questionnaire_is_accepted():
-    assert accepted(form())["questions"] == []
+def test_an_empty_questionnaire_is_refused_it_asks_the_driver_nothing():
+    assert problems_of(form()) == {("questions", "required_field")}
+    assert check_definition(form())[1][0].reason == "questionnaire_needs_question"
 
 
 def test_an_unknown_top_level_field_is_refused():

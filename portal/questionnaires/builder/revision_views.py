@@ -110,10 +110,10 @@ def publish(questionnaire_id: str):
                              status=409)  # fmt: skip
     flash(
         _(
-            "Revisie %(n)s van “%(id)s” is gepubliceerd en actief. Nieuwe taken van deze "
+            "Revisie %(n)s van “%(title)s” is gepubliceerd en actief. Nieuwe taken van deze "
             "activiteit krijgen haar; open taken houden hun revisie.",
             n=revision.revisie,
-            id=questionnaire_id,
+            title=service.text_field(revision_doc(revision), "title") or questionnaire_id,
         )
     )
     return redirect(url_for(".revisions", questionnaire_id=questionnaire_id), code=303)

@@ -169,6 +169,9 @@ class _DefinitionChecker:
                 self.flag(at, "questions", "required_field", "field_required", name="questions")
         elif not isinstance(value, list):
             self.flag(at, "questions", "field_type", "field_not_list", name="questions")
+        elif not value:
+            # A questionnaire without a question asks the driver nothing: not publishable.
+            self.flag(at, "questions", "required_field", "questionnaire_needs_question")
         elif len(at.ancestors) >= MAX_GROUP_DEPTH:
             self.flag(at, "questions", "too_large", "too_deep", limit=MAX_GROUP_DEPTH)
         else:

@@ -89,6 +89,7 @@ MESSAGES: dict[str, str] = {
     "duplicate_id": "id {id!r} is already used at {first}",
     "no_answer_flag": "a {qtype} takes no answer, so it cannot be {name}",
     "group_needs_question": "a group needs at least one question",
+    "questionnaire_needs_question": "a questionnaire needs at least one question",
     "too_deep": "groups may be nested at most {limit} deep",
     "too_many_questions": "at most {limit} questions in all",
     "options_missing": "a {qtype} question needs options",
