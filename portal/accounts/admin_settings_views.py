@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
-from zoneinfo import available_timezones
 
 from babel import Locale
 from flask import flash, make_response, redirect, render_template, request, url_for
@@ -14,7 +13,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from wtforms import SelectChoice
 
-from portal import countries
+from portal import countries, timezones
 from portal.accounts import invoicing, management
 from portal.accounts.admin_kit import (
     FIELD_LABELS,
@@ -69,6 +68,7 @@ FIELD_LABELS.update(
         "iban": _l("IBAN"),
         "factuur_email": _l("E-mail voor facturen"),
         "betaaltermijn_dagen": _l("Betaaltermijn in dagen"),
+        "bewijs_chauffeur": _l("Chauffeur op het bewijs van aflevering"),
     }
 )
 # What the seller on an e-invoice lacks (ubl.problems, seller_<code>), as the admin fills it in
@@ -149,7 +149,6 @@ def _render_settings(form: SettingsForm, status: int = 200, general=()):
         **page_context(
             form=form,
             general=list(general),
-            zones=sorted(available_timezones()),
             still_needed=still_needed(carrier),
             history=history_of("carrier", carrier.id),
         ),
@@ -165,6 +164,10 @@ def settings():
     carrier = current_carrier_of(current_carrier_id())
     form = SettingsForm(obj=carrier if request.method == "GET" else None)
     form.thuisbasis_land.choices = _countries()
+    form.tijdzone.choices = timezones.choices(
+        str(get_locale() or "nl"),
+        form.tijdzone.data if request.method == "POST" else carrier.tijdzone,
+    )
     if request.method == "GET":
         if not carrier.thuisbasis_land:
             form.thuisbasis_land.data = "NL"
@@ -188,6 +191,7 @@ def settings():
                 iban=form.iban.data,
                 factuur_email=form.factuur_email.data,
                 betaaltermijn_dagen=_days(form),
+                bewijs_chauffeur=form.bewijs_chauffeur.data,
             ),
             actor=current_actor(),
         )

@@ -6,7 +6,6 @@ import math
 
 from flask_babel import format_decimal
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import (
     EmailField,
     FloatField,
@@ -29,19 +28,21 @@ from wtforms.validators import (
 )
 from wtforms.widgets import TextInput
 
+from portal.validators import PortalForm
 
-class LoginForm(FlaskForm):
+
+class LoginForm(PortalForm):
     email = EmailField(_l("E-mailadres"), validators=[DataRequired(), Length(max=254)])
     password = PasswordField(_l("Wachtwoord"), validators=[DataRequired(), Length(max=1024)])
     next = HiddenField()
 
 
-class LanguageForm(FlaskForm):
+class LanguageForm(PortalForm):
     taal = SelectField(choices=[SelectChoice("nl", "Nederlands"), SelectChoice("en", "English")])
     next = HiddenField()
 
 
-class LogoutForm(FlaskForm):
+class LogoutForm(PortalForm):
     pass
 
 
@@ -51,6 +52,11 @@ ROLE_LABELS = {
     "planner": _l("Planner"),
     "author": _l("Auteur"),
     "admin": _l("Beheerder"),
+}
+# How a shipper's proof of delivery names who delivered (Carrier.bewijs_chauffeur)
+PROOF_DRIVER_LABELS = {
+    "voornaam": _l("Voornaam (Jan)"),
+    "initialen": _l("Initialen (J.d.V.)"),
 }
 ROLE_HELP = {
     "planner": _l("plant taken, chauffeurs, voertuigen, uren en facturatie"),
@@ -63,7 +69,7 @@ def _role_choices() -> list[SelectChoice]:
     return [SelectChoice(rol, label) for rol, label in ROLE_LABELS.items()]
 
 
-class InviteForm(FlaskForm):
+class InviteForm(PortalForm):
     naam = StringField(
         _l("Naam"),
         validators=[DataRequired(_l("Vul de naam in.")), Length(max=200)],
@@ -81,7 +87,7 @@ class InviteForm(FlaskForm):
     rol = SelectField(_l("Rol"), choices=_role_choices(), default="planner")
 
 
-class UserForm(FlaskForm):
+class UserForm(PortalForm):
     naam = StringField(
         _l("Naam"),
         validators=[DataRequired(_l("Vul de naam in.")), Length(max=200)],
@@ -90,7 +96,7 @@ class UserForm(FlaskForm):
     rol = SelectField(_l("Rol"), choices=_role_choices())
 
 
-class SetPasswordForm(FlaskForm):
+class SetPasswordForm(PortalForm):
     password = PasswordField(
         _l("Nieuw wachtwoord"),
         validators=[
@@ -109,7 +115,7 @@ class SetPasswordForm(FlaskForm):
     )
 
 
-class ApiKeyForm(FlaskForm):
+class ApiKeyForm(PortalForm):
     naam = StringField(
         _l("Naam"),
         validators=[DataRequired(_l("Geef de sleutel een naam.")), Length(max=200)],
@@ -179,16 +185,19 @@ class IbanField(StringField):
         return " ".join(compact[i : i + 4] for i in range(0, len(compact), 4))
 
 
-class SettingsForm(FlaskForm):
+class SettingsForm(PortalForm):
     naam = StringField(
         _l("Naam van de transporteur"),
         validators=[DataRequired(_l("Vul de naam in.")), Length(max=200)],
     )
-    tijdzone = StringField(
+    # The choices (IANA zones by region, portal/timezones.py) are set by the view; the
+    # service refuses a zone the zone database does not know.
+    tijdzone = SelectField(
         _l("Tijdzone"),
+        choices=[],
+        validate_choice=False,
         validators=[DataRequired(_l("Kies een tijdzone.")), Length(max=64)],
         description=_l("Alle tijden in het portaal staan in deze tijdzone."),
-        render_kw={"list": "tijdzones", "autocomplete": "off", "spellcheck": "false"},
     )
     thuisbasis_straat = StringField(
         _l("Straat en huisnummer"), validators=[Optional(), Length(max=200)]
@@ -242,4 +251,13 @@ class SettingsForm(FlaskForm):
         ],
         description=_l("Dagen na de factuurdatum; leeg is 30."),
         render_kw={"inputmode": "numeric"},
+    )
+    bewijs_chauffeur = SelectField(
+        _l("Chauffeur op het bewijs van aflevering"),
+        choices=[SelectChoice(value, label) for value, label in PROOF_DRIVER_LABELS.items()],
+        default="voornaam",
+        description=_l(
+            "Zo noemt het bewijs dat een verlader via een link ziet wie afleverde; nooit de "
+            "volledige naam."
+        ),
     )

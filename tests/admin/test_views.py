@@ -430,7 +430,28 @@ def test_bad_settings_are_shown_at_their_field_and_keep_the_input(
     assert 'value="Hengelosestraat 12"' in html  # nothing typed is lost
 
 
+def test_the_time_zone_is_a_choice_of_iana_zones_by_region(as_admin, app, carrier):
+    html = as_admin.get("/beheer/instellingen").get_data(as_text=True)
+    select = re.search(r'<select[^>]*name="tijdzone".*?</select>', html, re.S).group(0)
+    assert '<optgroup label="Veelgebruikt">' in select and '<optgroup label="Europa">' in select
+    assert re.search(
+        r'<option selected value="Europe/Amsterdam">Amsterdam \(UTC\+0[12]:00\)', select
+    )
+    assert 'value="America/Argentina/Buenos_Aires">Buenos Aires (UTC-03:00)' in select
+    assert 'value="US/Eastern"' not in select  # legacy aliases are not offered
+    assert settings_form(as_admin, tijdzone="Europe/Lisbon").status_code == 303
+    html = as_admin.get("/beheer/instellingen").get_data(as_text=True)
+    assert '<option selected value="Europe/Lisbon">Lissabon' in html
+    # A zone stored earlier as a legacy alias stays chosen, so saving changes nothing.
+    assert settings_form(as_admin, tijdzone="CET").status_code == 303
+    assert '<option selected value="CET">CET</option>' in as_admin.get(
+        "/beheer/instellingen"
+    ).get_data(as_text=True)
+
+
 def test_the_settings_page_is_english_on_request(as_admin):
     as_admin.post("/taal", data={"taal": "en", "next": "/", "csrf_token": token_of(as_admin)})
     html = as_admin.get("/beheer/instellingen").get_data(as_text=True)
     assert "Time zone" in html and "Home base" in html
+    assert '<optgroup label="Common">' in html and '<optgroup label="Europe">' in html
+    assert ">Lisbon (UTC" in html
