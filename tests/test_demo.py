@@ -56,6 +56,22 @@ def moves_of(carrier_id, task) -> list[tuple[str, datetime]]:
     return found
 
 
+def test_the_demo_names_every_driver_it_creates(app, seeded):
+    from portal.drivers.models import Driver
+
+    with app.app_context():
+        emails = set()
+        for spec in CARRIERS:
+            with carrier_scope(db.session, spec["id"]):
+                emails |= set(
+                    db.session.scalars(
+                        select(Driver.email).where(Driver.transporteur_id == spec["id"])
+                    )
+                )
+    assert len(emails) == 5
+    assert sorted(seeded["drivers"]) == sorted(emails)
+
+
 def test_every_completed_demo_task_meets_its_demands_with_a_full_history(app, seeded):
     now = datetime.now(UTC)
     deviations = 0

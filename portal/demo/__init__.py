@@ -101,9 +101,9 @@ def seed() -> dict:
             logins["portal"] += [
                 f"{role}@{spec['slug']}.example" for role in ("planner", "author", "admin")
             ]
-            logins["drivers"].append(
-                f"{spec['drivers'][0].split()[0].lower()}@{spec['slug']}.example"
-            )
+            logins["drivers"] += [
+                f"{name.split()[0].lower()}@{spec['slug']}.example" for name in spec["drivers"]
+            ]
     return logins
 
 
