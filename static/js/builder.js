@@ -32,13 +32,9 @@
     if (status && elt && elt.closest && elt.closest("#editor, #builder-dialog") &&
         event.detail.requestConfig && event.detail.requestConfig.verb === "post" &&
         !/\/formule$/.test(event.detail.requestConfig.path)) {
-      if (!status.classList.contains("is-saving")) {
-        status.dataset.before = status.textContent;
-        // The shorter "saving" text must not move the header: a click that began this save
-        // (its mousedown left the field) would otherwise end beside the button it aimed at.
-        status.style.minWidth = status.getBoundingClientRect().width + "px";
-      }
-      status.textContent = status.dataset.saving;
+      // "Saving" and the last save share one grid cell (app.css): the header keeps its
+      // width, so a click that began this save (its mousedown left the field) still lands on
+      // the button it aimed at. A class only: an inline style is refused by the CSP.
       status.classList.add("is-saving");
     }
   });
@@ -46,11 +42,7 @@
   document.addEventListener("htmx:afterRequest", function () {
     // An answer that brought no new status (a refusal, a failure) puts the old one back.
     var status = byId("save-status");
-    if (status && status.classList.contains("is-saving") && status.dataset.before !== undefined) {
-      status.textContent = status.dataset.before;
-      status.classList.remove("is-saving");
-      status.style.minWidth = "";
-    }
+    if (status) status.classList.remove("is-saving");
   });
 
   // --- an answer never undoes typing that happened after its request left ----------------
@@ -167,10 +159,15 @@
         }
       }
     }
-    // The server has not seen these values yet: they go out as the edits they are.
-    resend.forEach(function (el) {
-      el.dispatchEvent(new Event("input", { bubbles: true }));
-    });
+    // The server has not seen these values yet: they go out as the edits they are, once
+    // htmx has settled the new content (its triggers listen only from then on).
+    if (resend.length) {
+      setTimeout(function () {
+        resend.forEach(function (el) {
+          if (el.isConnected) el.dispatchEvent(new Event("input", { bubbles: true }));
+        });
+      }, 0);
+    }
   });
 
   // --- messages: conflicts, refusals and failures show above the editor -----------------

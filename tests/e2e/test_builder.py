@@ -463,19 +463,18 @@ def test_the_preview_keeps_every_keystroke_while_its_answers_arrive(page, live_s
     # Calculated amounts read as Dutch numbers.
     expect(page.locator("#pv-totaal")).to_have_text("375,00 EUR")
 
-    # A stale answer never wins over a newer one: the first of two requests answers last.
+    # A stale answer never wins over a newer one: what is typed while an answer is on its way
+    # is asked after it (queued, never aborted: an abort is a console error), and shown last.
     held = Held(page, "**/concept/voorbeeld")
     page.locator("#pv-gewicht").fill("")
     page.locator("#pv-gewicht").click()
     page.keyboard.type("40", delay=KEY_DELAY)
     page.keyboard.press("Tab")
     held.wait(page)
-    held.holding = False  # the next request goes through at once
     page.keyboard.press("Control+A")
     page.keyboard.type("10", delay=KEY_DELAY)
     page.keyboard.press("Tab")
-    expect(page.locator("#pv-totaal")).to_have_text("400,00 EUR")
-    held.release()  # the old answer (gewicht 40, tarief 12,5) arrives now
+    held.release()  # the old answer (gewicht 40, tarief 12,5) arrives now, the newer after it
     saved(page)
     expect(page.locator("#pv-totaal")).to_have_text("400,00 EUR")
     expect(page.locator("#pv-gewicht")).to_have_value("40")

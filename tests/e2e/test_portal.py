@@ -113,7 +113,9 @@ def test_sign_out_returns_to_login_and_tasks_need_sign_in_again(page, live_serve
     expect(page.get_by_text("Mest laden Enter")).to_have_count(0)
 
 
-def test_pages_load_without_console_errors_and_with_htmx(page, live_server):
+def watch(page: Page) -> list[str]:
+    """The page's console errors and uncaught exceptions, collected as they happen; CSP
+    violations are also recorded as events in window.__csp."""
     errors: list[str] = []
 
     def on_console(msg) -> None:
@@ -130,6 +132,11 @@ def test_pages_load_without_console_errors_and_with_htmx(page, live_server):
         "document.addEventListener('securitypolicyviolation', e => window.__csp.push("
         "e.violatedDirective + ' ' + (e.blockedURI || 'inline')));"
     )
+    return errors
+
+
+def test_pages_load_without_console_errors_and_with_htmx(page, live_server):
+    errors = watch(page)
 
     page.goto(f"{live_server.url}/login")
     expect(page.get_by_role("heading", name="Aanmelden bij Rijplan")).to_be_visible()
