@@ -83,9 +83,10 @@ def login():
             form.password.errors = [_("E-mailadres of wachtwoord klopt niet.")]
             status = 401
         else:
+            chosen = session.get("taal")  # picked on this page before signing in
             session.clear()  # no fixation: a fresh session for the signed-in user
-            if user.taal:
-                session["taal"] = user.taal
+            if user.taal or chosen:
+                session["taal"] = user.taal or chosen
             login_user(user)
             response = redirect(_safe_next(form.next.data, user), code=303)
             if device is None:
