@@ -106,3 +106,52 @@ def test_the_first_click_creates_the_task_while_a_refresh_lands(page, live_serve
     )
     assert moved and abs(moved["y"] - box["y"]) < 1, (box, moved)
     assert errors == []
+
+
+def test_the_builders_add_button_takes_the_first_click_while_a_save_lands(page, live_server):
+    """The author mends the questions' ids and goes for "Toevoegen" below: the answer to the
+    typing (its problems gone from the cards and the summary above) lands while the button is
+    held."""
+    author = create_user(live_server.app, live_server.carrier, "author")
+    sign_in_as_author = live_server.url
+    page.goto(f"{sign_in_as_author}/login")
+    page.get_by_label("E-mailadres").fill(author.email)
+    page.get_by_label("Wachtwoord").fill(PASSWORD)
+    page.get_by_role("button", name="Aanmelden", exact=True).click()
+    page.goto(f"{live_server.url}/vragenlijsten/nieuw")
+    page.get_by_label("Titel").fill("Klik lossen")
+    page.get_by_label("Activiteit").fill("klik_lossen")
+    page.get_by_role("button", name="Aanmaken").click()
+    expect(page).to_have_url(re.compile(r"/vragenlijsten/klik-lossen/concept$"))
+    page.wait_for_load_state("load")
+    add = page.locator("#add-q")
+    for _ in range(3):
+        before = page.locator("#editor .q-item").count()
+        add.locator("select").select_option("text")
+        add.get_by_role("button", name="Toevoegen").click()
+        expect(page.locator("#editor .q-item")).to_have_count(before + 1)
+    summary = page.locator("#problem-summary")
+    for index in range(3):  # ids that are no ids: a problem each, listed above
+        page.locator(f"#q-{index}-id").fill(f"vraag {index}")
+        page.locator(f"#q-{index}-id").blur()
+        page.wait_for_function("() => !document.querySelector('.htmx-request')")
+    expect(summary).not_to_contain_text("Geen problemen")
+
+    held = Held(page, "**/concept/vraag")
+    for index in range(3):
+        page.locator(f"#q-{index}-id").fill(f"vraag_{index}")
+    page.locator("#q-2-id").blur()
+    held.wait(page)
+    scroll_to_the_end(page)
+    button = add.get_by_role("button", name="Toevoegen")
+    box = button.bounding_box()
+    assert box and box["y"] >= 0 and box["y"] + box["height"] <= 800
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    held.release()
+    expect(summary).to_contain_text("Geen problemen")
+    moved = button.bounding_box()
+    page.mouse.up()
+
+    expect(page.locator("#editor .q-item")).to_have_count(4)
+    assert moved and abs(moved["y"] - box["y"]) < 1, (box, moved)
