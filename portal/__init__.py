@@ -65,6 +65,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.tacho.views import bp as tacho_bp
     from portal.tasks.detail_views import bp as task_detail_bp
     from portal.tasks.import_views import bp as task_import_bp
+    from portal.tasks.paper_views import bp as task_paper_bp
     from portal.tasks.views import bp as tasks_bp
     from portal.webhooks.views import bp as webhooks_bp
 
@@ -73,6 +74,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         tasks_bp,
         task_detail_bp,
         task_import_bp,
+        task_paper_bp,
         proof_bp,
         billing_bp,
         tariffs_bp,

@@ -15,7 +15,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from portal.accounts import management
-from portal.accounts.forms import ROLE_HELP, ROLE_LABELS
+from portal.accounts.forms import PROOF_DRIVER_LABELS, ROLE_HELP, ROLE_LABELS
 from portal.audit.service import ACTOR_LABELS
 from portal.errors import ValidationFailed
 from portal.web import errors_at_fields
@@ -61,6 +61,7 @@ ACTIONS = {
     "created": _l("Aangemaakt"),
     "revoked": _l("Ingetrokken"),
     "settings_updated": _l("Instellingen gewijzigd"),
+    "payroll_columns_updated": _l("Kolommen van de loonexport gewijzigd"),
 }
 FIELD_LABELS = {
     "naam": _l("Naam"),
@@ -148,6 +149,8 @@ def _value(name: str, value) -> str:
         return str(ROLE_LABELS.get(value, value))
     if name == "actief":
         return _("ja") if value else _("nee")
+    if name == "bewijs_chauffeur":
+        return str(PROOF_DRIVER_LABELS.get(value, value))
     if name == "scopes":
         return ", ".join(scope_label(s) for s in str(value).split())
     return str(value)

@@ -390,6 +390,8 @@ class CarrierSettings:
     iban: str | None = None
     factuur_email: str | None = None
     betaaltermijn_dagen: int = 30
+    # How a shipper's proof of delivery names who delivered: voornaam or initialen
+    bewijs_chauffeur: str = "voornaam"
 
 
 NL_POSTCODE = re.compile(r"^([1-9][0-9]{3})\s?([A-Za-z]{2})$")
@@ -439,6 +441,8 @@ def update_settings(*, carrier_id: uuid.UUID, settings: CarrierSettings, actor: 
         errors.append({"field": "thuisbasis_lat", "message": "between -90 and 90"})
     if lng is not None and not -180 <= lng <= 180:
         errors.append({"field": "thuisbasis_lng", "message": "between -180 and 180"})
+    if settings.bewijs_chauffeur not in ("voornaam", "initialen"):
+        errors.append({"field": "bewijs_chauffeur", "message": "voornaam or initialen"})
     details = invoicing.clean(
         btw_nummer=settings.btw_nummer,
         kvk_nummer=settings.kvk_nummer,
@@ -458,6 +462,7 @@ def update_settings(*, carrier_id: uuid.UUID, settings: CarrierSettings, actor: 
         "thuisbasis_land": land,
         "thuisbasis_lat": lat,
         "thuisbasis_lng": lng,
+        "bewijs_chauffeur": settings.bewijs_chauffeur,
         **details,
     }
     changes = {

@@ -64,6 +64,7 @@ class Carrier(db.Model):
         ),
         CheckConstraint("thuisbasis_lat BETWEEN -90 AND 90", name="thuisbasis_lat"),
         CheckConstraint("thuisbasis_lng BETWEEN -180 AND 180", name="thuisbasis_lng"),
+        CheckConstraint("bewijs_chauffeur IN ('voornaam', 'initialen')", name="bewijs_chauffeur"),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=new_id)
@@ -87,6 +88,11 @@ class Carrier(db.Model):
     # The payroll export's columns: per category its name and code, and which the header
     # carries (portal/hours/payroll.py); null: the defaults.
     loon_kolommen: Mapped[dict | None] = mapped_column(JSON)
+    # How a shipper's proof of delivery names who delivered: "voornaam" or "initialen"
+    # (proof/bundle.py), never the driver's full name.
+    bewijs_chauffeur: Mapped[str] = mapped_column(
+        String(12), default="voornaam", server_default="voornaam"
+    )
 
 
 class User(CarrierScoped, UserMixin, db.Model):

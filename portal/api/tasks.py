@@ -27,7 +27,7 @@ from portal.billing import service as billing
 from portal.errors import Forbidden
 from portal.questionnaires import service as questionnaires
 from portal.questionnaires.schemas import serialize_revision
-from portal.tasks import lifecycle, service
+from portal.tasks import lifecycle, paper, service
 from portal.tasks.lifecycle import Evidence
 from portal.tasks.schemas import (
     AfrondingIn,
@@ -35,6 +35,7 @@ from portal.tasks.schemas import (
     DeleteOut,
     DriverTaskQuery,
     EvidenceIn,
+    PaperCompletionIn,
     StatusChange,
     TaskCreate,
     TaskDetailsOut,
@@ -350,6 +351,44 @@ def complete_for_billing(task_id: uuid.UUID):
         "facturatieregel": serialize_line(line),
     }
     return json_response(data)
+
+
+@operation(
+    "/taken/<uuid:task_id>/papieren-afronding",
+    "POST",
+    scope="tasks:write",
+    summary="Complete a task on its paper delivery note (integrations)",
+    tag="tasks",
+    description="For a planned, received or started task whose driver could not fill in the "
+    "app: the reason and the note's scan (a `document_scan` from POST /bestanden, PDF, JPEG or "
+    "PNG) stand for the questionnaire, signature, scan, photos and location; a required "
+    "temperature or disinfection is given as the note says it. The task moves through "
+    "`gestart` to `afgerond`; its history and proof of delivery say it was completed on paper. "
+    "A task that is not open answers 409; with If-Match, a stale version 412.",
+    body=PaperCompletionIn,
+    response=TaskOut,
+    errors=(401, 403, 404, 409, 412, 422),
+    conditional=("If-Match",),
+    headers={"ETag": "the task's new version"},
+    path_params=TASK_ID,
+)
+@write
+def complete_on_paper(task_id: uuid.UUID):
+    require_scope("tasks:write")
+    _task_for_caller(task_id)  # another carrier's id is 404 before the body is read
+    who = principal()
+    body = parse_body(PaperCompletionIn)
+    task = paper.complete_on_paper(
+        carrier_id=who.carrier_id,
+        task_id=task_id,
+        actor=who.actor,
+        reden=body.reden,
+        scan_id=body.scan,
+        temperatuur=body.temperatuur,
+        desinfectie_bevestigd=body.desinfectie_bevestigd,
+        expected_version=if_match_versions("task"),
+    )
+    return _task_response(task)
 
 
 @operation(

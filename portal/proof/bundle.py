@@ -35,6 +35,8 @@ JPEG_QUALITY = 80
 FACTS = "bewijs.json"
 KIND_PREFIX = {"photo": "foto", "signature": "handtekening", "document_scan": "scan"}
 EXTENSION = {"image/jpeg": "jpg", "image/png": "png", "application/pdf": "pdf"}
+# The audit trail's actions that move a task's status
+MOVES = ("status", "reopened", "completed_on_paper")
 # Text questions whose answer names the person who signed (label or id holds one of these).
 SIGNER_WORDS = ("naam", "name", "ondertekend", "ontvanger")
 
@@ -169,27 +171,33 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def _who(entry) -> str | None:
-    """Who made a change, as the trail names them; None for the system (worded at render)."""
-    return None if entry.actor_type == "system" else entry.actor_label
+def delivered_by(name: str | None, form: str) -> str | None:
+    """Who delivered, as a consignment note names them: the driver's first name, or their
+    initials ("J.d.V." for Jan de Vries) when the carrier chose so; never the full name."""
+    words = (name or "").split()
+    if not words:
+        return None
+    if form == "initialen":
+        return "".join(f"{word[0]}." for word in words)
+    return words[0]
 
 
 def _status_times(entries) -> list[dict]:
-    """Every status the audit trail records for the task, oldest first."""
+    """Every status the audit trail records for the task, oldest first: when, not who (the
+    proof goes to shippers, who are not told the names of the carrier's staff)."""
     times = []
     for entry in entries:
         changes = presenting.parse_json(entry.changes)
         pair = changes.get("status") if isinstance(changes, dict) else None
         if entry.action == "created":
             status = pair[1] if isinstance(pair, list) and len(pair) == 2 else "gepland"
-            times.append({"status": status, "op": _iso(entry.at), "door": _who(entry)})
-        elif entry.action in ("status", "reopened") and isinstance(pair, list) and len(pair) == 2:
+            times.append({"status": status, "op": _iso(entry.at)})
+        elif entry.action in MOVES and isinstance(pair, list) and len(pair) == 2:
             times.append(
                 {
                     "status": pair[1],
                     "van": pair[0],
                     "op": _iso(entry.at),
-                    "door": _who(entry),
                     "heropend": entry.action == "reopened",
                 }
             )
@@ -291,7 +299,6 @@ def build(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> Bundle:
             "hoeveelheid": task.hoeveelheid,
             "eenheid": task.eenheid,
             "vdm_nummer": task.vdm_nummer,
-            "opmerkingen": task.opmerkingen,
             "adres": task.adres,
             "postcode": task.postcode,
             "stad": task.stad,
@@ -300,7 +307,8 @@ def build(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> Bundle:
             "locatie": [task.locatie_lat, task.locatie_lng] if planned else None,
             "gepland_op": _iso(task.gepland_op),
             "afgerond_op": _iso(task.afgerond_op),
-            "chauffeur": names.get(task.chauffeur_id),
+            # The planner's remarks stay inside: a shipper sees what a consignment note shows.
+            "chauffeur": delivered_by(names.get(task.chauffeur_id), carrier.bewijs_chauffeur),
             "kenteken": plates.get(task.vehicle_id),
         },
         "statussen": _status_times(tasks.history(carrier_id=carrier_id, task_id=task.id)),
@@ -316,6 +324,9 @@ def build(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> Bundle:
             "desinfectie_vereist": task.required_desinfectie,
             "desinfectie_bevestigd": task.desinfectie_bevestigd,
             "ondertekenaar": signer,
+            # Completed by a planner on a paper delivery note: its scan's part (the reason
+            # is the office's own, so it is not told here).
+            "papieren_bon": part_of.get(task.papieren_bon_id) if task.papieren_bon_id else None,
         },
         "vragenlijsten": answered,
     }

@@ -159,7 +159,8 @@ class _Writer:
         scans = [p for p in self.bundle.of_kind("document_scan") if p.shown]
         self.heading(_("Scans"), need=self.row_height(scans))
         if scans:
-            self.images(scans, [_("Scan %(n)s", n=i) for i in range(1, len(scans) + 1)])
+            captions = [wording.scan_caption(p.name, i, facts) for i, p in enumerate(scans, 1)]
+            self.images(scans, captions)
         self._unshown("document_scan", _("Geen scans."))
 
         self.heading(_("Antwoorden"))
@@ -196,6 +197,8 @@ class _Writer:
             self.note(absent)
         for part in hidden:
             text = _("%(name)s: bijgevoegd als bestand (niet als beeld te tonen).", name=part.name)
+            if part.name == self.facts["afronding"].get("papieren_bon"):
+                text = f"{_('Papieren afleverbon')}: {text}"
             self.note(text)
 
 

@@ -71,6 +71,7 @@ def _document(built: Bundle, *, part_url, pdf_url: str, planner_task_id=None):
             for s in built.facts["vragenlijsten"]
         ],
         signer_caption=wording.signer_caption,
+        scan_label=lambda name, n: wording.scan_caption(name, n, built.facts),
         shown=shown,
         part_url=part_url,
         pdf_url=pdf_url,

@@ -10,11 +10,20 @@ from zoneinfo import ZoneInfo
 from babel.dates import format_datetime
 from flask_babel import format_decimal
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 
 from portal.labels import activity_label
-from portal.tasks.forms import STATUS_LABELS
 
 DASH = "—"
+# Each status's row of the status times: the moment it was reached. "Ingepland op" (when the
+# plan was made) is not "Gepland voor" (the moment planned), which the task's rows show.
+STATUS_MOMENTS = {
+    "gepland": _l("Ingepland op"),
+    "ontvangen": _l("Ontvangen op"),
+    "gestart": _l("Gestart op"),
+    "afgerond": _l("Afgerond op"),
+    "geannuleerd": _l("Geannuleerd op"),
+}
 MOMENT = "EEE d MMM yyyy HH:mm"
 
 
@@ -38,7 +47,8 @@ def coordinates(point) -> str:
 
 
 def task_rows(facts: dict, moment: Callable[[str | None], str]) -> list[tuple[str, str]]:
-    """What, where, when, who and which vehicle."""
+    """What, where, when, who delivered (as the carrier names drivers to shippers) and which
+    vehicle; no remarks of the office."""
     task = facts["taak"]
     amount = (
         f"{number(task['hoeveelheid'])} {task['eenheid'] or ''}".strip()
@@ -57,25 +67,23 @@ def task_rows(facts: dict, moment: Callable[[str | None], str]) -> list[tuple[st
         (_("Postcode en plaats"), place + (f" ({task['land']})" if task["land"] else "")),
         (_("Locatie"), coordinates(task["locatie"])),
         (_("Contactpersoon"), _or_dash(task["contactpersoon"])),
-        (_("Gepland op"), moment(task["gepland_op"])),
+        (_("Gepland voor"), moment(task["gepland_op"])),
         (_("Afgerond op"), moment(task["afgerond_op"])),
         (_("Chauffeur"), _or_dash(task["chauffeur"])),
         (_("Voertuig"), _or_dash(task["kenteken"])),
     ]
-    if task["opmerkingen"]:
-        rows.append((_("Opmerkingen"), task["opmerkingen"]))
     return rows
 
 
 def status_rows(facts: dict, moment: Callable[[str | None], str]) -> list[tuple[str, str]]:
-    """Each status the task went through with its moment and who moved it."""
+    """Each status the task went through with the moment it was reached."""
     rows = []
     for item in facts["statussen"]:
-        label = str(STATUS_LABELS.get(item["status"], item["status"]))
         if item.get("heropend"):
-            label = _("%(status)s (heropend)", status=label)
-        who = item["door"] or _("het systeem")
-        rows.append((label, _("%(when)s, door %(who)s", when=moment(item["op"]), who=who)))
+            label = _("Heropend op")
+        else:
+            label = str(STATUS_MOMENTS.get(item["status"], item["status"]))
+        rows.append((label, moment(item["op"])))
     return rows
 
 
@@ -107,11 +115,25 @@ def completion_rows(facts: dict) -> list[tuple[str, str]]:
         disinfection = _("niet bevestigd")
     else:
         disinfection = _("Niet gevraagd")
-    return [
+    rows = [
         (_("Locatie bij afronding"), place),
         (_("Temperatuur"), temperature),
         (_("Desinfectie"), disinfection),
     ]
+    if done.get("papieren_bon"):
+        rows.insert(0, (_("Afgerond op papier"), paper_note(done["papieren_bon"])))
+    return rows
+
+
+def paper_note(part: str) -> str:
+    return _("de afleverbon is op papier ingevuld en gescand: %(part)s", part=part)
+
+
+def scan_caption(part_name: str, number: int, facts: dict) -> str:
+    """A scan's caption: the paper delivery note a task was completed on says so."""
+    if part_name == facts["afronding"].get("papieren_bon"):
+        return _("Papieren afleverbon")
+    return _("Scan %(n)s", n=number)
 
 
 def signer_caption(signer: str | None) -> str:

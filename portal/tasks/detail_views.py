@@ -28,7 +28,7 @@ from portal.labels import activity_label
 from portal.proof import service as proof
 from portal.questionnaires import presenting
 from portal.questionnaires import service as questionnaires
-from portal.tasks import lifecycle, service
+from portal.tasks import lifecycle, paper, service
 from portal.tasks.conflicts import expected_duration
 from portal.tasks.forms import STATUS_LABELS
 from portal.types import utcnow
@@ -93,6 +93,8 @@ FIELD_LABELS = {
     "bedrag": _l("Bedrag zonder btw"),
     "btw_procent": _l("Btw (%)"),
     "handmatig": _l("Met de hand geprijsd"),
+    "reden": _l("Reden"),
+    "papieren_bon": _l("Scan van de bon"),
 }
 # Changes the history leaves out: what another change already says in words (the place's
 # name), or coordinates copied with an address.
@@ -111,6 +113,7 @@ ACTION_LABELS = {
     "proof_revoked": _l("Bewijslink ingetrokken"),
     "priced_by_hand": _l("Prijs met de hand vastgelegd"),
     "price_by_tariff": _l("Prijs weer volgens tarief"),
+    "completed_on_paper": _l("Afgerond op papieren afleverbon"),
 }
 SOORT_LABELS = {
     "photo": _l("Foto"),
@@ -126,6 +129,7 @@ class Change:
     old: str | None
     new: str | None
     link: str | None = None
+    link_text: str | None = None  # the link's words; none: "een andere taak"
 
 
 @dataclass
@@ -213,7 +217,7 @@ def show(task_id: uuid.UUID):
         "driver_name": names.get(task.chauffeur_id),
         "plate": plates.get(task.vehicle_id),
         "customer_name": customer_names.get(task.klant_id),
-        "history": [_history_item(e, c, names, plates, kinds) for e, c in changes],
+        "history": [_history_item(e, c, names, plates, links) for e, c in changes],
         "photos": photos,
         "signatures": signatures,
         "scans": scans,
@@ -226,6 +230,10 @@ def show(task_id: uuid.UUID):
         if task.status == "afgerond"
         else [],
         "proof_now": utcnow(),
+        "paper_url": url_for("task_paper.complete", task_id=task.id)
+        if paper.can_complete_on_paper(task)
+        else None,
+        "paper_scan": links.get(task.papieren_bon_id) if task.papieren_bon_id else None,
         "edit_url": url_for("tasks.edit", task_id=task.id)
         if not finished and task.gearchiveerd_op is None
         else None,
@@ -275,12 +283,13 @@ def _blockers(missing: list[dict]) -> list[str]:
 # --- history ---------------------------------------------------------------------------
 
 
-def _files_added(ids, kinds: dict) -> str:
+def _files_added(ids, links: dict) -> str:
     """'2 foto's, 1 handtekening' for the file ids an evidence entry added."""
     ids = ids if isinstance(ids, list) else [ids]
     counts: dict[str, int] = {}
     for file_id in ids:
-        kind = kinds.get(_as_uuid(file_id), "")
+        shown = links.get(_as_uuid(file_id))
+        kind = shown.soort if shown else ""
         counts[kind] = counts.get(kind, 0) + 1
     said = []
     for kind, count in counts.items():
@@ -295,7 +304,7 @@ def _files_added(ids, kinds: dict) -> str:
     return ", ".join(said)
 
 
-def _history_item(entry, changes, names: dict, plates: dict, kinds: dict) -> HistoryItem:
+def _history_item(entry, changes, names: dict, plates: dict, links: dict) -> HistoryItem:
     system = entry.actor_type == "system"
     item = HistoryItem(
         at=entry.at,
@@ -316,7 +325,12 @@ def _history_item(entry, changes, names: dict, plates: dict, kinds: dict) -> His
             item.changes.append(Change(label, None, str(new), link))
             continue
         if name == "bestanden":
-            item.changes.append(Change(label, None, _files_added(new, kinds)))
+            item.changes.append(Change(label, None, _files_added(new, links)))
+            continue
+        if name == "papieren_bon":
+            shown = links.get(_as_uuid(new))
+            text = shown.name if shown else _("bestand niet gevonden")
+            item.changes.append(Change(label, None, text, shown.url if shown else None, text))
             continue
         if name in UNSHOWN or (name == "chauffeur_id" and old is None and new is None):
             continue

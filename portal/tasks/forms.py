@@ -7,6 +7,7 @@ import uuid
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
+from flask_wtf.file import FileField, FileRequired
 from wtforms import (
     BooleanField,
     DateField,
@@ -418,3 +419,36 @@ class MoveForm(FlaskForm):
         self.chauffeur_id.choices = [SelectChoice("", _l("Niet toegewezen"))] + [
             SelectChoice(str(d.id), d.naam) for d in drivers
         ]
+
+
+class PaperCompletionForm(FlaskForm):
+    """Complete a task on a paper delivery note (tasks/paper.py): the reason and the scan;
+    the measured temperature and the disinfection when the task asks for them (the view
+    drops those fields otherwise)."""
+
+    reden = TextAreaField(
+        _l("Waarom op papier?"),
+        validators=[DataRequired(_l("Vul de reden in.")), Length(max=1000)],
+        description=_l(
+            "Bijvoorbeeld: telefoon van de chauffeur leeg; de klant tekende alleen de papieren bon."
+        ),
+    )
+    bon = FileField(
+        _l("Scan of foto van de afleverbon"),
+        validators=[FileRequired(_l("Kies de scan van de papieren afleverbon."))],
+        description=_l("PDF, JPEG of PNG."),
+        render_kw={"accept": "application/pdf,image/jpeg,image/png"},
+    )
+    temperatuur = DecimalCommaField(
+        _l("Gemeten temperatuur op de bon (°C)"),
+        validators=[
+            InputRequired(_l("Neem de gemeten temperatuur van de bon over.")),
+            NumberRange(min=-60, max=100),
+            _finite,
+        ],
+    )
+    desinfectie = BooleanField(
+        _l("De bon bevestigt de desinfectie"),
+        validators=[DataRequired(_l("De bon moet de desinfectie bevestigen."))],
+    )
+    versie = IntegerField(widget=HiddenField.widget, validators=[Optional()])

@@ -19,8 +19,8 @@ from portal.extensions import db
 from portal.files import service as files
 from portal.questionnaires import answering
 from portal.tasks.models import STATUSES, Task, TaskEvidence
-from portal.tasks.service import PreconditionFailed, etag_of, get_task
-from portal.types import Expected, utcnow, version_stale, versions_text
+from portal.tasks.service import locked_task
+from portal.types import Expected, utcnow
 from portal.webhooks import events as webhooks
 
 # Status moves (DESIGN.md). Reopening a completed task is for the office only.
@@ -79,19 +79,17 @@ def move_task(
     office: bool,
     evidence: Evidence | None = None,
     expected_version: Expected = None,
+    waive: frozenset[str] = frozenset(),
+    audit_as: tuple[str, dict] | None = None,
 ) -> Task:
-    """Move a task to status `to`, stamping its time; completing checks every demand.
+    """Move a task to status `to`, stamping its time; completing checks every demand but the
+    blockers whose codes `waive` names (a paper delivery note stands for them: paper.py).
+    `audit_as` (action, changes) records the move as that action, with those changes too.
 
     PreconditionFailed (412) when expected_version is stale; IllegalMove (409, with the
     allowed moves) for a move the state machine does not allow; ValidationFailed (422)
     listing everything a completion still lacks."""
-    task = get_task(carrier_id=carrier_id, task_id=task_id, lock=True)
-    if version_stale(task.versie, expected_version):
-        raise PreconditionFailed(
-            f"The task changed meanwhile (version {task.versie}, you sent "
-            f"{versions_text(expected_version)}).",
-            etag=etag_of(task),
-        )
+    task = locked_task(carrier_id=carrier_id, task_id=task_id, expected_version=expected_version)
     if to not in STATUSES:
         raise ValidationFailed([{"field": "status", "message": f"unknown status {to!r}"}])
     allowed = allowed_moves(task, office=office)
@@ -104,7 +102,11 @@ def move_task(
     if evidence is not None and not evidence.is_empty():
         add_evidence(carrier_id=carrier_id, task=task, evidence=evidence, actor=actor)
     if to == "afgerond":
-        missing = completion_blockers(carrier_id=carrier_id, task=task)
+        missing = [
+            m
+            for m in completion_blockers(carrier_id=carrier_id, task=task)
+            if m["code"] not in waive
+        ]
         if missing:
             raise CompletionRefused(
                 missing,
@@ -120,6 +122,7 @@ def move_task(
     elif to == "gestart":
         if old == "afgerond":
             task.afgerond_op = None  # reopened: completed again later
+            task.papieren_bon_id = task.papieren_bon_reden = None  # and maybe in the app
         else:
             task.ontvangen_op = task.ontvangen_op or now
             task.gestart_op = now
@@ -136,8 +139,8 @@ def move_task(
         actor=actor,
         entity="task",
         entity_id=task.id,
-        action="reopened" if old == "afgerond" else "status",
-        changes={"status": [old, to]},
+        action=audit_as[0] if audit_as else "reopened" if old == "afgerond" else "status",
+        changes={"status": [old, to], **(audit_as[1] if audit_as else {})},
     )
     webhooks.emit(
         db.session,

@@ -101,6 +101,12 @@ class Task(CarrierScoped, db.Model):
         Index("ix_taken_loslocatie", "transporteur_id", "loslocatie_id"),
         CheckConstraint("(laad_lat IS NULL) = (laad_lng IS NULL)", name="laad_locatie"),
         CheckConstraint("(los_lat IS NULL) = (los_lng IS NULL)", name="los_locatie"),
+        ForeignKeyConstraint(
+            ["transporteur_id", "papieren_bon_id"], ["bestanden.transporteur_id", "bestanden.id"]
+        ),
+        CheckConstraint(
+            "(papieren_bon_id IS NULL) = (papieren_bon_reden IS NULL)", name="papieren_bon"
+        ),
     )
 
     chauffeur_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
@@ -171,6 +177,10 @@ class Task(CarrierScoped, db.Model):
     los_land: Mapped[str | None] = mapped_column(String(2))
     los_lat: Mapped[float | None] = mapped_column(Float)
     los_lng: Mapped[float | None] = mapped_column(Float)
+    # Completed by a planner on a paper delivery note (tasks/paper.py): its scan and why the
+    # driver could not fill it in; both or neither, cleared when the task is reopened.
+    papieren_bon_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    papieren_bon_reden: Mapped[str | None] = mapped_column(Text)
     # Bumped on every change: the ETag of the task.
     versie: Mapped[int] = mapped_column(Integer, default=1)
 

@@ -334,6 +334,17 @@ class AfrondingIn(EvidenceIn):
     opmerkingen: str | None = Field(default=None, max_length=5000)
 
 
+class PaperCompletionIn(InModel):
+    """A task completed by the office on a paper delivery note (tasks/paper.py)."""
+
+    model_config = ConfigDict(title="PapierenAfronding")
+
+    reden: str = Field(min_length=1, max_length=1000, description="why the driver could not")
+    scan: uuid.UUID = Field(description="the note's scan, a document_scan from POST /bestanden")
+    temperatuur: Finite | None = Field(default=None, ge=-60, le=100)
+    desinfectie_bevestigd: bool | None = None
+
+
 class BillingLineOut(BaseModel):
     model_config = ConfigDict(title="BillingLine")
 

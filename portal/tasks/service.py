@@ -217,6 +217,20 @@ def get_task(
     return task
 
 
+def locked_task(
+    *, carrier_id: uuid.UUID, task_id: uuid.UUID, expected_version: Expected = None
+) -> Task:
+    """The task locked for a change; PreconditionFailed (412) when expected_version is stale."""
+    task = get_task(carrier_id=carrier_id, task_id=task_id, lock=True)
+    if version_stale(task.versie, expected_version):
+        raise PreconditionFailed(
+            f"The task changed meanwhile (version {task.versie}, you sent "
+            f"{versions_text(expected_version)}).",
+            etag=etag_of(task),
+        )
+    return task
+
+
 # Fields a planner or integration may change; status and timestamps move through lifecycle.
 EDITABLE = (
     "chauffeur_id", "vehicle_id", "type", "naam", "omschrijving", "artikel", "hoeveelheid",
@@ -241,13 +255,7 @@ def update_task(
 
     Changing `type` re-pins the active questionnaire of the new type, unless the caller pins
     one explicitly with `activity_questionnaire_id`."""
-    task = get_task(carrier_id=carrier_id, task_id=task_id, lock=True)
-    if version_stale(task.versie, expected_version):
-        raise PreconditionFailed(
-            f"The task changed meanwhile (version {task.versie}, you sent "
-            f"{versions_text(expected_version)}).",
-            etag=etag_of(task),
-        )
+    task = locked_task(carrier_id=carrier_id, task_id=task_id, expected_version=expected_version)
     unknown = set(data) - set(EDITABLE)
     if unknown:
         raise ValidationFailed(
