@@ -5,7 +5,10 @@ from __future__ import annotations
 from datetime import date
 
 from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
 from wtforms.validators import ValidationError
+
+from portal import plain_text
 
 # The days a planner can pick: a date input accepts any year from 1 to 9999, and a filter
 # bound at the calendar's edge overflows when it becomes a moment in the carrier's zone.
@@ -17,3 +20,52 @@ def in_calendar(form, field) -> None:
     """A date field's value, if any, lies between FIRST_DAY and LAST_DAY."""
     if field.data is not None and not FIRST_DAY <= field.data <= LAST_DAY:
         raise ValidationError(_l("Kies een datum tussen 2000 en 2099."))
+
+
+def control_character_message(code_point: str):
+    """The portal's message for text holding a control character (U+000B and the like)."""
+    return _l(
+        "Bevat een onzichtbaar stuurteken (%(teken)s); typ de tekst opnieuw of plak hem "
+        "zonder opmaak.",
+        teken=code_point,
+    )
+
+
+def _text_fields(fields):
+    """Every field of a form that holds text, also inside FormField and FieldList."""
+    from wtforms import FieldList, FormField, StringField
+
+    for field in fields:
+        if isinstance(field, FormField):
+            yield from _text_fields(field.form)
+        elif isinstance(field, FieldList):
+            yield from _text_fields(field.entries)
+        elif isinstance(field, StringField):
+            yield field
+
+
+class PortalForm(FlaskForm):
+    """Every portal form: beside its own checks, no text field holds a control character
+    (a text area or hidden field may hold tabs and line breaks, a one-line field a tab)."""
+
+    def validate(self, extra_validators=None) -> bool:
+        from wtforms import HiddenField, TextAreaField
+
+        valid = super().validate(extra_validators)
+        for field in _text_fields(self):
+            if not isinstance(field.data, str):
+                continue
+            multiline = isinstance(field, TextAreaField | HiddenField)
+            found = plain_text.control_character(field.data.replace("\t", " "), multiline=multiline)
+            if found:
+                field.errors = [*field.errors, control_character_message(found)]
+                valid = False
+        return valid
+
+
+def refuse_control_characters(result, columns: list[str | None]) -> None:
+    """An imported row's cells that the import reads, each refused at its cell when it holds
+    a control character (a cell may hold tabs and line breaks, as a CSV's quoted cell can)."""
+    for index, cell in enumerate(result.cells[: len(columns)]):
+        if columns[index] is not None and (found := plain_text.control_character(cell)):
+            result.add(index, str(control_character_message(found)))

@@ -5,8 +5,6 @@ for the VAT return and the ICP declaration, on the page and as CSV or XLSX."""
 
 from __future__ import annotations
 
-import csv
-import io
 import uuid
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -16,6 +14,7 @@ from flask import Response, abort, flash, redirect, render_template, request, ur
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
+from portal import spreadsheets
 from portal.accounts.permissions import object_route, role_required
 from portal.billing import invoicing as docs
 from portal.billing.invoice_kit import (
@@ -331,42 +330,18 @@ def _report_file(report, fmt: str) -> Response:
     head, rows, icp_head, icp = _report_rows(report)
     name = f"btw-overzicht-{report.van.isoformat()}-{report.tot.isoformat()}"
     if fmt == "csv":
-        out = io.StringIO(newline="")
-        writer = csv.writer(out, delimiter=";", lineterminator="\r\n")
-        writer.writerow(head)
-        for row in rows:
-            writer.writerow([_csv(v) for v in row])
-        writer.writerow([])
-        writer.writerow([_("Opgaaf intracommunautaire prestaties (ICP)")])
-        writer.writerow(icp_head)
-        for row in icp:
-            writer.writerow([_csv(v) for v in row])
-        body = ("\ufeff" + out.getvalue()).encode("utf-8")
+        icp_title = [_("Opgaaf intracommunautaire prestaties (ICP)")]
+        body = spreadsheets.to_csv([head, *rows, [], icp_title, icp_head, *icp])
         response = Response(body, mimetype="text/csv")
     else:
-        from openpyxl import Workbook
-
-        book = Workbook()
+        book = spreadsheets.new_book()
         sheet = book.active
         sheet.title = _("Btw")
-        sheet.append(head)
-        for row in rows:
-            sheet.append([float(v) if isinstance(v, Decimal) else v for v in row])
         icp_sheet = book.create_sheet("ICP")
-        icp_sheet.append(icp_head)
-        for row in icp:
-            icp_sheet.append([float(v) if isinstance(v, Decimal) else v for v in row])
-        out = io.BytesIO()
-        book.save(out)
-        response = Response(out.getvalue(), mimetype=XLSX)
+        for target, lines in ((sheet, [head, *rows]), (icp_sheet, [icp_head, *icp])):
+            for line in lines:
+                values = [float(v) if isinstance(v, Decimal) else v for v in line]
+                spreadsheets.append(target, values)
+        response = Response(spreadsheets.save(book), mimetype=XLSX)
     response.headers["Content-Disposition"] = f"attachment; filename={name}.{fmt}"
     return response
-
-
-def _csv(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, Decimal):
-        return format(value, "f").replace(".", ",")
-    text = str(value)
-    return "'" + text if text.startswith(("=", "+", "-", "@", "\t", "\r")) else text

@@ -9,12 +9,12 @@ from datetime import date
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import Field, SelectChoice, SelectField, StringField
 from wtforms.validators import StopValidation, ValidationError
 from wtforms.widgets import DateInput
 
 from portal.billing.service import FIRST_DAY, LAST_DAY, NO_CUSTOMER, longer_than_a_year
+from portal.validators import PortalForm
 
 DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -50,7 +50,7 @@ class DayField(StringField):
             )
 
 
-class PeriodForm(FlaskForm):
+class PeriodForm(PortalForm):
     """Period (both days included), an optional driver and customer. Set the choices first
     (set_drivers, set_customers)."""
 

@@ -42,15 +42,7 @@ from portal.billing.exports import (
     unexported,
 )
 from portal.billing.models import BillingExport, BillingLine, Invoice, Tariff
-from portal.billing.spreadsheets import (
-    CSV_DATETIME,
-    FORMULA_START,
-    XLSX_DATETIME,
-    XLSX_WIDTHS,
-    _csv_value,
-    to_csv,
-    to_xlsx,
-)
+from portal.billing.spreadsheets import XLSX_DATETIME, XLSX_WIDTHS, to_csv, to_xlsx
 from portal.errors import Conflict, NotFound, ValidationFailed
 from portal.extensions import db
 from portal.tasks.models import Task
@@ -58,10 +50,8 @@ from portal.types import utcnow
 
 __all__ = [
     "COLUMNS",
-    "CSV_DATETIME",
     "EENHEID_MAX",
     "FIRST_DAY",
-    "FORMULA_START",
     "LAST_DAY",
     "NO_CUSTOMER",
     "XLSX_DATETIME",
@@ -70,7 +60,6 @@ __all__ = [
     "BillingRow",
     "ReopenedRow",
     "Totals",
-    "_csv_value",
     "check_period",
     "completed_without_line",
     "confirm_zero_amount",

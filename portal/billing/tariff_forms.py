@@ -6,13 +6,13 @@ from decimal import Decimal, InvalidOperation
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import Field, SelectChoice, SelectField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
 from portal.billing import pricing
 from portal.billing.forms import DayField
 from portal.tasks.forms import WholeNumberField
+from portal.validators import PortalForm
 
 BASIS_LABELS = {
     "eenheid": _l("eenheid (ton, m³, …)"),
@@ -67,7 +67,7 @@ class AmountField(StringField):
         return format(self.data.normalize(), "f").replace(".", ",")
 
 
-class TariffForm(FlaskForm):
+class TariffForm(PortalForm):
     klant_id = SelectField(_l("Voor"), choices=[], validate_choice=False)
     activity_type = SelectField(_l("Activiteit"), choices=[], validate_choice=False)
     geldig_vanaf = DayField(_l("Geldig vanaf"))
@@ -181,7 +181,7 @@ def reason_text(categorie: str) -> str:
     )
 
 
-class HandPriceForm(FlaskForm):
+class HandPriceForm(PortalForm):
     """A line's price set by hand: the net amount and the VAT rate, typed the Dutch way."""
 
     bedrag = AmountField(

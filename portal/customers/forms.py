@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import SelectChoice, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length, Optional, ValidationError
 
 from portal.customers.models import PLACE_KINDS
 from portal.customers.rules import LIMITS
 from portal.fleet.forms import DecimalCommaField
+from portal.validators import PortalForm
 
 SOORT_LABELS = {
     "laden": _l("Laden"),
@@ -74,7 +74,7 @@ def _length(name: str) -> list:
     return [Optional(), Length(max=LIMITS[name], message=_l("Dit is te lang."))]
 
 
-class CustomerForm(FlaskForm):
+class CustomerForm(PortalForm):
     naam = StringField(
         _l("Naam"),
         validators=[DataRequired(_l("Vul de naam van de klant in.")), *_length("naam")[1:]],
@@ -149,7 +149,7 @@ class CustomerForm(FlaskForm):
         return {name: self[name].data for name in self.data if name != "csrf_token"}
 
 
-class PlaceForm(FlaskForm):
+class PlaceForm(PortalForm):
     naam = StringField(
         _l("Naam"),
         validators=[DataRequired(_l("Vul de naam van de locatie in.")), *_length("naam")[1:]],
@@ -203,7 +203,7 @@ class PlaceForm(FlaskForm):
         return {name: self[name].data for name in self.data if name != "csrf_token"}
 
 
-class CustomerFilterForm(FlaskForm):
+class CustomerFilterForm(PortalForm):
     """The list's filters (GET; no CSRF: it changes nothing)."""
 
     class Meta:
@@ -227,5 +227,5 @@ class CustomerFilterForm(FlaskForm):
         return field.data
 
 
-class ConfirmForm(FlaskForm):
+class ConfirmForm(PortalForm):
     """A confirmation: only its CSRF token."""

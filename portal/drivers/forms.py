@@ -5,12 +5,11 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import DateField, SelectChoice, SelectField, StringField
 from wtforms.validators import DataRequired, Email, Length, Optional, Regexp
 
 from portal.drivers.models import LANGUAGES
-from portal.validators import in_calendar
+from portal.validators import PortalForm, in_calendar
 
 LANGUAGE_LABELS = {"nl": _l("Nederlands"), "en": _l("Engels")}
 STATUS_FILTERS = ("actief", "inactief", "alle")
@@ -49,7 +48,7 @@ class ContractHoursField(StringField):
         return text.replace(".", ",")
 
 
-class DriverSearchForm(FlaskForm):
+class DriverSearchForm(PortalForm):
     """The list's search and status filter, read from the query string."""
 
     class Meta:
@@ -68,7 +67,7 @@ class DriverSearchForm(FlaskForm):
     )
 
 
-class DriverForm(FlaskForm):
+class DriverForm(PortalForm):
     """Create or edit a driver."""
 
     naam = StringField(
@@ -113,7 +112,7 @@ class DriverForm(FlaskForm):
     )
 
 
-class TrackForm(FlaskForm):
+class TrackForm(PortalForm):
     """The day of a driver's track."""
 
     class Meta:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
     FloatField,
@@ -21,6 +20,7 @@ from wtforms.widgets import TextInput
 from portal.fleet import kenteken as plates
 from portal.fleet.models import EENHEDEN, SOORTEN
 from portal.fleet.service import MAX_CAPACITEIT, MAX_OMSCHRIJVING, MAX_OPMERKINGEN
+from portal.validators import PortalForm
 
 SOORT_LABELS = {
     "vrachtwagen": _l("Vrachtwagen (bakwagen)"),
@@ -107,7 +107,7 @@ def _capacity(form, field) -> None:
         raise ValidationError(_l("Vul een getal groter dan 0 in."))
 
 
-class VehicleForm(FlaskForm):
+class VehicleForm(PortalForm):
     kenteken = StringField(
         _l("Kenteken"),
         validators=[DataRequired(_l("Vul het kenteken in.")), _dutch_plate],
@@ -173,7 +173,7 @@ class VehicleForm(FlaskForm):
         }
 
 
-class VehicleFilterForm(FlaskForm):
+class VehicleFilterForm(PortalForm):
     """The list's filters (GET; no CSRF: it changes nothing)."""
 
     class Meta:
@@ -204,7 +204,7 @@ class VehicleFilterForm(FlaskForm):
         return field.data
 
 
-class SessionFilterForm(FlaskForm):
+class SessionFilterForm(PortalForm):
     """The sessions page's filters (GET)."""
 
     class Meta:
@@ -238,5 +238,5 @@ class SessionFilterForm(FlaskForm):
         return field.data if field.data in valid else ""
 
 
-class ConfirmForm(FlaskForm):
+class ConfirmForm(PortalForm):
     """A confirmation: only its CSRF token."""

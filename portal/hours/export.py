@@ -2,18 +2,16 @@
 the minutes of each activity kind, the working time in minutes and in hours, and whether the
 day's week is approved.
 
-CSV for Dutch Excel as billing writes it (UTF-8 with BOM, ';', decimal comma, formulas
-defused: billing's cell formatting is reused); XLSX with real numbers and dates, a second
+CSV for Dutch Excel as every export writes it (`portal/spreadsheets.py`: UTF-8 with BOM,
+';', decimal comma, formulas defused); XLSX with real numbers and dates, a second
 sheet with each driver's totals over the period.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from datetime import date
 
-from portal.billing.service import _csv_value
+from portal import spreadsheets
 from portal.hours import totals
 from portal.hours.models import SOORTEN
 from portal.hours.totals import IsoWeek
@@ -75,49 +73,31 @@ def total_lines(overview: Overview) -> list[list]:
     ]
 
 
-def _csv_cell(value) -> str:
-    if isinstance(value, date):
-        return value.isoformat()
-    return _csv_value(value)
-
-
 def to_csv(overview: Overview) -> bytes:
     """The day lines as CSV for Dutch Excel, with a header row of column names."""
-    out = io.StringIO(newline="")
-    writer = csv.writer(out, delimiter=";", lineterminator="\r\n")
-    writer.writerow(DAY_COLUMNS)
-    for line in day_lines(overview):
-        writer.writerow([_csv_cell(value) for value in line])
-    return ("\ufeff" + out.getvalue()).encode("utf-8")
+    return spreadsheets.to_csv([DAY_COLUMNS, *day_lines(overview)])
 
 
 def to_xlsx(overview: Overview) -> bytes:
     """Two sheets: the day lines, and each driver's totals; numbers and dates as such."""
-    from openpyxl import Workbook
     from openpyxl.styles import Font, PatternFill
     from openpyxl.utils import get_column_letter
 
-    book = Workbook()
+    book = spreadsheets.new_book()
     sheets = (
         (book.active, "Uren per dag", DAY_COLUMNS, day_lines(overview)),
         (book.create_sheet(), "Totalen", TOTAL_COLUMNS, total_lines(overview)),
     )
     for sheet, title, columns, lines in sheets:
         sheet.title = title
-        sheet.append(columns)
+        spreadsheets.append(sheet, columns)
         for cell in sheet[1]:
             cell.font = Font(bold=True)
             cell.fill = PatternFill("solid", fgColor="E3F3E6")
         widths = [len(name) for name in columns]
         for number, line in enumerate(lines, start=2):
             for column, value in enumerate(line, start=1):
-                cell = sheet.cell(row=number, column=column)
-                if isinstance(value, str):
-                    # Set as text explicitly: openpyxl would store '=...' as a formula.
-                    cell.value = value
-                    cell.data_type = "s"
-                else:
-                    cell.value = value
+                cell = spreadsheets.put_at(sheet, number, column, value)
                 if isinstance(value, date):
                     cell.number_format = "yyyy-mm-dd"
                 elif isinstance(value, float):
@@ -127,6 +107,4 @@ def to_xlsx(overview: Overview) -> bytes:
             sheet.column_dimensions[get_column_letter(column)].width = min(width, 40) + 2
         sheet.freeze_panes = "B2"
         sheet.auto_filter.ref = f"A1:{get_column_letter(len(columns))}{len(lines) + 1}"
-    out = io.BytesIO()
-    book.save(out)
-    return out.getvalue()
+    return spreadsheets.save(book)

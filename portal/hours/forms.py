@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import DateTimeLocalField, Field, SelectChoice, SelectField, StringField, TextAreaField
 from wtforms.validators import (
     DataRequired,
@@ -19,6 +18,7 @@ from wtforms.widgets import Input
 from portal.billing.forms import DayField
 from portal.billing.service import longer_than_a_year
 from portal.hours.totals import IsoWeek
+from portal.validators import PortalForm
 
 SOORT_LABELS = {
     "rijden": _l("Rijden"),
@@ -70,7 +70,7 @@ class OptionalDayField(DayField):
         super().pre_validate(form)
 
 
-class PeriodForm(FlaskForm):
+class PeriodForm(PortalForm):
     """The overview's period, from the query string: a week, or a period van..tot."""
 
     class Meta:
@@ -93,11 +93,11 @@ class PeriodForm(FlaskForm):
             raise ValidationError(_("Kies een periode van hoogstens een jaar."))
 
 
-class ApproveForm(FlaskForm):
+class ApproveForm(PortalForm):
     """Approving a week: the confirmation carries only the CSRF token."""
 
 
-class ReopenForm(FlaskForm):
+class ReopenForm(PortalForm):
     reden = TextAreaField(
         _l("Reden"),
         validators=[
@@ -107,7 +107,7 @@ class ReopenForm(FlaskForm):
     )
 
 
-class ActivityForm(FlaskForm):
+class ActivityForm(PortalForm):
     """A planner's correction of an activity; times on the carrier's clock."""
 
     soort = SelectField(

@@ -11,11 +11,8 @@ exported; an approved week that cannot be computed (its rule set, say) neither.
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
 import uuid
-import zipfile
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -23,6 +20,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from sqlalchemy import and_, select
 
+from portal import spreadsheets
 from portal.accounts import payroll_columns as settings
 from portal.accounts.service import carrier_zone
 from portal.drivers import service as drivers
@@ -405,21 +403,8 @@ def list_exports(*, carrier_id: uuid.UUID, limit: int, offset: int = 0) -> list[
 
 # --- files --------------------------------------------------------------------------------
 
-# As billing's files (portal/billing/spreadsheets.py): CSV for Dutch Excel and payroll
-# packages that read it (UTF-8 with a BOM, ';', decimal comma, CRLF), XLSX with real numbers.
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _text(value: str) -> str:
-    return "'" + value if value.startswith(FORMULA_START) else value
-
-
-def _csv_value(value) -> str:
-    if isinstance(value, Decimal):
-        return format(value, "f").replace(".", ",")
-    if isinstance(value, int):
-        return str(value)
-    return _text(str(value))
+# Written as every export writes them (portal/spreadsheets.py): CSV for Dutch Excel and
+# payroll packages that read it, XLSX with real numbers, text cleaned and never a formula.
 
 
 def _table(batch: PayrollExport, weeks: list[PayrollExportWeek]):
@@ -435,64 +420,31 @@ def _table(batch: PayrollExport, weeks: list[PayrollExportWeek]):
 def to_csv(batch: PayrollExport, weeks: list[PayrollExportWeek]) -> bytes:
     """The batch as CSV: a header row, then one row per driver-week."""
     _, header, rows = _table(batch, weeks)
-    out = io.StringIO(newline="")
-    writer = csv.writer(out, delimiter=";", lineterminator="\r\n")
-    writer.writerow([_text(h) for h in header])
-    for row in rows:
-        writer.writerow([_csv_value(v) for v in row])
-    return ("\ufeff" + out.getvalue()).encode("utf-8")
+    return spreadsheets.to_csv([header, *rows])
 
 
 def to_xlsx(batch: PayrollExport, weeks: list[PayrollExportWeek]) -> bytes:
     """The batch as an Excel sheet; the same bytes every time (the batch's time stamps it)."""
-    from openpyxl import Workbook
     from openpyxl.styles import Font
     from openpyxl.utils import get_column_letter
-    from openpyxl.writer.excel import ExcelWriter
 
     shown, header, rows = _table(batch, weeks)
-    book = Workbook()
+    book = spreadsheets.new_book()
     sheet = book.active
     sheet.title = "Loonexport"
-    sheet.append(header)
-    for cell in sheet[1]:
-        cell.value = str(cell.value)
-        cell.data_type = "s"
-        cell.font = Font(bold=True)
+    for column, text in enumerate(header, start=1):
+        spreadsheets.put_at(sheet, 1, column, str(text)).font = Font(bold=True)
     for number, row in enumerate(rows, start=2):
         for column, (spec, item) in enumerate(zip(shown, row, strict=True), start=1):
-            cell = sheet.cell(row=number, column=column)
-            if isinstance(item, str):
-                cell.value = item
-                cell.data_type = "s"  # never a formula
-            else:
-                cell.value = item
-                if spec.soort in ("uren", "geld"):
-                    cell.number_format = "0.00"
+            cell = spreadsheets.put_at(sheet, number, column, item)
+            if not isinstance(item, str) and spec.soort in ("uren", "geld"):
+                cell.number_format = "0.00"
     for column, text in enumerate(header, start=1):
         width = max(len(text), 24 if shown[column - 1].key == "naam" else 8)
         sheet.column_dimensions[get_column_letter(column)].width = min(width, 40) + 2
     sheet.freeze_panes = "A2"
     stamp = batch.created_at.astimezone(UTC).replace(tzinfo=None, microsecond=0)
-    book.properties.created = book.properties.modified = stamp
-    raw = io.BytesIO()
-    with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
-        ExcelWriter(book, archive).save()
-    return _fixed_zip(raw.getvalue(), stamp)
-
-
-def _fixed_zip(data: bytes, stamp: datetime) -> bytes:
-    """The archive again with every member dated stamp: zip entries otherwise carry the
-    moment they were written, and a download again must be byte-identical."""
-    moment = max(stamp, datetime(1980, 1, 1)).timetuple()[:6]
-    out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as target:
-        for item in source.infolist():
-            info = zipfile.ZipInfo(item.filename, date_time=moment)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = item.external_attr
-            target.writestr(info, source.read(item.filename))
-    return out.getvalue()
+    return spreadsheets.save(book, stamp=stamp)
 
 
 def file_name(batch: PayrollExport, fmt: str) -> str:

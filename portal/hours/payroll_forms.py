@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
     Field,
@@ -23,6 +22,7 @@ from wtforms.validators import StopValidation, ValidationError
 from portal.accounts.payroll_columns import MAX_CODE, MAX_NAME
 from portal.hours.forms import WeekField
 from portal.hours.payroll import MAX_WEEKS
+from portal.validators import PortalForm
 
 
 class RequiredWeekField(WeekField):
@@ -32,7 +32,7 @@ class RequiredWeekField(WeekField):
         super().pre_validate(form)
 
 
-class _Period(FlaskForm):
+class _Period(PortalForm):
     """First and last week of a period."""
 
     van = RequiredWeekField(_l("Van week"))
@@ -89,7 +89,7 @@ class ColumnRow(Form):
     code = StringField(_l("Code"), render_kw={"maxlength": MAX_CODE})
 
 
-class ColumnsForm(FlaskForm):
+class ColumnsForm(PortalForm):
     """The column settings: one row per category, and what the header row carries."""
 
     kop = RadioField(

@@ -11,7 +11,6 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
     FieldList,
@@ -30,6 +29,7 @@ from portal.billing.forms import DayField
 from portal.hours import cao
 from portal.hours.cao.rules import SOORTEN
 from portal.hours.forms import SOORT_LABELS
+from portal.validators import PortalForm
 
 EMPTY_ROWS = 3  # empty window rows under the filled ones
 DELEN = ("eendaags", "eerste_dag", "tussendag", "laatste_dag")
@@ -224,7 +224,7 @@ class WindowForm(Form):
         )
 
 
-class RuleSetForm(FlaskForm):
+class RuleSetForm(PortalForm):
     basis = HiddenField()
     geldig_vanaf = DayField(
         _l("Geldig vanaf"),

@@ -6,7 +6,6 @@ import uuid
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
     Field,
@@ -18,6 +17,7 @@ from wtforms import (
 from wtforms.validators import DataRequired, Length, ValidationError
 
 from portal.messages.models import TEXT_MAX, TITLE_MAX
+from portal.validators import PortalForm
 
 STATUS_LABELS = {
     "queued": _l("In wachtrij"),
@@ -31,7 +31,7 @@ def _strip(value):
     return value.strip() if isinstance(value, str) else value
 
 
-class ComposeForm(FlaskForm):
+class ComposeForm(PortalForm):
     """Recipients (chosen, or every active driver), a title and the text. Set the drivers
     with set_drivers first."""
 

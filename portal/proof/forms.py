@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import IntegerField
 from wtforms.validators import InputRequired, NumberRange
 
 from portal.proof.service import DEFAULT_DAYS, MAX_DAYS
+from portal.validators import PortalForm
 
 
-class ShareForm(FlaskForm):
+class ShareForm(PortalForm):
     dagen = IntegerField(
         _l("Geldig (dagen)"),
         default=DEFAULT_DAYS,

@@ -11,7 +11,6 @@ import uuid
 
 from flask import Blueprint, render_template, request, url_for
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import Field, SelectChoice, SelectField
 from wtforms.validators import ValidationError
 
@@ -21,6 +20,7 @@ from portal.drivers import service as drivers
 from portal.labels import activity_label
 from portal.questionnaires import answering, presenting
 from portal.questionnaires import service as questionnaires
+from portal.validators import PortalForm
 from portal.web import is_fragment
 from portal.web.kit import Pager, current_carrier_id, page_arg
 
@@ -32,7 +32,7 @@ READERS = ("planner", "author")
 STATUS_CHOICES = (("", _l("Alle")), ("ingediend", _l("Ingediend")), ("open", _l("Nog open")))
 
 
-class AnswerFilterForm(FlaskForm):
+class AnswerFilterForm(PortalForm):
     """The list's filters, from the query string (nothing changes, so no CSRF token)."""
 
     class Meta:

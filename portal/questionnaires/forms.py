@@ -6,9 +6,10 @@ import re
 import unicodedata
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import StringField
 from wtforms.validators import DataRequired, Length, Optional, Regexp
+
+from portal.validators import PortalForm
 
 ID_PATTERN = r"[A-Za-z0-9_.-]{1,100}"
 SLUG_PATTERN = r"[a-z0-9_-]{1,64}"
@@ -21,7 +22,7 @@ def slugify(text: str, limit: int = 64) -> str:
     return slug[:limit].rstrip("-")
 
 
-class NewQuestionnaireForm(FlaskForm):
+class NewQuestionnaireForm(PortalForm):
     title = StringField(
         _l("Titel"),
         validators=[

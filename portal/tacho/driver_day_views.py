@@ -14,7 +14,6 @@ from flask import abort, flash, make_response, redirect, render_template, reques
 from flask_babel import format_date, format_datetime
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import StringField
 
 from portal.accounts.permissions import object_route
@@ -34,6 +33,7 @@ from portal.tacho.driving_kit import (
     utc_today,
 )
 from portal.tacho.segments import DAY_MIN, KLOK_ACHTER, midnight
+from portal.validators import PortalForm
 from portal.web import errors_at_fields
 from portal.web.kit import current_actor, current_carrier_id, current_zone
 
@@ -60,7 +60,7 @@ def day_route(rule: str):
     return object_route(bp, rule, load)
 
 
-class CardForm(FlaskForm):
+class CardForm(PortalForm):
     kaartnummer = StringField(_l("Kaartnummer bestuurderskaart"))
 
 
@@ -157,6 +157,9 @@ def card_number(driver: Driver):
     form = CardForm(request.form)
     number = None if request.form.get("wissen") else (form.kaartnummer.data or "").strip()
     driver_id = driver.id
+    if number and not form.validate():  # a control character, refused at the field
+        html = render_template("tacho/driving/driver.html", **_driver_context(driver, form))
+        return make_response(html, 422)
     try:
         service.assign_card(
             carrier_id=current_carrier_id(),

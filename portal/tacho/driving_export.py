@@ -3,22 +3,20 @@ driver the infringements found, and a signed printout is how that is shown. Per 
 header (name, card number, period), the findings worded as on the page, and lines for the
 driver's signature and the date; in the user's language, times in the carrier's time zone.
 
-CSV for Dutch Excel as billing writes it (UTF-8 with BOM, ';', formulas defused); XLSX with a
+CSV for Dutch Excel as every export writes it (`portal/spreadsheets.py`: UTF-8 with BOM,
+';', formulas defused); XLSX with a
 sheet per driver, set up to print on one page width.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import re
 from dataclasses import dataclass
 from datetime import date
 
 from flask_babel import format_date, format_datetime
 from flask_babel import gettext as _
 
-from portal.billing.service import _csv_value
+from portal import spreadsheets
 from portal.tacho import wording
 
 SIGNATURE_LINE = "_" * 32
@@ -87,11 +85,10 @@ def _statement() -> str:
 
 def to_csv(report: Report) -> bytes:
     """Per driver a header, the rows and the signature lines, for Dutch Excel."""
-    out = io.StringIO(newline="")
-    writer = csv.writer(out, delimiter=";", lineterminator="\r\n")
+    lines: list[tuple] = []
 
     def line(*values) -> None:
-        writer.writerow([_csv_value(v) for v in values])
+        lines.append(values)
 
     line(_title())
     line(_("Vervoerder"), report.vervoerder)
@@ -111,61 +108,49 @@ def to_csv(report: Report) -> bytes:
         line(_statement())
         line(_("Handtekening chauffeur"), SIGNATURE_LINE)
         line(_("Datum"), SIGNATURE_LINE)
-    return ("\ufeff" + out.getvalue()).encode("utf-8")
-
-
-def _sheet_title(name: str, taken: set[str]) -> str:
-    """An Excel sheet name: at most 31 characters, none of []:*?/\\, unique in the book."""
-    base = re.sub(r"[\[\]:*?/\\]", " ", name).strip()[:28] or "?"
-    title, n = base, 2
-    while title.lower() in taken:
-        title = f"{base[:25]} ({n})"
-        n += 1
-    taken.add(title.lower())
-    return title
+    return spreadsheets.to_csv(lines)
 
 
 def to_xlsx(report: Report) -> bytes:
     """A sheet per driver: header, rows, signature lines; printed on one page width."""
-    from openpyxl import Workbook
     from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 
-    book = Workbook()
+    book = spreadsheets.new_book()
     found = blocks(report)
     thin = Side(style="thin", color="333333")
     widths = [18, 18, 62, 18, 14, 13, 12]
     taken: set[str] = set()
     for index, block in enumerate(found or [None]):
         sheet = book.active if index == 0 else book.create_sheet()
-        sheet.title = _sheet_title(block.naam if block else _("Overtredingen"), taken)
-        sheet.append([_title()])
+        sheet.title = spreadsheets.sheet_title(block.naam if block else _("Overtredingen"), taken)
+        spreadsheets.append(sheet, [_title()])
         sheet["A1"].font = Font(bold=True, size=13)
-        sheet.append([_("Vervoerder"), report.vervoerder])
-        sheet.append([_("Periode"), _period(report)])
-        sheet.append([])
+        spreadsheets.append(sheet, [_("Vervoerder"), report.vervoerder])
+        spreadsheets.append(sheet, [_("Periode"), _period(report)])
+        spreadsheets.append(sheet, [])
         if block is None:
-            sheet.append([_("Geen overtredingen in deze periode.")])
+            spreadsheets.append(sheet, [_("Geen overtredingen in deze periode.")])
         else:
-            sheet.append([_("Chauffeur"), block.naam])
-            sheet.append([_("Kaartnummer"), block.kaartnummer or "—"])
+            spreadsheets.append(sheet, [_("Chauffeur"), block.naam])
+            spreadsheets.append(sheet, [_("Kaartnummer"), block.kaartnummer or "—"])
             for row in (2, 3, 5, 6):
                 sheet.cell(row=row, column=1).font = Font(bold=True)
-            sheet.append([])
-            sheet.append(_columns())
+            spreadsheets.append(sheet, [])
+            spreadsheets.append(sheet, _columns())
             header = sheet.max_row
             for cell in sheet[header]:
                 cell.font = Font(bold=True)
                 cell.fill = PatternFill("solid", fgColor="E3F3E6")
                 cell.border = Border(bottom=thin)
             for values in block.rows:
-                sheet.append(values)
+                spreadsheets.append(sheet, values)
                 for cell in sheet[sheet.max_row]:
                     cell.alignment = Alignment(wrap_text=True, vertical="top")
-            sheet.append([])
-            sheet.append([_statement()])
-            sheet.append([])
+            spreadsheets.append(sheet, [])
+            spreadsheets.append(sheet, [_statement()])
+            spreadsheets.append(sheet, [])
             for text in (_("Handtekening chauffeur"), _("Datum")):
-                sheet.append([text])
+                spreadsheets.append(sheet, [text])
                 row = sheet.max_row
                 sheet.cell(row=row, column=1).font = Font(bold=True)
                 sheet.row_dimensions[row].height = 34
@@ -173,17 +158,10 @@ def to_xlsx(report: Report) -> bytes:
                 for column in (2, 3):
                     sheet.cell(row=row, column=column).border = Border(bottom=thin)
             sheet.print_title_rows = f"{header}:{header}"
-        for row in sheet.iter_rows():
-            for cell in row:
-                if isinstance(cell.value, str):
-                    # Text, always: openpyxl would store a name like '=...' as a formula.
-                    cell.data_type = "s"
         for column, width in enumerate(widths, start=1):
             sheet.column_dimensions[chr(ord("A") + column - 1)].width = width
         sheet.page_setup.orientation = "landscape"
         sheet.page_setup.fitToWidth = 1
         sheet.page_setup.fitToHeight = 0
         sheet.sheet_properties.pageSetUpPr.fitToPage = True
-    out = io.BytesIO()
-    book.save(out)
-    return out.getvalue()
+    return spreadsheets.save(book)

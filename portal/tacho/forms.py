@@ -4,13 +4,12 @@ giving its period, and making a download link."""
 from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import DateField, SelectChoice, SelectField
 from wtforms.validators import Optional, ValidationError
 
 from portal.tacho.detect import BESTUURDERSKAART, VOERTUIGEENHEID
 from portal.tacho.service import LINK_CHOICES
-from portal.validators import in_calendar
+from portal.validators import PortalForm, in_calendar
 
 SOORT_LABELS = {
     BESTUURDERSKAART: _l("Bestuurderskaart"),
@@ -57,7 +56,7 @@ class _Choosing:
         return field.data if field.data in valid else ""
 
 
-class TachoFilterForm(_Choosing, FlaskForm):
+class TachoFilterForm(_Choosing, PortalForm):
     """The list's filters (GET; no CSRF: it changes nothing)."""
 
     class Meta:
@@ -79,19 +78,19 @@ class TachoFilterForm(_Choosing, FlaskForm):
             raise ValidationError(_l("De einddatum ligt voor de begindatum."))
 
 
-class UploadForm(_Choosing, FlaskForm):
+class UploadForm(_Choosing, PortalForm):
     """The upload's optional links (the files themselves come as the `bestanden` parts)."""
 
     chauffeur = SelectField(_l("Koppel aan chauffeur"), default="")
     voertuig = SelectField(_l("Koppel aan voertuig"), default="")
 
 
-class LinkForm(_Choosing, FlaskForm):
+class LinkForm(_Choosing, PortalForm):
     chauffeur = SelectField(_l("Chauffeur"), default="")
     voertuig = SelectField(_l("Voertuig"), default="")
 
 
-class PeriodForm(FlaskForm):
+class PeriodForm(PortalForm):
     van = DateField(_l("Eerste dag"), validators=[Optional(), in_calendar])
     tot = DateField(_l("Laatste dag"), validators=[Optional(), in_calendar])
 
@@ -108,7 +107,7 @@ class PeriodForm(FlaskForm):
         return valid
 
 
-class ShareForm(FlaskForm):
+class ShareForm(PortalForm):
     geldigheid = SelectField(
         _l("Geldig"),
         choices=[SelectChoice(str(seconds), label) for seconds, label in LINK_LABELS.items()],

@@ -10,7 +10,6 @@ from datetime import date, timedelta
 
 from flask import Response, make_response, redirect, render_template, request, url_for
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import DateField, SelectChoice, SelectField
 from wtforms.validators import Optional, ValidationError
 
@@ -21,7 +20,7 @@ from portal.tacho import driving, driving_export, wording
 from portal.tacho.driving_kit import WINDOW_DAYS, bp, order_findings, parse_uuid, today
 from portal.tacho.forms import driver_choices
 from portal.types import period_bound
-from portal.validators import in_calendar
+from portal.validators import PortalForm, in_calendar
 from portal.web.kit import Pager, current_carrier_id, current_zone
 
 PAGE_SIZE = 50  # findings per page
@@ -33,7 +32,7 @@ MIMETYPES = {
 SORT_LABELS = {"ernst": _l("Ernstigste eerst"), "datum": _l("Nieuwste eerst")}
 
 
-class FindingFilterForm(FlaskForm):
+class FindingFilterForm(PortalForm):
     """The filters of the infringements (GET; no CSRF: it changes nothing)."""
 
     class Meta:

@@ -6,7 +6,6 @@ import math
 import uuid
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (
     BooleanField,
@@ -35,7 +34,7 @@ from wtforms.widgets import TextInput
 from portal import countries
 from portal.labels import ACTIVITY_LABELS
 from portal.tasks.models import MAX_DURATION_MIN, STATUSES
-from portal.validators import in_calendar
+from portal.validators import PortalForm, in_calendar
 
 STATUS_LABELS = {
     "gepland": _l("Gepland"),
@@ -120,7 +119,7 @@ class DecimalCommaField(_StopOnBadInput, FloatField):
         self.data = value
 
 
-class BoardFilterForm(FlaskForm):
+class BoardFilterForm(PortalForm):
     """The board's view and filters, read from the query string (GET: no CSRF token).
 
     Choices of driver, vehicle and type are set by the view; a value that is not among them
@@ -188,7 +187,7 @@ def _country(label):
     )
 
 
-class TaskForm(FlaskForm):
+class TaskForm(PortalForm):
     """Every field of a task a planner may set, grouped as the form shows them."""
 
     # Wat
@@ -390,7 +389,7 @@ def _place_label(place) -> str:
     return f"{place.naam} ({where})" if where else place.naam
 
 
-class MoveForm(FlaskForm):
+class MoveForm(PortalForm):
     """Move a task to another driver and/or moment: the keyboard alternative to dragging.
 
     Fields left out of the POST keep their value: a card dropped on another lane sends only
@@ -421,7 +420,7 @@ class MoveForm(FlaskForm):
         ]
 
 
-class PaperCompletionForm(FlaskForm):
+class PaperCompletionForm(PortalForm):
     """Complete a task on a paper delivery note (tasks/paper.py): the reason and the scan;
     the measured temperature and the disinfection when the task asks for them (the view
     drops those fields otherwise)."""

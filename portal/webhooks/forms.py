@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import Field, SelectChoice, SelectMultipleField, StringField
 from wtforms.validators import DataRequired, Length, ValidationError
 from wtforms.widgets import URLInput
 
 from portal.billing.forms import DayField
+from portal.validators import PortalForm
 from portal.webhooks.events import EVENT_TYPES
 from portal.webhooks.models import URL_MAX
 
@@ -32,7 +32,7 @@ def event_label(event_type: str) -> str:
     return str(EVENT_LABELS.get(event_type, event_type))
 
 
-class EndpointForm(FlaskForm):
+class EndpointForm(PortalForm):
     url = StringField(
         _l("Adres (URL)"),
         validators=[DataRequired(_l("Vul het adres in.")), Length(max=URL_MAX)],
@@ -54,7 +54,7 @@ class EndpointForm(FlaskForm):
     )
 
 
-class ResendForm(FlaskForm):
+class ResendForm(PortalForm):
     """Failed deliveries of a period (both days included) to send again."""
 
     van = DayField(_l("Van"))

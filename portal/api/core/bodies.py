@@ -10,6 +10,7 @@ import orjson
 from flask import Response, request
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from portal import plain_text
 from portal.api.core.blueprint import ProblemResponse
 from portal.errors import problem
 
@@ -99,11 +100,34 @@ def adapter(tp: Any) -> TypeAdapter:
     return TypeAdapter(tp)
 
 
+def _refuse_control_characters(doc: Any, where: str) -> None:
+    """422 naming each field whose text holds a control character: no name or remark needs
+    one, and every export of the stored text would have to drop it."""
+    if found := plain_text.controls_in(doc):
+        raise ProblemResponse(
+            problem(
+                422,
+                "Validation failed",
+                f"The {where} has {len(found)} problem(s).",
+                type_="validation-failed",
+                errors=[
+                    {
+                        "field": path or where,
+                        "message": plain_text.refusal(code_point),
+                        "code": "control_character",
+                    }
+                    for path, code_point in found
+                ],
+            )
+        )
+
+
 def parse_body(model: type[M] | Any, doc: Any = None, *, tagged_union: bool = False) -> M:
     """The request body (or doc) validated by model; 422 listing every field's problem.
     For a tagged union the tag is left out of the error paths."""
     if doc is None:
         doc = json_body()
+    _refuse_control_characters(doc, "body")
     try:
         return adapter(model).validate_python(doc)
     except ValidationError as exc:
@@ -116,6 +140,7 @@ def parse_query(model: type[M]) -> M:
     for key in request.args:
         values = request.args.getlist(key)
         args[key] = values[-1]
+    _refuse_control_characters(args, "query")
     try:
         return model.model_validate(args)
     except ValidationError as exc:

@@ -19,6 +19,7 @@ from portal.customers.csv_import.columns import (
     name_key,
 )
 from portal.customers.forms import MESSAGES, SOORT_LABELS
+from portal.validators import refuse_control_characters
 
 # What makes a row a place; soort and land alone do not (a template filled down).
 _PLACE_VALUES = tuple(name for name in PLACE_COLUMNS if name not in ("soort", "land"))
@@ -61,6 +62,7 @@ def _read_row(result: RowResult, columns: list[str | None]) -> None:
     index_of = {column: i for i, column in enumerate(columns) if column is not None}
     if len(result.cells) > len(columns) and any(c.strip() for c in result.cells[len(columns) :]):
         result.add(ROW, _("Meer cellen dan kolommen in de kopregel"))
+    refuse_control_characters(result, columns)
     values = {
         column: _cell_text(result.cells[i]) or None
         for i, column in enumerate(columns)

@@ -14,7 +14,7 @@ from portal.customers import rules
 MAX_BYTES = 5 * 1024 * 1024  # as the tasks import
 MAX_ROWS = 5000
 MAX_COLUMNS = 100
-MAX_UNPACKED = 60 * 1024 * 1024  # what an XLSX may unpack to: more is no list of customers
+MAX_UNPACKED = 32 * 1024 * 1024  # what an XLSX may unpack to: more is no list of customers
 ROW = -1  # the key of errors that belong to the row, not to one cell
 
 CUSTOMER_COLUMNS = rules.CUSTOMER_FIELDS

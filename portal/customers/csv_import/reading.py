@@ -1,5 +1,6 @@
 """Reading a file of customers: a CSV (its encoding and separator) or the first sheet of an
-XLSX workbook, read-only, as a header and rows of text."""
+XLSX workbook, read as a stream within budgets (portal/xlsx_rows.py), as a header and rows
+of text."""
 
 from __future__ import annotations
 
@@ -7,11 +8,11 @@ import csv
 import io
 import logging
 import re
-import zipfile
-from datetime import date, datetime, time
 
+from flask_babel import format_number
 from flask_babel import gettext as _
 
+from portal import xlsx_rows
 from portal.customers.csv_import.columns import (
     ALIASES,
     COLUMN_ORDER,
@@ -110,59 +111,47 @@ def _broken_xlsx() -> FileRefused:
     )
 
 
+# What reading one workbook may cost (portal/xlsx_rows.py): the rows the import takes and
+# one more (to say the file has too many), the columns it reads.
+XLSX_BUDGET = xlsx_rows.Budget(lines=MAX_ROWS + 2, columns=MAX_COLUMNS, unpacked=MAX_UNPACKED)
+
+
 def _xlsx_lines(raw: bytes) -> list[tuple[int, list[str]]]:
-    """The rows of the first sheet of a workbook as text, read-only; cells with a formula
-    give the value Excel last computed."""
-    from openpyxl import load_workbook
-
+    """The rows of the first sheet of a workbook as text, read as a stream within
+    XLSX_BUDGET; cells with a formula give the value Excel last computed."""
     try:
-        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-            unpacked = sum(info.file_size for info in archive.infolist())
-    except Exception as exc:  # not a zip at all, or a broken one
-        logger.info("unreadable xlsx upload: %r", exc)
+        return xlsx_rows.first_sheet(raw, XLSX_BUDGET)
+    except xlsx_rows.Unreadable as exc:
+        logger.info("unreadable xlsx upload: %s", exc)
         raise _broken_xlsx() from None
-    if unpacked > MAX_UNPACKED:
-        raise FileRefused(_("Het Excel-bestand is te groot om te lezen."), 413)
-    try:
-        book = load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
-    except Exception as exc:  # any broken workbook, whatever part of it fails: a message
-        logger.info("unreadable xlsx upload: %r", exc)
-        raise _broken_xlsx() from None
-    lines = []
-    try:
-        if not book.worksheets:
-            raise FileRefused(_("Het bestand is leeg."))
-        sheet = book.worksheets[0]
-        sheet.reset_dimensions()  # a sheet that claims 16384 columns holds no more cells
-        for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
-            cells = [_xlsx_text(value) for value in values[:MAX_COLUMNS]]
-            while cells and not cells[-1]:
-                cells.pop()
-            if cells or not lines:
-                lines.append((number, cells))
-            if len(lines) > MAX_ROWS + 1:
-                break
-    except FileRefused:
-        raise
-    except Exception as exc:
-        logger.info("unreadable xlsx sheet: %r", exc)
-        raise _broken_xlsx() from None
-    finally:
-        book.close()
-    return lines
+    except xlsx_rows.OverBudget as exc:
+        logger.info("xlsx upload over its budget: %s", exc.what)
+        raise FileRefused(_over_budget(exc.what), 413) from None
 
 
-def _xlsx_text(value) -> str:
-    """A cell's value as the text a CSV would hold."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "ja" if value else "nee"
-    if isinstance(value, float):
-        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
-    if isinstance(value, datetime | date | time):
-        return value.isoformat(sep=" ") if isinstance(value, datetime) else value.isoformat()
-    return str(value)
+def _over_budget(what: str) -> str:
+    if what == "strings":
+        return _(
+            "Het Excel-bestand bevat te veel tekst om te lezen. Splits het op of sla het op "
+            "als CSV."
+        )
+    if what == "cell":
+        return _(
+            "Een cel in het Excel-bestand is langer dan %(max)s tekens.",
+            max=format_number(XLSX_BUDGET.cell),
+        )
+    if what == "cells":
+        return _(
+            "Het Excel-bestand heeft te veel cellen om te lezen (een rij met meer dan "
+            "%(row)s, of meer dan %(all)s in het blad).",
+            row=format_number(XLSX_BUDGET.row_cells),
+            all=format_number(XLSX_BUDGET.cells),
+        )
+    if what == "time":
+        return _(
+            "Het Excel-bestand kost te veel tijd om te lezen. Splits het op of sla het op als CSV."
+        )
+    return _("Het Excel-bestand is te groot om te lezen.")
 
 
 def _columns(header: list[str]) -> list[str | None]:

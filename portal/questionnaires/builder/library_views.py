@@ -11,6 +11,7 @@ from flask_babel import gettext as _
 from flask_login import current_user
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from portal import plain_text
 from portal.accounts.permissions import role_required
 from portal.errors import Conflict
 from portal.extensions import csrf
@@ -30,6 +31,7 @@ from portal.questionnaires.builder.blueprint import (
 from portal.questionnaires.forms import NewQuestionnaireForm
 from portal.questionnaires.wording import show_value
 from portal.unit_of_work import portal_write
+from portal.validators import control_character_message
 from portal.web import is_fragment
 from portal.web.kit import current_actor, current_carrier_id
 
@@ -132,6 +134,9 @@ def _read_import() -> Imported:
         )
     if editing.json_depth(doc) > editing.MAX_JSON_DEPTH:
         return Imported(error=_("Deze JSON is te diep genest om een vragenlijst te zijn."))
+    if found := plain_text.controls_in(doc):
+        path, code_point = found[0]
+        return Imported(error=f"{path}: {control_character_message(code_point)}")
     if editing.count_questions(doc) > editing.MAX_NODES:
         return Imported(
             error=_("Een vragenlijst heeft hoogstens %(limit)s vragen.", limit=editing.MAX_NODES)

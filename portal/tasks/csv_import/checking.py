@@ -31,6 +31,7 @@ from portal.tasks.csv_import.matching import (
     name_key,
 )
 from portal.tasks.schemas import TaskCreate
+from portal.validators import refuse_control_characters
 
 TRUE = {"ja", "j", "1", "true", "waar", "yes", "y"}
 FALSE = {"nee", "n", "0", "false", "onwaar", "no"}
@@ -172,6 +173,7 @@ def check_row(
     index_of = {column: i for i, column in enumerate(columns) if column is not None}
     if len(cells) > len(columns) and any(c.strip() for c in cells[len(columns) :]):
         result.add(ROW, _("Meer cellen dan kolommen in de kopregel"))
+    refuse_control_characters(result, columns)
     body: dict = {}
     vehicle_id = None
     customer = None

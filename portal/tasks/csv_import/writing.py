@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import csv
-import io
-
+from portal import spreadsheets
 from portal.tasks.csv_import.columns import (
     COLUMN_ORDER,
     SILENT_COLUMNS,
@@ -16,30 +14,26 @@ from portal.tasks.csv_import.columns import (
 
 def safe_cell(value: str) -> str:
     """A cell a spreadsheet shows as text, never runs as a formula."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+    return spreadsheets.safe_text(value)
 
 
 def error_report(parsed: ParsedFile, results: list[RowResult]) -> str:
     """The rows with errors, as the planner sent them, plus a `fouten` column: fix and upload
     again (the import skips that column)."""
-    out = io.StringIO()
-    writer = csv.writer(out, delimiter=parsed.delimiter, lineterminator="\r\n")
+    lines: list[list[str]] = []
     # An earlier report's own fouten column is left out: this one writes it afresh.
     keep = [
         i
         for i, name in enumerate(parsed.header)
         if parsed.columns[i] is not None or normalise_header(name) not in SILENT_COLUMNS
     ]
-    header = [parsed.header[i] for i in keep]
-    writer.writerow([safe_cell(h) for h in header] + ["fouten"])
+    lines.append([parsed.header[i] for i in keep] + ["fouten"])
     for result in results:
         if result.valid:
             continue
         cells = [result.cells[i] if i < len(result.cells) else "" for i in keep]
-        writer.writerow(
-            [safe_cell(c) for c in cells] + [safe_cell("; ".join(result.messages(parsed.header)))]
-        )
-    return "\ufeff" + out.getvalue()
+        lines.append([*cells, "; ".join(result.messages(parsed.header))])
+    return spreadsheets.csv_text(lines, delimiter=parsed.delimiter)
 
 
 EXAMPLE_ROWS = (
@@ -81,9 +75,5 @@ EXAMPLE_ROWS = (
 
 def example_csv() -> str:
     """An example file with every column, separated by ';' as Dutch spreadsheets write it."""
-    out = io.StringIO()
-    writer = csv.writer(out, delimiter=";", lineterminator="\r\n")
-    writer.writerow(COLUMN_ORDER)
-    for row in EXAMPLE_ROWS:
-        writer.writerow([row.get(name, "") for name in COLUMN_ORDER])
-    return "\ufeff" + out.getvalue()
+    rows = ([row.get(name, "") for name in COLUMN_ORDER] for row in EXAMPLE_ROWS)
+    return spreadsheets.csv_text([COLUMN_ORDER, *rows])

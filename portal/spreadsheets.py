@@ -1,0 +1,149 @@
+"""Writing CSV and XLSX files: the one writer every export uses (billing, VAT overview,
+payroll, hours, driving-time infringements, the imports' error reports and examples).
+
+Every text cell is cleaned of control characters on its way out (`plain_text.clean`): text
+stored before they were refused at the door still exports, where openpyxl would raise on
+it. Text never runs as a formula: an XLSX text cell is typed as text, a CSV cell that a
+spreadsheet would read as a formula gets an apostrophe first (CSV injection).
+
+CSV is made for Dutch Excel, the tool the office opens it with: UTF-8 with a BOM (else Excel
+reads it as Windows-1252), ';' between fields and a decimal comma (what Excel expects in the
+nl-NL locale; a point would turn 1.5 into a date or text), no thousands separator, times as
+'YYYY-MM-DD HH:MM', CRLF line ends. Software that reads the file should take the XLSX, which
+holds real numbers and dates."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import zipfile
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime
+from decimal import Decimal
+
+from portal.plain_text import clean
+
+CSV_DATETIME = "%Y-%m-%d %H:%M"
+# Text a spreadsheet would run as a formula (CSV injection): prefixed with an apostrophe.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_text(value: str) -> str:
+    """Text as a CSV cell: without control characters, never read as a formula."""
+    text = clean(value)
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+def _csv_number(value: float | int) -> str:
+    if isinstance(value, int) or value.is_integer():
+        return str(int(value))
+    return format(Decimal(repr(value)), "f").replace(".", ",")
+
+
+def csv_value(value) -> str:
+    """One value as a CSV cell for Dutch Excel."""
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.strftime(CSV_DATETIME)
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return format(value, "f").replace(".", ",")
+    if isinstance(value, int | float):
+        return _csv_number(value)
+    return safe_text(str(value))
+
+
+def csv_text(rows: Iterable[Sequence], *, delimiter: str = ";") -> str:
+    """The rows as CSV text with a BOM (see above); the first row is usually the header."""
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n")
+    for row in rows:
+        writer.writerow([csv_value(value) for value in row])
+    return "\ufeff" + out.getvalue()
+
+
+def to_csv(rows: Iterable[Sequence], *, delimiter: str = ";") -> bytes:
+    """The rows as a CSV file for Dutch Excel (see above)."""
+    return csv_text(rows, delimiter=delimiter).encode("utf-8")
+
+
+# --- XLSX ----------------------------------------------------------------------------------------
+
+
+def new_book():
+    """An empty openpyxl workbook (imported here, so a CSV export never loads openpyxl)."""
+    from openpyxl import Workbook
+
+    return Workbook()
+
+
+def xlsx_value(value):
+    """A value as an XLSX cell holds it: text cleaned; a time on the wall clock it was given
+    in (Excel has no time zones)."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        return value.replace(tzinfo=None)
+    return value
+
+
+def put(cell, value) -> None:
+    """Set a cell: text typed as text (openpyxl would store '=...' as a formula)."""
+    cell.value = xlsx_value(value)
+    if isinstance(cell.value, str):
+        cell.data_type = "s"
+
+
+def put_at(sheet, row: int, column: int, value):
+    """Set the cell at (row, column) as put() does; the cell, for its style."""
+    cell = sheet.cell(row=row, column=column)
+    put(cell, value)
+    return cell
+
+
+def append(sheet, values: Sequence) -> None:
+    """A row after the sheet's last, each value as put() sets it."""
+    sheet.append([xlsx_value(value) for value in values])
+    if any(isinstance(value, str) for value in values):
+        for cell in sheet[sheet.max_row]:
+            if isinstance(cell.value, str):
+                cell.data_type = "s"
+
+
+def sheet_title(name: str, taken: set[str]) -> str:
+    """An Excel sheet name: at most 31 characters, none of []:*?/\\, unique in the book."""
+    base = re.sub(r"[\[\]:*?/\\]", " ", clean(name)).strip()[:28] or "?"
+    title, n = base, 2
+    while title.lower() in taken:
+        title = f"{base[:25]} ({n})"
+        n += 1
+    taken.add(title.lower())
+    return title
+
+
+def save(book, *, stamp: datetime | None = None) -> bytes:
+    """The workbook as XLSX bytes; with a stamp (naive UTC) the same bytes every time: the
+    book's dates and every zip member's date are the stamp."""
+    if stamp is None:
+        out = io.BytesIO()
+        book.save(out)
+        return out.getvalue()
+    from openpyxl.writer.excel import ExcelWriter
+
+    book.properties.created = book.properties.modified = stamp
+    raw = io.BytesIO()
+    with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as archive:
+        ExcelWriter(book, archive).save()
+    # Zip entries otherwise carry the moment they were written.
+    moment = max(stamp, datetime(1980, 1, 1)).timetuple()[:6]
+    out = io.BytesIO()
+    with zipfile.ZipFile(raw) as source, zipfile.ZipFile(out, "w") as target:
+        for item in source.infolist():
+            info = zipfile.ZipInfo(item.filename, date_time=moment)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = item.external_attr
+            target.writestr(info, source.read(item.filename))
+    return out.getvalue()
