@@ -39,6 +39,17 @@ class Conflict(DomainError):
     title = "Conflict"
 
 
+class TooManyRequests(DomainError):
+    """A limit was reached; `retry_after` (seconds) says when the next request may pass."""
+
+    status = 429
+    title = "Too many requests"
+
+    def __init__(self, detail: str = "", *, retry_after: int, **extra):
+        super().__init__(detail, **extra)
+        self.retry_after = retry_after
+
+
 class ValidationFailed(DomainError):
     """Input that is well-formed but breaks a rule; errors lists {field, message}."""
 

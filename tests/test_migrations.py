@@ -119,10 +119,10 @@ def test_a_key_with_every_scope_keeps_every_scope_when_scopes_are_enforced(tmp_p
     assert keys == {"alles": EVERY_SCOPE_WHEN_ENFORCED, "uren": "hours:read"}
 
 
-@pytest.mark.skipif(not PG_AVAILABLE, reason="PostgreSQL does not answer")
-def test_the_scope_upgrade_runs_as_an_owner_held_by_row_level_security(tmp_path):
-    """In production the owner is no superuser: FORCE'd row-level security holds it too."""
-
+@contextlib.contextmanager
+def owner_database():
+    """The URL of a new empty database owned by a role that is no superuser, as in
+    production, so FORCE'd row-level security holds the migrations too; dropped after."""
     name, owner = f"rijplan_migrate_{uuid.uuid4().hex[:8]}", "rijplan_owner_test"
     with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
         if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (owner,)).fetchone():
@@ -130,11 +130,18 @@ def test_the_scope_upgrade_runs_as_an_owner_held_by_row_level_security(tmp_path)
                 conn.execute(f"CREATE ROLE {owner} LOGIN NOSUPERUSER NOBYPASSRLS")
         conn.execute(f'CREATE DATABASE "{name}" OWNER {owner}')
     try:
-        keys = _keys_after_upgrade(_url(name, owner), tmp_path)
-        assert keys == {"alles": EVERY_SCOPE_WHEN_ENFORCED, "uren": "hours:read"}
+        yield _url(name, owner)
     finally:
         with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.mark.skipif(not PG_AVAILABLE, reason="PostgreSQL does not answer")
+def test_the_scope_upgrade_runs_as_an_owner_held_by_row_level_security(tmp_path):
+    """In production the owner is no superuser: FORCE'd row-level security holds it too."""
+    with owner_database() as url:
+        keys = _keys_after_upgrade(url, tmp_path)
+    assert keys == {"alles": EVERY_SCOPE_WHEN_ENFORCED, "uren": "hours:read"}
 
 
 def _invoices_after_upgrade(url: str, tmp_path) -> dict:
@@ -247,14 +254,5 @@ def test_existing_invoices_are_issued_once_as_they_stand(tmp_path):
 
 @pytest.mark.skipif(not PG_AVAILABLE, reason="PostgreSQL does not answer")
 def test_existing_invoices_are_issued_by_an_owner_held_by_row_level_security(tmp_path):
-    name, owner = f"rijplan_migrate_{uuid.uuid4().hex[:8]}", "rijplan_owner_test"
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (owner,)).fetchone():
-            with contextlib.suppress(psycopg.errors.DuplicateObject):
-                conn.execute(f"CREATE ROLE {owner} LOGIN NOSUPERUSER NOBYPASSRLS")
-        conn.execute(f'CREATE DATABASE "{name}" OWNER {owner}')
-    try:
-        _check_carried_over(_invoices_after_upgrade(_url(name, owner), tmp_path))
-    finally:
-        with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with owner_database() as url:
+        _check_carried_over(_invoices_after_upgrade(url, tmp_path))

@@ -22,7 +22,7 @@ from portal.api.core import (
 from portal.errors import Forbidden, NotFound, ValidationFailed
 from portal.messages import service
 from portal.messages.models import Message
-from portal.messages.push import endpoint_problem, public_key_of
+from portal.messages.push import public_key_of
 from portal.messages.schemas import (
     InboxQuery,
     NotificationCreate,
@@ -34,6 +34,7 @@ from portal.messages.schemas import (
     serialize_message,
     serialize_subscription,
 )
+from portal.outbound import endpoint_problem
 
 logger = logging.getLogger(__name__)
 

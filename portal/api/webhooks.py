@@ -17,7 +17,7 @@ from portal.api.core import (
     write,
 )
 from portal.errors import Forbidden, NotFound
-from portal.webhooks import service
+from portal.webhooks import resending, service
 from portal.webhooks.schemas import (
     DeliveryQuery,
     ResendOut,
@@ -45,6 +45,18 @@ SIGNING = (
     "timeouts, 429 and 5xx are retried for about a day (1, 5, 15, 30 minutes, 1, 2, 4, 8, 8 "
     "hours), then the delivery fails and the endpoint is paused. Redirects are not followed. "
     "Events of one task reach an endpoint in order."
+)
+
+SHOWN_ONCE = (
+    "The secret is in this answer only: a retry with the same Idempotency-Key answers the same "
+    "endpoint with `geheim` null (the secret is not kept with the stored answer); "
+    "`geheim_vernieuwen` says where to POST for a new one. "
+)
+
+MANUAL_LIMIT = (
+    "Test events and resends (of one delivery or of a period) count together against a limit "
+    "per carrier, 30 an hour by default: past it, 429 with code `too_many_sends` and "
+    "Retry-After (seconds)."
 )
 
 
@@ -84,10 +96,11 @@ def list_webhooks():
     summary="Register a webhook endpoint; its signing secret is in this answer only",
     tag="webhooks",
     description="The URL must be https on a public host, without user name or password "
-    "(422 `url` with a code: not_https, private_host, credentials, ...). At most 20 "
-    "endpoints per carrier (409). " + SIGNING,
+    "(422 `url` with a code: not_https, bad_host, private_host, credentials, ...). At most 20 "
+    "endpoints per carrier (409). " + SHOWN_ONCE + SIGNING,
     body=WebhookEndpointIn,
     response=WebhookSecretOut,
+    reveals=("geheim",),
     status=201,
     headers={"Location": "the endpoint's address"},
     errors=(401, 403, 409, 413, 415, 422),
@@ -190,7 +203,9 @@ def delete_webhook(endpoint_id: uuid.UUID):
     scope="webhooks:write",
     summary="A new signing secret for the endpoint (in this answer only); the old one stops",
     tag="webhooks",
+    description=SHOWN_ONCE,
     response=WebhookSecretOut,
+    reveals=("geheim",),
     errors=(401, 403, 404),
     path_params=ENDPOINT_ID,
 )
@@ -213,16 +228,16 @@ def rotate_webhook_secret(endpoint_id: uuid.UUID):
     summary="Queue a `webhook.test` event for this endpoint",
     tag="webhooks",
     description="Sent like any event (signed, retried); whatever the endpoint subscribed to. "
-    "Its delivery shows in GET .../leveringen.",
+    "Its delivery shows in GET .../leveringen. " + MANUAL_LIMIT,
     status=202,
     response=WebhookEndpointOut,
-    errors=(401, 403, 404),
+    errors=(401, 403, 404, 429),
     path_params=ENDPOINT_ID,
 )
 @write
 def test_webhook(endpoint_id: uuid.UUID):
     who = _who("webhooks:write")
-    service.send_test(carrier_id=who.carrier_id, endpoint_id=endpoint_id, actor=who.actor)
+    resending.send_test(carrier_id=who.carrier_id, endpoint_id=endpoint_id, actor=who.actor)
     endpoint = service.get_endpoint(carrier_id=who.carrier_id, endpoint_id=endpoint_id)
     return json_response(serialize_endpoint(endpoint), status=202)
 
@@ -265,10 +280,10 @@ def list_webhook_deliveries(endpoint_id: uuid.UUID):
     scope="webhooks:write",
     summary="Send a delivery again, as the same event (same id and body)",
     tag="webhooks",
-    description="A queued delivery answers 409 `already_queued`.",
+    description="A queued delivery answers 409 `already_queued`. " + MANUAL_LIMIT,
     status=202,
     response=WebhookDeliveryOut,
-    errors=(401, 403, 404, 409),
+    errors=(401, 403, 404, 409, 429),
     path_params=DELIVERY_ID,
 )
 @write
@@ -278,7 +293,7 @@ def resend_webhook_delivery(endpoint_id: uuid.UUID, delivery_id: uuid.UUID):
     delivery = service.get_delivery(carrier_id=who.carrier_id, delivery_id=delivery_id)
     if delivery.endpoint_id != endpoint.id:
         raise NotFound("webhook delivery not found")
-    delivery = service.resend(carrier_id=who.carrier_id, delivery_id=delivery.id, actor=who.actor)
+    delivery = resending.resend(carrier_id=who.carrier_id, delivery_id=delivery.id, actor=who.actor)
     tried = service.attempts(carrier_id=who.carrier_id, delivery_id=delivery.id)
     return json_response(serialize_delivery(delivery, tried), status=202)
 
@@ -289,9 +304,10 @@ def resend_webhook_delivery(endpoint_id: uuid.UUID, delivery_id: uuid.UUID):
     scope="webhooks:write",
     summary="Queue every failed delivery of a period again (after the receiver's outage)",
     tag="webhooks",
+    description=MANUAL_LIMIT,
     body=ResendPeriod,
     response=ResendOut,
-    errors=(401, 403, 404, 413, 415, 422),
+    errors=(401, 403, 404, 413, 415, 422, 429),
     path_params=ENDPOINT_ID,
 )
 @write
@@ -299,7 +315,7 @@ def resend_failed_webhooks(endpoint_id: uuid.UUID):
     who = _who("webhooks:write")
     service.get_endpoint(carrier_id=who.carrier_id, endpoint_id=endpoint_id)  # 404 first
     body = parse_body(ResendPeriod)
-    count = service.resend_failed(
+    count = resending.resend_failed(
         carrier_id=who.carrier_id,
         endpoint_id=endpoint_id,
         since=body.van,

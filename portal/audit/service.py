@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 
 import orjson
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from portal.audit.models import AuditEntry
 from portal.extensions import db
@@ -71,3 +72,19 @@ def entries_for(*, carrier_id: uuid.UUID, entity: str, entity_id: uuid.UUID) -> 
         .order_by(AuditEntry.at, AuditEntry.id)
     )
     return list(db.session.scalars(stmt))
+
+
+def count_since(
+    *, carrier_id: uuid.UUID, entity: str, actions: tuple[str, ...], since: datetime
+) -> tuple[int, datetime | None]:
+    """How many entries of these actions on this kind of object the carrier's trail has
+    since then, and when the oldest of them was (what a limit per carrier counts)."""
+    count, oldest = db.session.execute(
+        select(func.count(), func.min(AuditEntry.at)).where(
+            AuditEntry.transporteur_id == carrier_id,
+            AuditEntry.entity == entity,
+            AuditEntry.action.in_(actions),
+            AuditEntry.at >= since,
+        )
+    ).one()
+    return count, oldest

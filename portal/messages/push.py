@@ -22,7 +22,7 @@ from py_vapid import Vapid
 from pywebpush import WebPushException, webpush
 
 from portal.messages.failures import failure
-from portal.outbound import NoRedirects, endpoint_problem, resolves_to_public
+from portal.outbound import AddressRefused, NameNotResolved, PinnedSession
 from portal.types import iso
 
 logger = logging.getLogger(__name__)
@@ -145,20 +145,11 @@ class WebPushChannel:
         self.ttl = ttl
         self.timeout = timeout
         self.allow_private = allow_private
-        self.session = NoRedirects()
+        # Resolves the push service's name once and connects only to an address it checked
+        # (portal/outbound.py), so a name that points inward by now reaches nothing.
+        self.session = PinnedSession(allow_private=allow_private)
 
     def send(self, target: PushTarget, message: PushMessage) -> SendResult:
-        problem = endpoint_problem(target.endpoint, allow_private=self.allow_private)
-        parts = urlsplit(target.endpoint)
-        try:
-            if problem is None and not self.allow_private:
-                port = parts.port or (443 if parts.scheme == "https" else 80)
-                if not resolves_to_public(parts.hostname, port):
-                    problem = "must be on a public host"
-        except OSError as exc:
-            return SendResult("retry", fout=failure("network_error", error=type(exc).__name__))
-        if problem is not None:
-            return SendResult("rejected", fout=failure("endpoint_refused", detail=problem))
         try:
             response = webpush(
                 subscription_info={
@@ -176,6 +167,10 @@ class WebPushChannel:
             )
         except WebPushException as exc:
             return _classify(exc.status_code, exc.retry_after, exc.message)
+        except AddressRefused as refused:
+            return SendResult("rejected", fout=failure("endpoint_refused", detail=str(refused)))
+        except NameNotResolved as unresolved:
+            return SendResult("retry", fout=failure("network_error", error=str(unresolved)))
         except requests.RequestException as exc:
             return SendResult("retry", fout=failure("network_error", error=type(exc).__name__))
         except (ValueError, TypeError) as exc:

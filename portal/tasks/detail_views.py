@@ -55,7 +55,7 @@ FIELD_LABELS = {
     "contactpersoon": _l("Contactpersoon"),
     "telefoon": _l("Telefoon"),
     "telefoon_mobiel": _l("Mobiel"),
-    "gepland_op": _l("Gepland op"),
+    "gepland_op": _l("Gepland voor"),
     "require_photos": _l("Foto's vereist"),
     "min_fotos": _l("Minimaal aantal foto's"),
     "max_fotos": _l("Maximaal aantal foto's"),

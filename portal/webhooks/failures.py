@@ -11,6 +11,7 @@ from typing import Any
 ENGLISH = {
     "url_refused": "the endpoint's address is refused ({reason})",
     "network_error": "network error reaching the endpoint ({error})",
+    "connection_refused": "the endpoint's server refused the connection",
     "timeout": "no answer within {seconds} seconds",
     "redirect": "the endpoint answered with a redirect (HTTP {http}), which is not followed",
     "unavailable": "the endpoint is temporarily unavailable (HTTP {http})",

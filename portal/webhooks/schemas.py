@@ -63,9 +63,15 @@ class WebhookEndpointOut(BaseModel):
 class WebhookSecretOut(WebhookEndpointOut):
     model_config = ConfigDict(title="WebhookEndpointWithSecret")
 
-    geheim: str = Field(
+    geheim: str | None = Field(
         description="the signing secret, shown only in this answer: keep it to verify the "
-        "Rijplan-Signature header"
+        "Rijplan-Signature header. null when the answer is a replay of the request "
+        "(`Idempotent-Replayed: true`): a secret is never shown twice; POST to "
+        "`geheim_vernieuwen` for a new one"
+    )
+    geheim_vernieuwen: str = Field(
+        description="where to POST for a new secret (the old one stops at once)",
+        examples=["/api/v1/webhooks/0b5e4c2a-8f1d-4c1e-9a7b-2d3e4f5a6b7c/geheim"],
     )
 
 
@@ -135,6 +141,7 @@ def serialize_endpoint(endpoint: WebhookEndpoint, secret: str | None = None) -> 
     }
     if secret is not None:
         data["geheim"] = secret
+        data["geheim_vernieuwen"] = f"/api/v1/webhooks/{endpoint.id}/geheim"
     return data
 
 

@@ -1,19 +1,26 @@
 """Posting one event to one endpoint over HTTP, with limits: the answer is read for at most
 MAX_ANSWER bytes and the whole exchange may take at most `timeout` seconds, so a receiver
 that answers with 10 MB or never stops answering costs the worker little. Never follows a
-redirect; refuses private addresses unless development allows them (portal/outbound.py).
-Touches no database: the worker records what this answers."""
+redirect; resolves the receiver's name once and connects only to an address it checked, never
+a private one unless development allows it (portal/outbound.py). A refused connection is told
+as such, without the address or port that refused it. Touches no database: the worker records
+what this answers."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
 from typing import Literal, Protocol
-from urllib.parse import urlsplit
 
 import requests
 
-from portal.outbound import NoRedirects, resolves_to_public, url_refusal
+from portal.outbound import (
+    AddressRefused,
+    NameNotResolved,
+    PinnedSession,
+    Resolver,
+    connection_refused,
+)
 from portal.webhooks.failures import failure
 from portal.webhooks.models import ANSWER_KEPT
 
@@ -46,12 +53,13 @@ class HttpSender:
         connect_timeout: float = 5.0,
         allow_private: bool = False,
         max_answer: int = MAX_ANSWER,
+        resolver: Resolver | None = None,
     ):
         self.timeout = timeout
         self.connect_timeout = min(connect_timeout, timeout)
         self.allow_private = allow_private
         self.max_answer = max_answer
-        self.session = NoRedirects()
+        self.session = PinnedSession(resolver=resolver, allow_private=allow_private)
 
     def send(self, url: str, body: bytes, headers: dict[str, str]) -> Answer:
         began = time.monotonic()
@@ -59,16 +67,6 @@ class HttpSender:
         def elapsed() -> int:
             return int((time.monotonic() - began) * 1000)
 
-        refusal = url_refusal(url, allow_private=self.allow_private)
-        if refusal is None and not self.allow_private:
-            parts = urlsplit(url)
-            try:
-                if not resolves_to_public(parts.hostname, parts.port or 443):
-                    refusal = "private_host"
-            except OSError as exc:
-                return Answer("retry", fout=failure("network_error", error=type(exc).__name__))
-        if refusal is not None:
-            return Answer("failed", fout=failure("url_refused", reason=refusal))
         try:
             response = self.session.post(
                 url,
@@ -77,9 +75,15 @@ class HttpSender:
                 timeout=(self.connect_timeout, self.timeout),
                 stream=True,
             )
+        except AddressRefused as refused:
+            return Answer("failed", fout=failure("url_refused", reason=refused.code))
+        except NameNotResolved as unresolved:
+            return Answer("retry", fout=failure("network_error", error=str(unresolved)))
         except requests.Timeout:
             return Answer("retry", duration_ms=elapsed(), fout=self._timeout())
         except requests.RequestException as exc:
+            if connection_refused(exc):
+                return Answer("retry", duration_ms=elapsed(), fout=failure("connection_refused"))
             return Answer(
                 "retry",
                 duration_ms=elapsed(),

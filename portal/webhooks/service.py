@@ -1,7 +1,7 @@
 """Webhook endpoints and their deliveries, as an admin manages them: register, change, pause
-and resume, rotate the secret, delete; read the deliveries and their attempts; resend one
-or every failed one of a period; send a test event. With outbox.py and events.py the only
-door to the webhook tables."""
+and resume, rotate the secret, delete; read the deliveries and their attempts (resending and
+test events, within their limit: resending.py). With outbox.py, events.py and resending.py
+the only door to the webhook tables."""
 
 from __future__ import annotations
 
@@ -401,100 +401,4 @@ def oldest_due(*, carrier_id: uuid.UUID) -> datetime | None:
             WebhookDelivery.status == "queued",
             WebhookDelivery.claim_id.is_(None),
         )
-    )
-
-
-def _requeue(carrier_id: uuid.UUID, where: list, now: datetime) -> int:
-    """Queue deliveries again with a fresh schedule; those of a paused endpoint wait."""
-    d = WebhookDelivery
-    active = (
-        select(WebhookEndpoint.actief)
-        .where(
-            WebhookEndpoint.transporteur_id == d.transporteur_id,
-            WebhookEndpoint.id == d.endpoint_id,
-        )
-        .scalar_subquery()
-    )
-    return db.session.execute(
-        update(d)
-        .where(d.transporteur_id == carrier_id, d.status != "queued", *where)
-        .values(
-            status="queued",
-            pogingen=0,
-            fout=None,
-            claim_id=None,
-            volgende_poging_op=case((active.is_(True), now), else_=None),
-        )
-        .execution_options(synchronize_session=False)
-    ).rowcount
-
-
-def resend(
-    *, carrier_id: uuid.UUID, delivery_id: uuid.UUID, actor: Actor, now: datetime | None = None
-) -> WebhookDelivery:
-    """Send a delivery (sent or failed) again, as the same event."""
-    delivery = get_delivery(carrier_id=carrier_id, delivery_id=delivery_id)
-    if delivery.status == "queued":
-        raise Conflict("This delivery is queued already.", code="already_queued")
-    _requeue(carrier_id, [WebhookDelivery.id == delivery.id], now or utcnow())
-    audit.record(
-        carrier_id=carrier_id,
-        actor=actor,
-        entity="webhook_endpoint",
-        entity_id=delivery.endpoint_id,
-        action="resent",
-        changes={"levering": [None, str(delivery.id)]},
-    )
-    db.session.refresh(delivery)
-    return delivery
-
-
-def resend_failed(
-    *,
-    carrier_id: uuid.UUID,
-    endpoint_id: uuid.UUID,
-    since: datetime,
-    until: datetime,
-    actor: Actor,
-    now: datetime | None = None,
-) -> int:
-    """Queue again every failed delivery of the endpoint whose event happened in
-    [since, until); answers how many."""
-    endpoint = get_endpoint(carrier_id=carrier_id, endpoint_id=endpoint_id)
-    if until <= since:
-        raise ValidationFailed(
-            [{"field": "tot", "message": "must be after the start", "code": "bad_period"}]
-        )
-    d = WebhookDelivery
-    count = _requeue(
-        carrier_id,
-        [
-            d.endpoint_id == endpoint.id,
-            d.status == "failed",
-            d.created_at >= since,
-            d.created_at < until,
-        ],
-        now or utcnow(),
-    )
-    audit.record(
-        carrier_id=carrier_id,
-        actor=actor,
-        entity="webhook_endpoint",
-        entity_id=endpoint.id,
-        action="resent_failed",
-        changes={"aantal": [None, count]},
-    )
-    return count
-
-
-def send_test(*, carrier_id: uuid.UUID, endpoint_id: uuid.UUID, actor: Actor) -> None:
-    """A `webhook.test` event for this endpoint only, queued like any other."""
-    endpoint = get_endpoint(carrier_id=carrier_id, endpoint_id=endpoint_id)
-    events.emit_test(db.session, carrier_id=carrier_id, endpoint_id=endpoint.id)
-    audit.record(
-        carrier_id=carrier_id,
-        actor=actor,
-        entity="webhook_endpoint",
-        entity_id=endpoint.id,
-        action="test_sent",
     )

@@ -23,15 +23,16 @@ from flask import (
     url_for,
 )
 from flask_babel import gettext as _
+from flask_babel import ngettext
 
 from portal.accounts.permissions import object_route, role_required
-from portal.errors import NotFound, ValidationFailed
+from portal.errors import NotFound, TooManyRequests, ValidationFailed
 from portal.problems import say
 from portal.types import utcnow
 from portal.unit_of_work import portal_write, refused
 from portal.web import errors_at_fields
 from portal.web.kit import Pager, current_actor, current_carrier_id, current_zone, format_when
-from portal.webhooks import failures, service
+from portal.webhooks import failures, resending, service
 from portal.webhooks.forms import EVENT_LABELS, EndpointForm, ResendForm, event_label
 from portal.webhooks.models import WebhookEndpoint
 from portal.webhooks.signing import HEADER
@@ -139,6 +140,10 @@ def endpoint_route(rule: str, methods: tuple[str, ...] = ("GET",)):
 @endpoint_route("/<uuid:endpoint_id>")
 def endpoint(endpoint: WebhookEndpoint):
     """One endpoint: its settings and state, and its deliveries with their attempts."""
+    return _endpoint_page(endpoint)
+
+
+def _endpoint_page(endpoint: WebhookEndpoint) -> str:
     carrier_id = current_carrier_id()
     shown = request.args.get("status")
     shown = shown if shown in STATUS_FILTERS else None
@@ -198,6 +203,28 @@ def edit_endpoint(endpoint: WebhookEndpoint):
     )
 
 
+def _limited(endpoint: WebhookEndpoint, error: TooManyRequests):
+    """The endpoint's page, answered 429 with Retry-After, saying when the next may go."""
+    wait = max(1, -(-error.retry_after // 60))
+    flash(
+        ngettext(
+            "In de afgelopen %(minutes)s minuten is al %(limit)s keer een testgebeurtenis "
+            "gestuurd of een levering opnieuw verstuurd; meer kan nu niet. Probeer het over "
+            "%(num)s minuut opnieuw.",
+            "In de afgelopen %(minutes)s minuten is al %(limit)s keer een testgebeurtenis "
+            "gestuurd of een levering opnieuw verstuurd; meer kan nu niet. Probeer het over "
+            "%(num)s minuten opnieuw.",
+            wait,
+            minutes=error.extra.get("window_seconds", 3600) // 60,
+            limit=error.extra.get("limit"),
+        ),
+        "error",
+    )
+    response = make_response(_endpoint_page(endpoint), 429)
+    response.headers["Retry-After"] = str(error.retry_after)
+    return response
+
+
 def _set_active(endpoint: WebhookEndpoint, active: bool) -> None:
     service.set_active(
         carrier_id=current_carrier_id(),
@@ -228,9 +255,12 @@ def resume_endpoint(endpoint: WebhookEndpoint):
 
 @endpoint_route("/<uuid:endpoint_id>/test", methods=("POST",))
 def test_endpoint(endpoint: WebhookEndpoint):
-    service.send_test(
-        carrier_id=current_carrier_id(), endpoint_id=endpoint.id, actor=current_actor()
-    )
+    try:
+        resending.send_test(
+            carrier_id=current_carrier_id(), endpoint_id=endpoint.id, actor=current_actor()
+        )
+    except TooManyRequests as error:
+        return _limited(endpoint, error)
     if endpoint.actief:
         flash(_("De testgebeurtenis staat klaar; hieronder zie je zo of ze aankwam."))
     else:
@@ -297,13 +327,16 @@ def resend_failed(endpoint: WebhookEndpoint):
     zone = current_zone()
     since = datetime.combine(form.van.data, time(), zone)
     until = datetime.combine(form.tot.data + timedelta(days=1), time(), zone)
-    count = service.resend_failed(
-        carrier_id=current_carrier_id(),
-        endpoint_id=endpoint.id,
-        since=since,
-        until=until,
-        actor=current_actor(),
-    )
+    try:
+        count = resending.resend_failed(
+            carrier_id=current_carrier_id(),
+            endpoint_id=endpoint.id,
+            since=since,
+            until=until,
+            actor=current_actor(),
+        )
+    except TooManyRequests as error:
+        return _limited(endpoint, error)
     if count:
         flash(_("%(count)s mislukte levering(en) opnieuw in de wachtrij gezet.", count=count))
     else:
@@ -351,6 +384,11 @@ def resend(endpoint: WebhookEndpoint, delivery):
     if delivery.status == "queued":
         flash(_("Deze levering staat al in de wachtrij."), "error")
         return refused(redirect(back, code=303))
-    service.resend(carrier_id=current_carrier_id(), delivery_id=delivery.id, actor=current_actor())
+    try:
+        resending.resend(
+            carrier_id=current_carrier_id(), delivery_id=delivery.id, actor=current_actor()
+        )
+    except TooManyRequests as error:
+        return _limited(endpoint, error)
     flash(_("De levering staat opnieuw in de wachtrij, met dezelfde gebeurtenis-id."))
     return redirect(back, code=303)

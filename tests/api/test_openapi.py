@@ -480,7 +480,7 @@ def webhook_with_a_failed_delivery(app, carrier):
 
     from portal.audit.service import SYSTEM
     from portal.extensions import db
-    from portal.webhooks import service
+    from portal.webhooks import resending, service
     from portal.webhooks.models import WebhookDelivery
 
     def make():
@@ -488,7 +488,7 @@ def webhook_with_a_failed_delivery(app, carrier):
             url="https://tms.example.com/in", gebeurtenissen=["taak.afgerond"]
         )
         endpoint, _secret = service.create_endpoint(carrier_id=carrier.id, data=data, actor=SYSTEM)
-        service.send_test(carrier_id=carrier.id, endpoint_id=endpoint.id, actor=SYSTEM)
+        resending.send_test(carrier_id=carrier.id, endpoint_id=endpoint.id, actor=SYSTEM)
         return endpoint.id
 
     endpoint_id = in_carrier(app, carrier.id, make)

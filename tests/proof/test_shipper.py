@@ -141,3 +141,12 @@ def test_the_bundle_keeps_no_internal_data(app, carrier, driver):
     ).facts
     assert "opmerkingen" not in facts["taak"]
     assert all(set(item) <= {"status", "van", "op", "heropend"} for item in facts["statussen"])
+
+
+def test_the_task_page_names_the_planned_moment_as_the_proof_does(app, client, carrier, driver):
+    from factories import create_user, login
+
+    task = completed_task(app, carrier, driver)
+    login(client, create_user(app, carrier, "planner"))
+    text = text_of(client.get(f"/taken/{task.id}", headers={"Accept-Language": "nl"}))
+    assert "Gepland voor vr 20 nov 2026 09:00" in text and "Gepland op" not in text

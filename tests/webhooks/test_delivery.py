@@ -12,7 +12,7 @@ from factories import create_task, in_carrier
 from portal.audit.service import SYSTEM
 from portal.extensions import db
 from portal.types import utcnow
-from portal.webhooks import failures, outbox, service
+from portal.webhooks import failures, outbox, resending, service
 from portal.webhooks.worker import _send
 from webhooks.support import (
     attempts,
@@ -200,7 +200,7 @@ def test_resend_one_and_all_failed_of_a_period(app, carrier, receiver):
     in_carrier(
         app,
         carrier.id,
-        lambda: service.resend(carrier_id=carrier.id, delivery_id=rows[0]["id"], actor=SYSTEM),
+        lambda: resending.resend(carrier_id=carrier.id, delivery_id=rows[0]["id"], actor=SYSTEM),
     )
     assert run_pass(app) == {"sent": 1}
     assert receiver.events[-1]["data"]["naam"] == "A"
@@ -208,7 +208,7 @@ def test_resend_one_and_all_failed_of_a_period(app, carrier, receiver):
     count = in_carrier(
         app,
         carrier.id,
-        lambda: service.resend_failed(
+        lambda: resending.resend_failed(
             carrier_id=carrier.id,
             endpoint_id=endpoint_id,
             since=utcnow() - timedelta(hours=1),

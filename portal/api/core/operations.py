@@ -47,6 +47,28 @@ class Operation:
     idempotent: bool = False  # wrapped by @write: honours Idempotency-Key (set from the mark)
     # The handler reads with fast_read(), which checks a driver's token in its own round trip.
     fast_read: bool = False
+    # Fields of the answer that show a secret once (a signing secret, a key): @write keeps
+    # the answer for replays with these fields null, so a retry never shows them again.
+    reveals: tuple[str, ...] = ()
+
+
+# Names of answer fields that hold a secret. An idempotent operation answering one must name
+# it in `reveals` (checked when the operation is registered), or a replay would show it again
+# and the idempotency record would keep it in plain text.
+SECRET_FIELDS = frozenset(
+    {
+        "geheim",
+        "secret",
+        "wachtwoord",
+        "password",
+        "sleutel",
+        "api_key",
+        "access_token",
+        "refresh_token",
+        "activatiecode",
+        "activation_code",
+    }
+)
 
 
 OPERATIONS: list[Operation] = []
@@ -65,6 +87,13 @@ def operation(rule: str, method: str, *, scope: str | None, unscoped: str = "", 
         raise TypeError(f"{method} {rule}: scope=None needs public=True or unscoped='<why>'")
 
     def decorate(fn):
+        idempotent = getattr(fn, "idempotent_write", False)
+        model = spec.get("response")
+        shown = SECRET_FIELDS & set(model.model_fields) if model is not None else set()
+        if idempotent and shown - set(spec.get("reveals", ())):
+            raise TypeError(
+                f"{method} {rule}: its answer shows {sorted(shown)}; name them in reveals=..."
+            )
         bp.add_url_rule(rule, fn.__name__, fn, methods=[method])
         op = Operation(
             path=rule,
@@ -72,7 +101,7 @@ def operation(rule: str, method: str, *, scope: str | None, unscoped: str = "", 
             endpoint=fn.__name__,
             scope=scope,
             unscoped=unscoped,
-            idempotent=getattr(fn, "idempotent_write", False),
+            idempotent=idempotent,
             **spec,
         )
         if op.method == "get" and "ETag" in op.headers and "If-None-Match" not in op.conditional:

@@ -7,9 +7,11 @@ import hashlib
 import re
 from functools import wraps
 
+import orjson
 from flask import Response, g, request
 
 from portal.api.core.auth_context import principal
+from portal.api.core.operations import OPERATION_BY_ENDPOINT
 from portal.errors import DomainError, ValidationFailed, problem_from_domain
 from portal.extensions import db
 from portal.idempotency import service as idempotency
@@ -78,7 +80,7 @@ def write(fn):
         kept = idempotency.complete(
             claim=claim,
             status=response.status_code,
-            body=response.get_data(as_text=True),
+            body=_replayed_body(response),
             headers={h: response.headers[h] for h in REPLAYED_HEADERS if h in response.headers},
         )
         if not kept:  # too slow: a retry holds the key now and does the write
@@ -89,6 +91,20 @@ def write(fn):
 
     wrapper.idempotent_write = True  # operation() reads it: the document names the header
     return wrapper
+
+
+def _replayed_body(response: Response) -> str:
+    """The answer as a retry gets it: with the secrets it showed (the operation's `reveals`)
+    null, so they are shown once and never kept in the idempotency record."""
+    body = response.get_data(as_text=True)
+    operation = OPERATION_BY_ENDPOINT.get(request.endpoint or "")
+    if operation is None or not operation.reveals:
+        return body
+    document = orjson.loads(body)
+    for name in operation.reveals:
+        if name in document:
+            document[name] = None
+    return orjson.dumps(document).decode()
 
 
 def _stream_digest(stream) -> bytes:
