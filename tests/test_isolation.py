@@ -273,6 +273,7 @@ def populate(app, client, name: str) -> dict:
                 aangemaakt_door="test",
             )
         )
+        from portal.webhooks import resending
         from portal.webhooks import service as webhooks
 
         endpoint, _secret = webhooks.create_endpoint(
@@ -282,7 +283,7 @@ def populate(app, client, name: str) -> dict:
             ),
             actor=SYSTEM,
         )
-        webhooks.send_test(carrier_id=carrier.id, endpoint_id=endpoint.id, actor=SYSTEM)
+        resending.send_test(carrier_id=carrier.id, endpoint_id=endpoint.id, actor=SYSTEM)
         from datetime import date
         from decimal import Decimal
 

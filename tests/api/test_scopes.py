@@ -191,6 +191,7 @@ def make_rows(carrier: Ref, driver: Ref, started: Ref, revision: Ref) -> dict:
     )
     from sqlalchemy import select
 
+    from portal.webhooks import resending
     from portal.webhooks import service as webhooks
     from portal.webhooks.models import WebhookDelivery
 
@@ -202,7 +203,7 @@ def make_rows(carrier: Ref, driver: Ref, started: Ref, revision: Ref) -> dict:
         endpoint("https://tms.example.com/in"),
         endpoint("https://oud.example.com/in"),
     )
-    webhooks.send_test(carrier_id=carrier.id, endpoint_id=hook.id, actor=SYSTEM)
+    resending.send_test(carrier_id=carrier.id, endpoint_id=hook.id, actor=SYSTEM)
     db.session.commit()  # the test event's delivery is written with the commit
     delivery = db.session.scalar(
         select(WebhookDelivery).where(WebhookDelivery.transporteur_id == carrier.id)
