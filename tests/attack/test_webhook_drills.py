@@ -109,8 +109,8 @@ def test_a_replayed_request_never_shows_the_secret_again(live: Live):
     )
     print(
         f"\nwebhook secret replayed: {tried} tried (registration and new secret, before and "
-        f"after deleting), {refused} answered without it, leaked {leaked}; idempotency "
-        f"records holding a secret: {in_records} of {len(stored)}"
+        f"after deleting), {refused} refused (answered without the secret), leaked {leaked}; "
+        f"idempotency records holding a secret: {in_records} of {len(stored)}"
     )
     assert leaked == 0 and refused == tried and in_records == 0
 
@@ -237,11 +237,12 @@ def test_a_name_that_rebinds_to_loopback_reaches_nothing(rebinding):
         listener.close()
     asked_once = sum(1 for _, asked in answers if asked == 1)
     told_refused = sum(1 for answer, _ in answers if answer.fout == '{"code":"connection_refused"}')
+    refused = told_refused + (at_once.outcome == "failed")
     print(
-        f"\nDNS rebinding: {rounds + 1} sends to a name that rebinds to 127.0.0.1; name asked "
-        f"once per send in {asked_once} of {rounds}; dialled {sorted(set(rebinding['dialled']))}; "
-        f"refused {told_refused + (at_once.outcome == 'failed')}, leaked {listener.accepted} "
-        f"(connections on 127.0.0.1:{listener.port})"
+        f"\nDNS rebinding: {rounds + 1} tried (sends to a name that rebinds to 127.0.0.1), "
+        f"{refused} refused, leaked {listener.accepted} (connections to 127.0.0.1); the name "
+        f"asked once per send in {asked_once} of {rounds}; dialled "
+        f"{sorted(set(rebinding['dialled']))}"
     )
     print(f"  each attempt told: {failures.english(answers[0][0].fout)!r}")
     assert listener.accepted == 0
