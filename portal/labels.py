@@ -90,3 +90,48 @@ def price_reason(code: str | None) -> str:
     if not code:
         return ""
     return str(PRICE_REASONS.get(code, code))
+
+
+# Units a planner types with a quantity ("30 stuks") and names of irregular-hours windows
+# ("nacht"): free text, but mostly these words. Exactly such a word reads in the user's
+# language; anything else is the carrier's own name and shows as typed.
+UNIT_WORDS = {
+    "stuks": _l("stuks"),
+    "stuk": _l("stuk"),
+    "ton": _l("ton"),
+    "balen": _l("balen"),
+    "dieren": _l("dieren"),
+    "pallets": _l("pallets"),
+    "liter": _l("liter"),
+    "vracht": _l("vracht"),
+    "vrachten": _l("vrachten"),
+}
+WINDOW_WORDS = {
+    "nacht": _l("nacht"),
+    "avond": _l("avond"),
+    "ochtend": _l("ochtend"),
+    "vroeg": _l("vroeg"),
+    "dag": _l("dag"),
+    "middag": _l("middag"),
+    "weekend": _l("weekend"),
+}
+
+
+def _known_word(words: dict, text: str | None) -> str:
+    if not text:
+        return ""
+    found = words.get(text.strip().casefold())
+    if found is None:
+        return text
+    found = str(found)
+    return found[:1].upper() + found[1:] if text.strip()[:1].isupper() else found
+
+
+def unit(text: str | None) -> str:
+    """A quantity's unit as the user reads it ("stuks" reads "pcs" in English)."""
+    return _known_word(UNIT_WORDS, text)
+
+
+def window_name(text: str | None) -> str:
+    """An irregular-hours window's name as the user reads it ("nacht" reads "night")."""
+    return _known_word(WINDOW_WORDS, text)

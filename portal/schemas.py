@@ -114,7 +114,12 @@ class Problem(BaseModel):
         "one (for this caller; empty for a cancelled task). Empty for an edit of a closed task."
     )
     current: str | None = _extension(
-        "409 for a task's status move or edit: the task's current status."
+        "409 for a task's status move or edit, its questionnaire's answers or its proof of "
+        "delivery: the task's current status as its code (`gepland`); `detail` names it in "
+        "English (planned)."
+    )
+    to: str | None = _extension(
+        "409 for a task's status move: the status asked for, as its code (`afgerond`)."
     )
     etag: str | None = _extension(
         "412 for a task, work day or activity: its current ETag, to read it again by."
@@ -143,6 +148,10 @@ class Problem(BaseModel):
         "409 of hours: the driver's work day this one overlaps."
     )
     activiteit_id: uuid.UUID | None = _extension("409 of hours: the activity this one overlaps.")
+    soort: str | None = _extension(
+        "409 of hours: the kind of the activity this one overlaps, as its code (`rijden`); "
+        "`detail` names it in English (driving)."
+    )
     week: str | None = _extension(
         "409 of hours: the approved week that holds the change (ISO week, e.g. 2026-W47)."
     )

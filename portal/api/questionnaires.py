@@ -17,6 +17,7 @@ from portal.api.core import (
     principal,
     write,
 )
+from portal.english_names import TASK_STATUS, english
 from portal.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from portal.questionnaires import answering, service
 from portal.questionnaires.schemas import (
@@ -124,7 +125,11 @@ def _answerable_task(task_id: uuid.UUID) -> answering.TaskRef:
     if task.chauffeur_id != who.id:
         raise Forbidden("A driver may only answer for its own tasks.")
     if task.status in ("afgerond", "geannuleerd"):
-        raise Conflict(f"The task is {task.status}; its questionnaire can no longer change.")
+        raise Conflict(
+            f"The task is {english(TASK_STATUS, task.status)}; its questionnaire can no longer "
+            "change.",
+            current=task.status,
+        )
     return answering.TaskRef(id=task.id, activity_questionnaire_id=task.activity_questionnaire_id)
 
 

@@ -12,6 +12,7 @@ from sqlalchemy import or_, select
 from portal.accounts.service import carrier_zone
 from portal.audit import service as audit
 from portal.audit.service import Actor
+from portal.english_names import ACTIVITY_KIND, english
 from portal.errors import NotFound, ValidationFailed
 from portal.extensions import db
 from portal.hours.models import SOORTEN, Activity, WorkDay
@@ -95,19 +96,22 @@ def _check_activity(
     if clash is not None:
         until = local_text(clash.einde, zone) if clash.einde else "still running"
         params = {"soort": clash.soort, "begin": clash.begin, "einde": clash.einde}
+        kind = english(ACTIVITY_KIND, clash.soort)
         if clash.einde is None:
             detail = (
-                f"The driver's activity {clash.id} ({clash.soort} since "
+                f"The driver's activity {clash.id} ({kind} since "
                 f"{local_text(clash.begin, zone)}) is still running; end it first."
             )
             code = "activiteit_loopt"
         else:
             detail = (
-                f"Overlaps the driver's activity {clash.id} ({clash.soort}, "
+                f"Overlaps the driver's activity {clash.id} ({kind}, "
                 f"{local_text(clash.begin, zone)} to {until})."
             )
             code = "overlap_activiteit"
-        raise HoursConflict(detail, code=code, params=params, activiteit_id=str(clash.id))
+        raise HoursConflict(
+            detail, code=code, params=params, activiteit_id=str(clash.id), soort=clash.soort
+        )
     if taak_id is not None:
         try:
             task = tasks.get_task(carrier_id=carrier_id, task_id=taak_id, archived=True)

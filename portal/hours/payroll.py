@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 
+from flask import has_request_context
+from flask_babel import gettext
 from sqlalchemy import and_, select
 
 from portal import spreadsheets
@@ -31,19 +33,33 @@ from portal.hours.pay_models import PayrollExport, PayrollExportWeek
 from portal.hours.payable import payable_weeks
 from portal.hours.queries import approved_weeks
 from portal.hours.totals import IsoWeek
+from portal.labels import window_name
 
 logger = logging.getLogger(__name__)
 
 MAX_WEEKS = 53
 WINDOW = "onregelmatig:"  # a window's key: "onregelmatig:avond"
-# Default header names: file content for a Dutch payroll package, so not translated.
-IDENTITY = {"personeelsnummer": "Personeelsnummer", "naam": "Naam", "jaar": "Jaar", "week": "Week"}
+
+
+def N_(text: str) -> str:
+    """A default header name, marked for the catalog: translated when a batch is made."""
+    return text
+
+
+# Default header names, in the language of the planner who makes the export (a batch keeps
+# the names it was made with); names the carrier gave a column are kept as typed.
+IDENTITY = {
+    "personeelsnummer": N_("Personeelsnummer"),
+    "naam": N_("Naam"),
+    "jaar": N_("Jaar"),
+    "week": N_("Week"),
+}
 HOURS = {
-    "normaal": "Uren normaal",
-    "meeruren": "Meeruren 100%",
-    "overuren_130": "Overuren 130%",
-    "zaterdag_150": "Zaterdag 150%",
-    "zondag_200": "Zon- en feestdagen 200%",
+    "normaal": N_("Uren normaal"),
+    "meeruren": N_("Meeruren 100%"),
+    "overuren_130": N_("Overuren 130%"),
+    "zaterdag_150": N_("Zaterdag 150%"),
+    "zondag_200": N_("Zon- en feestdagen 200%"),
 }
 TOTAL_KEYS = {
     "normaal": "normaal_min",
@@ -58,16 +74,17 @@ TOTAL_KEYS = {
 # Of the Saturday and Sunday minutes, those beyond the contract hours: payroll pays them at
 # the full rate, those within the contract at the surcharge only (cao/week.py).
 BEYOND = {
-    "zaterdag_boven_contract": ("Zaterdag 150% boven contract", "zaterdag_150_min"),
-    "zondag_boven_contract": ("Zon- en feestdagen 200% boven contract", "zondag_200_min"),
+    "zaterdag_boven_contract": (N_("Zaterdag 150% boven contract"), "zaterdag_150_min"),
+    "zondag_boven_contract": (N_("Zon- en feestdagen 200% boven contract"), "zondag_200_min"),
 }
-MONEY = {"verblijfkosten": "Verblijfkosten"}
+MONEY = {"verblijfkosten": N_("Verblijfkosten")}
 # After the windows (then money): night-trip hours, paid holidays not worked, the make-up.
 TOP_UP = {
-    "nachttoeslag": "Nachttoeslag eendaagse ritten",
-    "feestdag": "Doorbetaalde feestdagen",
-    "aanvulling": "Aanvulling tot contracturen",
+    "nachttoeslag": N_("Nachttoeslag eendaagse ritten"),
+    "feestdag": N_("Doorbetaalde feestdagen"),
+    "aanvulling": N_("Aanvulling tot contracturen"),
 }
+WINDOW_NAME = N_("Onregelmatig %(venster)s %(procent)s%%")
 CENT = Decimal("0.01")
 
 
@@ -82,6 +99,7 @@ class Column:
     naam: str
     code: str
     mee: bool
+    bron: str = ""  # the default name in Dutch, as the catalog knows it
 
     def header(self, kop: str) -> str:
         """The header text: the name, or with kop "code" the code (the name when none)."""
@@ -112,26 +130,44 @@ def column_settings(
     """The header choice and every column in file order, the carrier's settings over the
     defaults; the windows are the current rule set's and those the figures name."""
     stored = settings.payroll_columns(carrier_id=carrier_id)
-    defaults = [(k, "getal" if k in ("jaar", "week") else "tekst", n) for k, n in IDENTITY.items()]
-    defaults += [(k, "uren", n) for k, n in HOURS.items()]
-    defaults += [(k, "uren", n) for k, (n, _sub) in BEYOND.items()]
+    defaults = [
+        (k, "getal" if k in ("jaar", "week") else "tekst", n, {}) for k, n in IDENTITY.items()
+    ]
+    defaults += [(k, "uren", n, {}) for k, n in HOURS.items()]
+    defaults += [(k, "uren", n, {}) for k, (n, _sub) in BEYOND.items()]
     defaults += [
-        (WINDOW + naam, "uren", f"Onregelmatig {naam} {procent}%")
+        (WINDOW + naam, "uren", WINDOW_NAME, {"venster": naam, "procent": procent})
         for naam, procent in _windows(carrier_id, figures)
     ]
-    defaults += [(k, "uren", n) for k, n in TOP_UP.items()]
-    defaults += [(k, "geld", n) for k, n in MONEY.items()]
+    defaults += [(k, "uren", n, {}) for k, n in TOP_UP.items()]
+    defaults += [(k, "geld", n, {}) for k, n in MONEY.items()]
     own = stored["kolommen"]
-    columns = [
-        Column(
-            key,
-            soort,
-            standaard,
-            **({"naam": standaard, "code": "", "mee": True} | own.get(key, {})),
-        )
-        for key, soort, standaard in defaults
-    ]
+    columns = []
+    for key, soort, source, params in defaults:
+        bron = source % params if params else source
+        # In the language of the request; Dutch outside one (the demo, a command).
+        standaard = bron
+        if has_request_context():
+            shown = params | ({"venster": window_name(params["venster"])} if params else {})
+            standaard = gettext(source, **shown)
+        mine = {"naam": standaard, "code": "", "mee": True} | own.get(key, {})
+        if mine["naam"] in (bron, standaard):
+            mine["naam"] = standaard  # the default name, in the language of the page
+        columns.append(Column(key, soort, standaard, bron=bron, **mine))
     return stored["kop"], columns
+
+
+def default_names_as_source(*, columns: list[Column], kolommen: dict) -> dict:
+    """The settings to save with a default name kept as its Dutch source, so it follows the
+    language of whoever exports next rather than staying in the language it was saved in."""
+    known = {c.key: c for c in columns}
+    out = {}
+    for key, column in kolommen.items():
+        found = known.get(key)
+        if found is not None and found.bron and column.get("naam") == found.standaard:
+            column = column | {"naam": found.bron}
+        out[key] = column
+    return out
 
 
 def _columns_of_batch(batch: PayrollExport) -> tuple[str, list[Column]]:

@@ -31,8 +31,10 @@ from portal.accounts import payroll_columns as settings
 from portal.accounts.permissions import role_required
 from portal.errors import NotFound, ValidationFailed
 from portal.hours import payroll as service
+from portal.hours import queries
 from portal.hours.payroll_forms import ColumnsForm, ExportForm, ExportQueryForm, PeriodForm
 from portal.hours.totals import IsoWeek
+from portal.labels import window_name
 from portal.unit_of_work import portal_write
 from portal.web.kit import current_actor, current_carrier_id, current_zone
 
@@ -83,25 +85,47 @@ def _helpers():
 
 def category_label(column: service.Column) -> str:
     if column.key.startswith(service.WINDOW):
-        return _("Onregelmatige uren: %(venster)s", venster=column.key[len(service.WINDOW) :])
+        name = window_name(column.key[len(service.WINDOW) :])
+        return _("Onregelmatige uren: %(venster)s", venster=name)
     return str(CATEGORIES.get(column.key, column.key))
 
 
-def default_period(today: date) -> tuple[IsoWeek, IsoWeek]:
-    """The weeks of last month, a week counting in the month its Thursday lies in (as an ISO
+def month_weeks(day: date) -> tuple[IsoWeek, IsoWeek]:
+    """The weeks of day's month, a week counting in the month its Thursday lies in (as an ISO
     week belongs to the year of its Thursday): the period payroll is usually run for."""
-    last = today.replace(day=1) - timedelta(days=1)
-    first = last.replace(day=1)
+    first = day.replace(day=1)
+    last = (first + timedelta(days=31)).replace(day=1) - timedelta(days=1)
     return (
         IsoWeek.of(first + timedelta(days=(3 - first.weekday()) % 7)),
         IsoWeek.of(last - timedelta(days=(last.weekday() - 3) % 7)),
     )
 
 
+def default_period(today: date) -> tuple[IsoWeek, IsoWeek]:
+    """The weeks of last month."""
+    return month_weeks(today.replace(day=1) - timedelta(days=1))
+
+
+def opening_period(carrier_id: uuid.UUID, today: date) -> tuple[IsoWeek, IsoWeek]:
+    """The first period not exported yet: the month of the earliest approved week of the
+    last year that no export carried; else the month after the last exported week (at
+    most this month); else last month."""
+    since = IsoWeek.of(today).shifted(-service.MAX_WEEKS)
+    first = queries.first_unexported_week(carrier_id=carrier_id, since=since)
+    if first is not None:
+        return month_weeks(first.monday + timedelta(days=3))
+    last = queries.last_exported_week(carrier_id=carrier_id)
+    if last is None:
+        return default_period(today)
+    after = month_weeks(last.monday + timedelta(days=3))[1].shifted(1)
+    return month_weeks(min(after.monday + timedelta(days=3), today))
+
+
 def _period_form(formdata, cls=PeriodForm):
     form = cls(formdata)
     if not formdata.get("van") and not formdata.get("tot"):
-        form.van.data, form.tot.data = default_period(datetime.now(current_zone()).date())
+        today = datetime.now(current_zone()).date()
+        form.van.data, form.tot.data = opening_period(current_carrier_id(), today)
     return form
 
 
@@ -139,6 +163,17 @@ def left_out(count: int) -> str:
     )
 
 
+def without_number(rows, columns) -> list:
+    """The drivers of rows without a payroll number, once each, when the file carries one."""
+    if not any(c.key == "personeelsnummer" and c.mee for c in columns):
+        return []
+    found: dict = {}
+    for row in rows:
+        if not (row.personeelsnummer or "").strip():
+            found.setdefault(row.driver_id, row)
+    return list(found.values())
+
+
 def _render(form, *, valid: bool, status: int = 200, problem: str | None = None):
     carrier_id = current_carrier_id()
     preview, columns, kop = None, [], "naam"
@@ -158,6 +193,7 @@ def _render(form, *, valid: bool, status: int = 200, problem: str | None = None)
         "download": _just_exported(carrier_id),
         "period_args": form.args,
         "left_out": left_out,
+        "no_number": without_number(preview.te_exporteren(True), columns) if preview else [],
     }
     return make_response(render_template("hours/payroll/index.html", **context), status)
 
@@ -198,7 +234,8 @@ def confirm_export():
     form = _period_form(request.args, ExportQueryForm)
     if not form.validate():
         return _refused(request.args, _("Kies CSV of XLSX en een geldige periode."))
-    preview = service.preview(carrier_id=current_carrier_id(), van=form.van.data, tot=form.tot.data)
+    carrier_id = current_carrier_id()
+    preview = service.preview(carrier_id=carrier_id, van=form.van.data, tot=form.tot.data)
     chosen = preview.te_exporteren(form.opnieuw.data)
     if not chosen:
         return _refused(request.args, nothing_to_export(preview.counts))
@@ -212,6 +249,7 @@ def confirm_export():
         drivers=len({row.driver_id for row in chosen}),
         period_args=form.args,
         left_out=left_out,
+        no_number=without_number(chosen, service.column_settings(carrier_id=carrier_id)[1]),
     )
 
 
@@ -285,6 +323,9 @@ def columns():
         form = ColumnsForm()
         if form.validate():
             data = form.data_for_service(set(known))
+            data["kolommen"] = service.default_names_as_source(
+                columns=found, kolommen=data["kolommen"]
+            )
             # Keep the settings of windows no current rule set has (an old week may need them).
             stored = settings.payroll_columns(carrier_id=carrier_id)["kolommen"]
             data["kolommen"] = stored | data["kolommen"]

@@ -15,6 +15,7 @@ from portal.extensions import db
 from portal.hours import totals
 from portal.hours.checks import HoursConflict
 from portal.hours.models import Activity, WeekApproval, WorkDay
+from portal.hours.pay_models import PayrollExportWeek
 from portal.hours.totals import IsoWeek
 from portal.types import utcnow
 
@@ -181,6 +182,50 @@ def approved_weeks(
     return {
         (row.chauffeur_id, IsoWeek(row.jaar, row.week)): row for row in db.session.scalars(stmt)
     }
+
+
+def exported_weeks(
+    *, carrier_id: uuid.UUID, weeks, driver_ids: set[uuid.UUID] | None = None
+) -> set[tuple[uuid.UUID, IsoWeek]]:
+    """The (driver, week)s of some weeks that a payroll export carried: one query."""
+    keys = {week.key for week in weeks}
+    if not keys or driver_ids == set():
+        return set()
+    stmt = select(PayrollExportWeek.chauffeur_id, PayrollExportWeek.jaar, PayrollExportWeek.week)
+    stmt = stmt.where(
+        PayrollExportWeek.transporteur_id == carrier_id,
+        (PayrollExportWeek.jaar * 100 + PayrollExportWeek.week).in_(keys),
+    )
+    if driver_ids is not None:
+        stmt = stmt.where(PayrollExportWeek.chauffeur_id.in_(driver_ids))
+    return {(row.chauffeur_id, IsoWeek(row.jaar, row.week)) for row in db.session.execute(stmt)}
+
+
+def first_unexported_week(*, carrier_id: uuid.UUID, since: IsoWeek) -> IsoWeek | None:
+    """The earliest week from since on that is approved for a driver and that no payroll
+    export carried for that driver: two queries."""
+    approved = db.session.execute(
+        select(WeekApproval.chauffeur_id, WeekApproval.jaar, WeekApproval.week).where(
+            WeekApproval.transporteur_id == carrier_id,
+            WeekApproval.heropend_op.is_(None),
+            WeekApproval.jaar * 100 + WeekApproval.week >= since.key,
+        )
+    )
+    waiting = {(row.chauffeur_id, IsoWeek(row.jaar, row.week)) for row in approved}
+    if waiting:
+        weeks = {week for _driver, week in waiting}
+        waiting -= exported_weeks(carrier_id=carrier_id, weeks=weeks)
+    return min((week for _driver, week in waiting), key=lambda w: w.key, default=None)
+
+
+def last_exported_week(*, carrier_id: uuid.UUID) -> IsoWeek | None:
+    """The latest week any payroll export carried: one query."""
+    key = db.session.scalar(
+        select(func.max(PayrollExportWeek.jaar * 100 + PayrollExportWeek.week)).where(
+            PayrollExportWeek.transporteur_id == carrier_id
+        )
+    )
+    return None if key is None else IsoWeek(key // 100, key % 100)
 
 
 def refuse_locked(

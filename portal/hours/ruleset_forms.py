@@ -27,7 +27,7 @@ from wtforms.validators import InputRequired, Length
 
 from portal.billing.forms import DayField
 from portal.hours import cao
-from portal.hours.cao.rules import SOORTEN
+from portal.hours.cao.rules import BRON, SOORTEN
 from portal.hours.forms import SOORT_LABELS
 from portal.validators import PortalForm
 
@@ -39,6 +39,33 @@ DEEL_LABELS = {
     "tussendag": _l("Meerdaagse rit, tussendag"),
     "laatste_dag": _l("Meerdaagse rit, laatste dag"),
 }
+# The preset's allowance names (cao.cao_preset), read in the user's language; a rule set
+# keeps them in Dutch, as the CAO words them.
+ALLOWANCE_NAMES = {
+    "per uur afwezig": _l("per uur afwezig"),
+    "avond": _l("avond"),
+    "avond bij vertrek voor 14:00": _l("avond bij vertrek voor 14:00"),
+    "avond bij vertrek voor 17:00": _l("avond bij vertrek voor 17:00"),
+    "nacht bij aankomst na 12:00": _l("nacht bij aankomst na 12:00"),
+    "dagbedrag": _l("dagbedrag"),
+    "extra bij vertrek na 14:00 en 12 uur afwezig": _l(
+        "extra bij vertrek na 14:00 en 12 uur afwezig"
+    ),
+}
+# The preset's note on where it comes from (cao.rules.BRON, kept in English in the data).
+PRESET_SOURCE = _l(
+    "Voorinstelling volgens de CAO Beroepsgoederenvervoer over de weg en de verhuur van mobiele "
+    "kranen (docs/cao.md noemt de artikelen). De bedragen van de verblijfkosten staan op 0,00 "
+    "tot je de bedragen van dit jaar invult uit het artikel over verblijfkosten van de CAO (de "
+    "bedragen veranderen elk jaar op 1 januari)."
+)
+
+
+def source_text(bron: str | None) -> str:
+    """A rule set's note on its source in the user's language where it is the preset's."""
+    return str(PRESET_SOURCE) if bron == BRON else (bron or "")
+
+
 WEEKDAGEN = {
     1: _l("ma"),
     2: _l("di"),
@@ -338,10 +365,12 @@ def amounts(rules: cao.Regelset) -> list[Amount]:
         for i, uur in enumerate(tarief.uurtarieven):
             path = f"verblijfkosten.{deel}.uurtarieven[{i}]"
             tijden = f"{uur.van}\u2013{uur.tot}"
-            found.append(Amount(path, deel, uur.naam, True, uur.bedrag_per_uur, tijden))
+            naam = str(ALLOWANCE_NAMES.get(uur.naam, uur.naam))
+            found.append(Amount(path, deel, naam, True, uur.bedrag_per_uur, tijden))
         for i, vast in enumerate(tarief.vaste_bedragen):
             path = f"verblijfkosten.{deel}.vaste_bedragen[{i}]"
-            found.append(Amount(path, deel, vast.naam, False, vast.bedrag))
+            naam = str(ALLOWANCE_NAMES.get(vast.naam, vast.naam))
+            found.append(Amount(path, deel, naam, False, vast.bedrag))
     return found
 
 

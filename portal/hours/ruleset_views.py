@@ -33,6 +33,7 @@ from portal.hours.ruleset_forms import (
     amounts,
     fill,
     rules_from,
+    source_text,
     used_rows,
 )
 from portal.hours.totals import IsoWeek
@@ -211,7 +212,7 @@ def _render(form: RuleSetForm, base: cao.Regelset, row: RuleSet | None, status=2
         "hours/rulesets/form.html",
         form=form,
         row=row,
-        bron=base.bron,
+        bron=source_text(base.bron),
         amounts=form.amounts,
         deel_labels=DEEL_LABELS,
         samenloop_help=SAMENLOOP_HELP,

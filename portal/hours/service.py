@@ -35,6 +35,7 @@ from sqlalchemy import or_, select
 from portal.accounts.service import carrier_zone
 from portal.audit import service as audit
 from portal.audit.service import Actor
+from portal.english_names import ACTIVITY_KIND, english
 from portal.errors import ValidationFailed
 from portal.extensions import db
 from portal.hours.checks import (
@@ -271,7 +272,8 @@ def update_work_day(
         if activity.begin < begin:
             raise HoursInvalid(
                 "gestart_op",
-                f"activity {activity.soort} begins earlier, at {local_text(activity.begin, zone)}",
+                f"activity {english(ACTIVITY_KIND, activity.soort)} begins earlier, at "
+                f"{local_text(activity.begin, zone)}",
                 code="activiteit_voor_begin",
                 params={"soort": activity.soort, "begin": activity.begin},
             )
@@ -281,7 +283,8 @@ def update_work_day(
             shown = local_text(activity.einde or activity.begin, zone)
             raise HoursInvalid(
                 "beeindigd_op",
-                f"activity {activity.soort} runs until {shown}, after this end",
+                f"activity {english(ACTIVITY_KIND, activity.soort)} runs until {shown}, after this "
+                "end",
                 code="activiteit_na_einde",
                 params={"soort": activity.soort, "einde": activity.einde or activity.begin},
             )

@@ -25,6 +25,7 @@ from flask import (
 )
 from flask_babel import force_locale
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 
 from portal.accounts import service as accounts
@@ -53,9 +54,24 @@ MIMETYPES = {
 }
 
 
+WEEK_STATES = {
+    "open": _l("open"),
+    "wacht_op_chauffeur": _l("wacht op chauffeur"),
+    "goedgekeurd": _l("goedgekeurd"),
+    "geexporteerd": _l("geëxporteerd"),
+}
+WEEK_STATE_ICONS = {"open": "○", "wacht_op_chauffeur": "…", "goedgekeurd": "✓", "geexporteerd": "⇪"}
+
+
 @bp.context_processor
 def _helpers():
-    return {"hm": timeline.hm, "soort_labels": SOORT_LABELS, "soorten": SOORTEN}
+    return {
+        "hm": timeline.hm,
+        "soort_labels": SOORT_LABELS,
+        "soorten": SOORTEN,
+        "week_states": WEEK_STATES,
+        "week_state_icons": WEEK_STATE_ICONS,
+    }
 
 
 # --- the overview ----------------------------------------------------------------------
@@ -262,8 +278,11 @@ def week(driver, week: IsoWeek):
 
 @week_route("/uren/<user_token:user_token>/<week>/goedkeuren", methods=("GET", "POST"))
 def approve(driver, week: IsoWeek):
-    """Approve a week, after a confirmation: its hours are locked until it is reopened."""
-    if request.method == "GET":
+    """Approve a week, after a confirmation: its hours are locked until it is reopened. A
+    week that has not ended is approved only from the page that says so; a post without
+    that answer gets the question instead."""
+    early = datetime.now(current_zone()).date() <= week.sunday
+    if request.method == "GET" or (early and request.form.get("voor_einde") != "ja"):
         context = _week_context(driver, week)
         return render_template("hours/approve.html", form=ApproveForm(), **context)
     naam, user_token = driver.naam, driver.user_token

@@ -25,6 +25,7 @@ from portal.drivers.models import Driver
 from portal.extensions import db
 from portal.hours import corrections, totals
 from portal.hours.models import Activity, WeekApproval, WorkDay
+from portal.hours.queries import exported_weeks
 from portal.hours.schemas import serialize_week_approval
 from portal.hours.service import (
     REDEN_MAX,
@@ -257,6 +258,11 @@ def _span_rows(
     return [(drivers_by_key[key], *rest) for key, *rest in rows]
 
 
+# A week's state as the overview shows it: open, waiting for the driver's answer to a
+# correction, approved, or approved and carried by a payroll export.
+WEEK_STATES = ("open", "wacht_op_chauffeur", "goedgekeurd", "geexporteerd")
+
+
 @dataclass
 class HoursRow:
     """A driver's line of the overview: hours, and the approvals of the period's weeks."""
@@ -264,6 +270,14 @@ class HoursRow:
     driver: Driver
     hours: totals.DriverHours
     approvals: dict[IsoWeek, WeekApproval] = field(default_factory=dict)
+    waiting: set[IsoWeek] = field(default_factory=set)  # a correction waits for the driver
+    exported: set[IsoWeek] = field(default_factory=set)
+
+    def state(self, week: IsoWeek) -> str:
+        """The week's state, one of WEEK_STATES."""
+        if week in self.approvals:
+            return "geexporteerd" if week in self.exported else "goedgekeurd"
+        return "wacht_op_chauffeur" if week in self.waiting else "open"
 
     @property
     def weeks(self) -> list[IsoWeek]:
@@ -294,8 +308,9 @@ def overview(
     *, carrier_id: uuid.UUID, van: date, tot: date, now: datetime | None = None
 ) -> Overview:
     """Every driver's hours over days van through tot (the carrier's calendar), by name:
-    active drivers always, inactive ones when they have time in the period. Three queries
-    (drivers, activities, approvals), whatever the number of drivers."""
+    active drivers always, inactive ones when they have time in the period, each week with
+    its state. Five queries (drivers, activities, approvals, corrections, payroll exports),
+    whatever the number of drivers."""
     check_period(van, tot)
     now = now or utcnow()
     zone = carrier_zone(carrier_id)
@@ -315,10 +330,25 @@ def overview(
     by_driver: dict[uuid.UUID, dict[IsoWeek, WeekApproval]] = {}
     for (chauffeur_id, week), row in approvals.items():
         by_driver.setdefault(chauffeur_id, {})[week] = row
+    shown = [driver for driver in everyone if driver.id in summary]
+    ids = {driver.id for driver in shown}
+    waiting: dict[uuid.UUID, set[IsoWeek]] = {}
+    found = corrections.of_weeks(carrier_id=carrier_id, driver_ids=ids, weeks=weeks)
+    for (chauffeur_id, week), rows in found.items():
+        if any(row.reactie is None for row in rows):
+            waiting.setdefault(chauffeur_id, set()).add(week)
+    exported: dict[uuid.UUID, set[IsoWeek]] = {}
+    for chauffeur_id, week in exported_weeks(carrier_id=carrier_id, weeks=weeks, driver_ids=ids):
+        exported.setdefault(chauffeur_id, set()).add(week)
     rows = [
-        HoursRow(driver, summary[driver.id], by_driver.get(driver.id, {}))
-        for driver in everyone
-        if driver.id in summary
+        HoursRow(
+            driver,
+            summary[driver.id],
+            by_driver.get(driver.id, {}),
+            waiting.get(driver.id, set()),
+            exported.get(driver.id, set()),
+        )
+        for driver in shown
     ]
     return Overview(van=van, tot=tot, zone=zone, weeks=weeks, rows=rows)
 

@@ -22,6 +22,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from portal.accounts import service as accounts
 from portal.drivers import service as drivers
+from portal.english_names import TASK_STATUS, english
 from portal.errors import Conflict
 from portal.files import service as files
 from portal.fleet import service as fleet
@@ -253,8 +254,10 @@ def build(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> Bundle:
     task = tasks.get_task(carrier_id=carrier_id, task_id=task_id, archived=True)
     if task.status != "afgerond" or task.afgerond_op is None:
         raise TaskNotCompleted(
-            f"The task is {task.status}: only a completed task has a proof of delivery.",
+            f"The task is {english(TASK_STATUS, task.status)}: only a completed task has a "
+            "proof of delivery.",
             code="task_not_completed",
+            current=task.status,
         )
     carrier = accounts.get_carrier(carrier_id=carrier_id)
     evidence = lifecycle.evidence_of(carrier_id=carrier_id, task_id=task.id)

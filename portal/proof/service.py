@@ -20,6 +20,7 @@ from sqlalchemy import select
 
 from portal.audit import service as audit
 from portal.audit.service import Actor
+from portal.english_names import TASK_STATUS, english
 from portal.errors import DomainError, NotFound, ValidationFailed
 from portal.extensions import db
 from portal.proof import bundle as bundles
@@ -101,8 +102,10 @@ def _completed_task(carrier_id: uuid.UUID, task_id: uuid.UUID):
     task = tasks.get_task(carrier_id=carrier_id, task_id=task_id, archived=True)
     if task.status != "afgerond":
         raise TaskNotCompleted(
-            f"The task is {task.status}: only a completed task has a proof of delivery.",
+            f"The task is {english(TASK_STATUS, task.status)}: only a completed task has a "
+            "proof of delivery.",
             code="task_not_completed",
+            current=task.status,
         )
     return task
 

@@ -14,6 +14,7 @@ from sqlalchemy import select
 from portal.audit import service as audit
 from portal.audit.service import Actor
 from portal.billing import service as billing
+from portal.english_names import TASK_STATUS, english
 from portal.errors import Conflict, ValidationFailed
 from portal.extensions import db
 from portal.files import service as files
@@ -95,9 +96,11 @@ def move_task(
     allowed = allowed_moves(task, office=office)
     if to not in allowed:
         raise IllegalMove(
-            f"A task that is {task.status} cannot move to {to}.",
+            f"A task that is {english(TASK_STATUS, task.status)} cannot move to "
+            f"{english(TASK_STATUS, to)}.",
             allowed=allowed,
             current=task.status,
+            to=to,
         )
     if evidence is not None and not evidence.is_empty():
         add_evidence(carrier_id=carrier_id, task=task, evidence=evidence, actor=actor)

@@ -13,6 +13,7 @@ import uuid
 from sqlalchemy import exists, select, update
 
 from portal.customers import service as customers
+from portal.english_names import PLACE_KIND, english
 from portal.errors import ValidationFailed
 from portal.extensions import db
 from portal.tasks.models import Task
@@ -85,7 +86,8 @@ def resolve(
                 {
                     "field": key,
                     "code": "wrong_place_kind",
-                    "message": f"this place is for {place.soort} only",
+                    "message": f"this place is for {english(PLACE_KIND, place.soort)} only",
+                    "params": {"soort": place.soort},
                 }
             )
             continue

@@ -11,6 +11,7 @@ from portal.audit import service as audit
 from portal.audit.service import Actor
 from portal.billing import service as billing
 from portal.drivers import service as drivers
+from portal.english_names import TASK_STATUS, english
 from portal.errors import Conflict, DomainError, NotFound, ValidationFailed
 from portal.extensions import db
 from portal.fleet import service as fleet
@@ -263,7 +264,9 @@ def update_task(
         )
     if task.status in ("afgerond", "geannuleerd"):
         raise Conflict(
-            f"A task that is {task.status} cannot be edited.", allowed=[], current=task.status
+            f"A task that is {english(TASK_STATUS, task.status)} cannot be edited.",
+            allowed=[],
+            current=task.status,
         )
     _check_references(carrier_id, data)
     data = route.check(carrier_id=carrier_id, data=data, task=task)

@@ -36,7 +36,16 @@ from werkzeug.routing import BaseConverter
 from portal.accounts import service as accounts
 from portal.errors import DomainError, problem, problem_from_domain
 from portal.extensions import db, login_manager
-from portal.labels import activity_label, duur, money, number, price_basis, price_reason
+from portal.labels import (
+    activity_label,
+    duur,
+    money,
+    number,
+    price_basis,
+    price_reason,
+    unit,
+    window_name,
+)
 from portal.navigation import SECTION_OF_BLUEPRINT
 from portal.tenancy import activate
 
@@ -273,6 +282,8 @@ def init_app(app: Flask) -> None:
     app.add_template_filter(number, "number")
     app.add_template_filter(price_reason, "price_reason")
     app.add_template_filter(price_basis, "price_basis")
+    app.add_template_filter(unit, "unit")
+    app.add_template_filter(window_name, "window_name")
 
     @app.context_processor
     def _globals():

@@ -77,7 +77,8 @@ def test_a_driver_records_a_day_and_reads_it_back(client, driver, token):
     assert refused.status_code == 409
     problem = refused.get_json()
     assert problem["activiteit_id"] == loading.get_json()["id"]
-    assert "laden" in problem["detail"] and "still running" in problem["detail"]
+    assert "(loading since" in problem["detail"] and "still running" in problem["detail"]
+    assert problem["soort"] == "laden"
 
     ended = client.patch(
         f"{API}/activiteiten/{loading.get_json()['id']}",
@@ -139,7 +140,9 @@ def test_overlapping_activities_are_refused_naming_the_clash(client, token, mond
     problem = response.get_json()
     assert problem["detail"].startswith("Overlaps the driver's activity")
     # Named by kind and by the carrier's clock (08:00 in Amsterdam is 07:00 UTC).
-    assert "rijden, 2026-11-16 06:00 to 2026-11-16 08:00" in problem["detail"]
+    # The kind in English in the message, as its code in the parameters.
+    assert "driving, 2026-11-16 06:00 to 2026-11-16 08:00" in problem["detail"]
+    assert problem["soort"] == "rijden"
     assert problem["activiteit_id"] == str(monday.activity_id)
     # Touching is no overlap: the next one may begin when the first ends.
     touching = add(
@@ -229,7 +232,7 @@ def test_a_day_cannot_end_before_its_activities(app, client, carrier, driver, to
     assert response.get_json()["errors"] == [
         {
             "field": "beeindigd_op",
-            "message": "activity rijden runs until 2026-11-16 15:30, after this end",
+            "message": "activity driving runs until 2026-11-16 15:30, after this end",
         }
     ]
 

@@ -170,7 +170,7 @@ def test_a_planner_creates_the_first_set_from_the_preset(app, as_planner, carrie
     monday = date.fromisoformat(dict(fields)["geldig_vanaf"])
     assert monday.isoweekday() == 1 and monday > date.today()
     page = text(as_planner.get(path))
-    assert "Preset after the CAO Beroepsgoederenvervoer" in page  # where to look amounts up
+    assert "Voorinstelling volgens de CAO Beroepsgoederenvervoer" in page  # amounts: where to look
 
     response = submit(
         as_planner,

@@ -137,6 +137,14 @@ def test_a_place_must_be_the_customers_and_fit_its_end(
     assert response.status_code == 422
     errors = response.get_json()["errors"]
     assert [(e["field"], e.get("code")) for e in errors] == expected
+    for error in errors:
+        if error["code"] == "wrong_place_kind":
+            # The kind in English in the message, as its code in the parameters.
+            assert error["message"] in (
+                "this place is for loading only",
+                "this place is for unloading only",
+            )
+            assert error["params"]["soort"] in ("laden", "lossen")
 
 
 def test_a_place_of_another_customer_or_carrier_is_refused(
