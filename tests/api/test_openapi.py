@@ -364,6 +364,13 @@ def world(app, client, carrier, driver, api_key) -> dict:
         headers=bearer(driver_token(client, driver)),
     )
     assert upload.status_code == 201, upload.get_data(as_text=True)
+    scan = client.post(  # the office's scan of a paper delivery note
+        f"{PREFIX}/bestanden",
+        data={"soort": "document_scan", "file": (io.BytesIO(b"%PDF-1.4\n%%EOF\n"), "bon.pdf")},
+        content_type="multipart/form-data",
+        headers=bearer(api_key.key),
+    )
+    assert scan.status_code == 201, scan.get_data(as_text=True)
     vehicle_id, vehicle_session_id, vehicle_qr = vehicle_and_session(app, carrier, driver)
     notification_id = queued_message(app, carrier, driver)
     work_day_id, activity_id = work_day_with_activity(app, carrier, driver)
@@ -409,6 +416,7 @@ def world(app, client, carrier, driver, api_key) -> dict:
         "started_task_id": str(started.id),
         "spare_task_id": str(spare.id),
         "completed_task_id": str(completed.id),
+        "scan_id": scan.get_json()["id"],
     }
 
 
@@ -694,6 +702,9 @@ def explicit_cases(operation, world: dict) -> list:
             {"punten": [{"lat": 52.3, "lng": 6.9, "recorded_at": "2026-01-02T08:31:00.000Z"}]},
         ],
         "POST /taken/{task_id}/afronding": [{"kilometers": 12, "wachttijd_minuten": 5}],
+        "POST /taken/{task_id}/papieren-afronding": [
+            {"reden": "Telefoon van de chauffeur leeg", "scan": world["scan_id"]}
+        ],
         "POST /users/{user_token}/notificaties": [{"titel": "Omleiding", "tekst": "Via de N279."}],
         "POST /users/{user_token}/push_abonnementen": [push_subscription()],
         "PATCH /voertuigen/{vehicle_id}": [{"omschrijving": "DAF XF", "kooiaap": True}],
@@ -765,7 +776,10 @@ def explicit_cases(operation, world: dict) -> list:
     }
     names = re.findall(r"{(\w+)}", operation.path)
     params = {name: world["params"][name] for name in names} or None
-    if operation.label == "POST /taken/{task_id}/afronding":
+    if operation.label in (
+        "POST /taken/{task_id}/afronding",
+        "POST /taken/{task_id}/papieren-afronding",
+    ):
         params = {"task_id": world["started_task_id"]}
     if operation.label == "DELETE /taken/{task_id}":
         params = {"task_id": world["spare_task_id"]}
