@@ -91,6 +91,37 @@
   document.addEventListener("input", noteEdit, true);
   document.addEventListener("change", noteEdit, true);
 
+  // "Controleer" or "Opnieuw beginnen" pressed while a preview answer is on its way: htmx
+  // queues the press on the form, and the answer replaces that form, which drops the queued
+  // press. So the press is noted, and made again on the form that came in its place. (Events
+  // of the replaced form no longer reach the document, so the request itself is watched.)
+  var previewXhr = null;
+  var pressAgain = null;
+
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (form.id !== "preview-form" || !previewXhr || previewXhr.readyState === 4) return;
+    var submitter = event.submitter;
+    pressAgain = submitter && submitter.name ? submitter.name : "controleer";
+  }, true);
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (!event.detail.elt || event.detail.elt.id !== "preview-form") return;
+    previewXhr = event.detail.xhr;
+    var config = event.detail.requestConfig;
+    var cause = config && config.triggeringEvent;
+    if (cause && cause.type === "submit") pressAgain = null;  // the press itself goes out
+  });
+  document.addEventListener("htmx:afterSwap", function (event) {
+    if (!pressAgain || !event.detail.target || event.detail.target.id !== "preview") return;
+    var name = pressAgain;
+    pressAgain = null;
+    setTimeout(function () {  // once htmx has finished with the answer that replaced the form
+      var form = byId("preview-form");
+      var button = form && form.querySelector("button[name=" + name + "]");
+      if (button) button.click();  // a click, so that htmx sends the button with the form
+    }, 0);
+  });
+
   document.addEventListener("htmx:beforeRequest", function (event) {
     var xhr = event.detail.xhr;
     if (!xhr) return;

@@ -183,7 +183,7 @@ def test_an_author_builds_previews_and_publishes_a_questionnaire(page, live_serv
     expect(page.locator("body")).to_contain_text("De eerste revisie")
     page.get_by_role("button", name="Ja, publiceer revisie 1").click()
     expect(page).to_have_url(re.compile(r"/vragenlijsten/kuikens-laden/revisies$"))
-    expect(page.locator(".flash")).to_contain_text("Revisie 1 van “kuikens-laden” is gepubliceerd")
+    expect(page.locator(".flash")).to_contain_text("Revisie 1 van “Kuikens laden” is gepubliceerd")
 
     api = page.request
     auth = {"Authorization": f"Bearer {key.key}"}

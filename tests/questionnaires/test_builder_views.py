@@ -926,6 +926,21 @@ def test_the_preview_shows_hides_validates_and_computes_with_the_engine(previewi
     ok = fill(soort="Leghennen", aantal="20", toelichting="ok", controleer="1")
     assert "Alles in orde" in ok
     assert "Vul een geheel getal in." in fill(aantal="12,5x")
+    # Once checked, the preview stays checked while answers are corrected, until it starts over.
+    assert 'name="gecontroleerd" value="1"' in ok
+    data = {"csrf_token": previewing.token, "getoond": "soort,toelichting,aantal,chauffeur"}
+    again = previewing.client.post(
+        f"{previewing.base}/concept/voorbeeld",
+        data={**data, "a-soort": "Leghennen", "a-aantal": "0", "gecontroleerd": "1"},
+        headers=HX,
+    ).get_data(as_text=True)
+    assert "2 antwoorden moeten nog worden verbeterd." in again
+    fresh = previewing.client.post(
+        f"{previewing.base}/concept/voorbeeld",
+        data={**data, "gecontroleerd": "1", "leegmaken": "1"},
+        headers=HX,
+    ).get_data(as_text=True)
+    assert "moeten nog worden verbeterd" not in fresh and 'name="gecontroleerd"' not in fresh
 
 
 def test_the_preview_waits_until_the_draft_has_no_problems(previewing):

@@ -218,7 +218,17 @@ def preview_context(state: EditorState, form) -> dict:
             raw[qid] = display_value(question, value)
         if value is not None:
             answers[qid] = value
-    final = form is not None and form.get("controleer") == "1"
+    # Once checked, the preview stays checked while the author corrects answers (each change
+    # shows the verdict again), until "Opnieuw beginnen".
+    final = (
+        form is not None
+        and not form.get("leegmaken")
+        and "1"
+        in (
+            form.get("controleer"),
+            form.get("gecontroleerd"),
+        )
+    )
     cleaned, problems = engine.validate_answers(definition, answers, final=final)
     visible = engine.visible_questions(definition, answers)
     by_question: dict[str, list[str]] = {}
