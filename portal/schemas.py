@@ -100,7 +100,8 @@ class Problem(BaseModel):
         "delivery needs a completed task), already_queued (a webhook delivery waits already), "
         "too_many_endpoints (a carrier has at most 20 webhook endpoints), export_changed (the "
         "billing export's selection changed since its dry run), not_issued (a concept "
-        "invoice has no document yet), not_an_invoice (only an invoice is credited)."
+        "invoice has no document yet), not_an_invoice (only an invoice is credited); 429 "
+        "too_many_sends (a carrier's test events and resends of webhook deliveries are limited)."
     )
     codes: list[str] | None = _extension(
         "409 of invoices: what the document lacks before it can be issued, as codes "
@@ -160,6 +161,13 @@ class Problem(BaseModel):
     )
     export_id: uuid.UUID | None = _extension(
         "409 `already-billed`: the billing export that holds the task's line."
+    )
+    limit: int | None = _extension(
+        "429 `too_many_sends`: how many test events and resends a carrier may ask for within "
+        "`window_seconds` (also in Retry-After: seconds until the next may go)."
+    )
+    window_seconds: int | None = _extension(
+        "429 `too_many_sends`: the window, in seconds, that `limit` counts in."
     )
     retry_after_minutes: int | None = _extension(
         "429: minutes to wait before the next sign-in attempt (also in Retry-After, seconds)."

@@ -204,6 +204,7 @@ def test_an_illegal_status_move_names_the_current_status_and_the_allowed_ones(
         "status": 409,
         "detail": None,
         "current": "gepland",
+        "to": "afgerond",
         "allowed": ["ontvangen", "gestart", "geannuleerd"],
     }
 
