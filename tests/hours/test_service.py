@@ -289,4 +289,4 @@ def test_the_overview_and_the_week_run_a_fixed_number_of_queries(app, carrier, c
     for n in range(1, 6):
         add_driver(n)
     assert measure() == few
-    assert few[0] <= 4  # carrier, drivers, activities, approvals
+    assert few[0] <= 6  # carrier, drivers, activities, approvals, corrections, exports
