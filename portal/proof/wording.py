@@ -12,7 +12,7 @@ from flask_babel import format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from portal.labels import activity_label
+from portal.labels import activity_label, unit
 
 DASH = "—"
 # Each status's row of the status times: the moment it was reached. "Ingepland op" (when the
@@ -51,7 +51,7 @@ def task_rows(facts: dict, moment: Callable[[str | None], str]) -> list[tuple[st
     vehicle; no remarks of the office."""
     task = facts["taak"]
     amount = (
-        f"{number(task['hoeveelheid'])} {task['eenheid'] or ''}".strip()
+        f"{number(task['hoeveelheid'])} {unit(task['eenheid'])}".strip()
         if task["hoeveelheid"] is not None
         else DASH
     )
@@ -157,7 +157,7 @@ def answer_text(item: dict) -> str:
     if item["locatie"]:
         return coordinates(item["locatie"])
     text = item["tekst"] if item["tekst"] is not None else DASH
-    return f"{text} {item['eenheid']}" if item["eenheid"] and text != DASH else text
+    return f"{text} {unit(item['eenheid'])}" if item["eenheid"] and text != DASH else text
 
 
 def answer_rows(session: dict) -> list[tuple[str, str]]:

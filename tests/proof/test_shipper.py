@@ -94,6 +94,10 @@ def test_the_shipper_sees_no_remarks_nor_staff_names(client, shared):
     assert "Afgerond op vr 20 nov 2026 17:00" in seen["page"]
     assert "Getekend door Henk de Vries" in seen["page"] and "Geleverd 12,5 ton" in seen["page"]
     assert '"chauffeur":"Jan"' in seen["facts"]
+    # In English the known units read English too (the facts keep the stored word).
+    english = _everything(client, shared, "en")
+    assert "Geleverd 12,5 tonnes" in english["page"] and "12,5 ton " not in english["page"]
+    assert '"eenheid":"ton"' in english["facts"]
 
 
 def test_the_carrier_chooses_initials_for_the_driver(app, client, carrier, shared):
