@@ -41,16 +41,20 @@ def refusal(code_point: str) -> str:
 
 def controls_in(doc, path: str = "") -> list[tuple[str, str]]:
     """Each text of a parsed JSON document (keys included) holding a control character, as
-    (its path, dotted; the first control character as U+XXXX)."""
+    (its path, dotted; the first control character as U+XXXX). Walks with a stack of its own,
+    so a document nested thousands deep is read, not a RecursionError."""
     found: list[tuple[str, str]] = []
-    if isinstance(doc, str):
-        if code_point := control_character(doc):
-            found.append((path, code_point))
-    elif isinstance(doc, dict):
-        for key, value in doc.items():
-            inner = f"{path}.{key}" if path else str(key)
-            found += controls_in(key, inner) + controls_in(value, inner)
-    elif isinstance(doc, list):
-        for index, value in enumerate(doc):
-            found += controls_in(value, f"{path}.{index}" if path else str(index))
+    stack: list[tuple[object, str]] = [(doc, path)]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, str):
+            if code_point := control_character(item):
+                found.append((at, code_point))
+        elif isinstance(item, dict):
+            for key, value in reversed(list(item.items())):
+                inner = f"{at}.{key}" if at else str(key)
+                stack += [(value, inner), (key, inner)]
+        elif isinstance(item, list):
+            for index in range(len(item) - 1, -1, -1):
+                stack.append((item[index], f"{at}.{index}" if at else str(index)))
     return found

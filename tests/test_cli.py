@@ -143,7 +143,7 @@ def test_invalid_input_is_refused_with_a_message(run):
 
 def test_seed_demo_creates_two_carriers_once(app, run, client):
     logins = ok(run("seed-demo"))
-    assert len(logins["portal"]) == 6 and len(logins["drivers"]) == 2
+    assert len(logins["portal"]) == 6 and len(logins["drivers"]) == 5
     assert ok(run("seed-demo")) == logins  # a second run changes nothing
     token = client.post(
         "/api/v1/auth/token",
