@@ -60,8 +60,8 @@ def seed(
     app, tasks: int, background: int, board_cards: int = 0, board_day: date | None = None
 ) -> tuple[str, str]:
     from portal.accounts.service import create_carrier
-    from portal.accounts.tokens import password_grant
     from portal.drivers.service import create_driver
+    from portal.drivers.tokens import password_grant
     from portal.questionnaires.service import publish
     from portal.tasks.models import Task
     from portal.tenancy import carrier_scope

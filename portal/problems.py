@@ -14,7 +14,7 @@ from flask_babel import format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from portal.questionnaires import labels
+from portal import question_labels as labels
 
 TEXTS = {
     # --- completing a task (lifecycle.completion_blockers)

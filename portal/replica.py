@@ -40,7 +40,7 @@ from prometheus_client import Counter
 from sqlalchemy import create_engine, exc
 
 from portal import change_feed
-from portal.ops.counters import REGISTRY
+from portal.counters import REGISTRY
 
 log = logging.getLogger(__name__)
 

@@ -138,9 +138,9 @@ def clear_process_caches() -> None:
     answers), as a fresh worker would have it."""
     from portal import replica
     from portal.accounts import service as accounts
-    from portal.accounts import tokens
     from portal.api.core import ANSWERS
     from portal.api.unchanged import CONFIRMED
+    from portal.drivers import tokens
     from portal.questionnaires.service import DEFINITIONS
     from portal.tasks.views import KEPT_CARDS
 

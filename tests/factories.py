@@ -301,7 +301,7 @@ def upload_file(client, token: str, soort: str = "photo") -> str:
 
 def replica_outcomes() -> dict[str, float]:
     """The counts of reads that a replica may answer, by where they went (replica.py)."""
-    from portal.ops.counters import REGISTRY
+    from portal.counters import REGISTRY
 
     names = ("replica", "behind", "fenced", "no_feed", "down", "error")
     return {

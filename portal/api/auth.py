@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from flask import request
 
-from portal.accounts import tokens
 from portal.accounts.schemas import (
     ActivationCodeGrant,
     PasswordGrant,
@@ -15,6 +14,7 @@ from portal.accounts.schemas import (
 )
 from portal.accounts.service import TooManyAttempts
 from portal.api.core import json_body, json_response, operation, parse_body, problem_from_domain
+from portal.drivers import tokens
 from portal.unit_of_work import kept, portal_write
 
 

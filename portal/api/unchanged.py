@@ -35,12 +35,11 @@ from datetime import datetime, time, timedelta
 from flask import Flask
 from werkzeug.http import parse_etags
 
-from portal import change_feed, reads
+from portal import change_feed, counters, reads, request_ids
 from portal.accounts.service import carrier_zone
-from portal.accounts.tokens import AccessClaims, decode_access_token, session_for, session_query
 from portal.api.core import bearer_token, etags_name
+from portal.drivers.tokens import AccessClaims, decode_access_token, session_for, session_query
 from portal.extensions import db
-from portal.ops import counters, request_ids
 from portal.tenancy import activate
 
 _DRIVER_LIST = re.compile(r"/api/v1/users/([A-Za-z0-9_-]{1,64})/taken")

@@ -10,9 +10,9 @@ import orjson
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import func, select
 
+from portal import request_ids
 from portal.audit.models import AuditEntry
 from portal.extensions import db
-from portal.ops import request_ids
 
 # How each kind of actor is named in a history ("by Els Vos (portal)").
 ACTOR_LABELS = {

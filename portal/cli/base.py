@@ -87,7 +87,7 @@ def serve_metrics(bind: str | None) -> None:
     """A worker's --metrics-bind: its metrics on a thread of their own."""
     if not bind:
         return
-    from portal.ops import counters
+    from portal import counters
 
     try:
         counters.serve(bind)

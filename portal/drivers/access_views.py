@@ -14,8 +14,7 @@ from flask_babel import format_datetime
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from portal.accounts import tokens
-from portal.drivers import service
+from portal.drivers import service, tokens
 from portal.drivers.driver_kit import driver_route
 from portal.drivers.models import Driver
 from portal.errors import ValidationFailed

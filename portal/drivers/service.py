@@ -421,7 +421,7 @@ def history(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> list:
 
 
 # --- access: deactivation and the user_token -------------------------------------------
-# A phone's credentials (pairing codes, tokens, signing out) are portal.accounts.tokens',
+# A phone's credentials (pairing codes, tokens, signing out) are portal.drivers.tokens',
 # which reads drivers through this module; never the other way round.
 
 

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import and_, func, select
 from sqlalchemy.exc import IntegrityError
 
+from portal import events as webhooks
 from portal.audit.service import Actor
 from portal.drivers import service as drivers
 from portal.errors import Conflict, Forbidden, NotFound, ValidationFailed
@@ -22,7 +23,6 @@ from portal.extensions import db
 from portal.fleet import qr
 from portal.fleet.models import Vehicle, VehicleSession
 from portal.types import utcnow
-from portal.webhooks import events as webhooks
 
 PENDING_TTL = timedelta(minutes=15)  # how long a started session waits for its scan
 

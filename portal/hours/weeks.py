@@ -16,6 +16,7 @@ from sqlalchemy import Float, String, and_, or_, select, type_coerce
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
+from portal import events as webhooks
 from portal.accounts.service import carrier_zone
 from portal.audit import service as audit
 from portal.audit.service import Actor
@@ -40,7 +41,6 @@ from portal.hours.service import (
 from portal.hours.totals import MAX_DAY, IsoWeek, Span
 from portal.tasks import service as tasks
 from portal.types import utcnow
-from portal.webhooks import events as webhooks
 
 logger = logging.getLogger(__name__)
 

@@ -10,11 +10,11 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import delete, func, select, update
 
+from portal import counters
 from portal.extensions import db
 from portal.messages.failures import failure
 from portal.messages.models import DeliveryAttempt, Message, PushSubscription
 from portal.messages.push import PushMessage, PushTarget, SendResult
-from portal.ops import counters
 from portal.tenancy import lookup
 from portal.types import utcnow
 

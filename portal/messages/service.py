@@ -20,6 +20,7 @@ from sqlalchemy import case, delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
+from portal import events as webhooks
 from portal.audit.service import Actor, record
 from portal.drivers import service as drivers
 from portal.errors import NotFound, ValidationFailed
@@ -33,7 +34,6 @@ from portal.messages.models import (
 )
 from portal.messages.schemas import serialize_message
 from portal.types import utcnow
-from portal.webhooks import events as webhooks
 
 logger = logging.getLogger(__name__)
 

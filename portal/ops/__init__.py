@@ -8,7 +8,8 @@ from flask import Flask
 
 
 def init_app(app: Flask) -> None:
-    from portal.ops import health, logs, metrics, request_ids
+    from portal import request_ids
+    from portal.ops import health, logs, metrics
 
     request_ids.init_app(app)
     logs.init_app(app)

@@ -8,7 +8,7 @@ import logging
 
 from flask import Flask
 
-from portal.ops import request_ids
+from portal import request_ids
 
 FIELDS = "%(levelname)s %(name)s %(message)s %(request_id)s"
 

@@ -32,10 +32,10 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from sqlalchemy import event
 
+from portal import counters
+from portal.counters import REGISTRY
 from portal.extensions import db
 from portal.messages import outbox as messages
-from portal.ops import counters
-from portal.ops.counters import REGISTRY
 from portal.webhooks import outbox as webhooks
 
 bp = Blueprint("ops_metrics", __name__)

@@ -22,6 +22,7 @@ import orjson
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
+from portal import events as webhooks
 from portal.accounts.service import carrier_zone
 from portal.audit import service as audit
 from portal.audit.service import Actor
@@ -32,7 +33,6 @@ from portal.questionnaires import engine
 from portal.questionnaires.models import ActivityQuestionnaire, Answer, AnswerSession
 from portal.questionnaires.schemas import serialize_session
 from portal.types import period_bound, utcnow
-from portal.webhooks import events as webhooks
 
 FILE_TYPES = ("photo", "signature", "document_scan")
 

@@ -14,8 +14,8 @@ from flask_babel import lazy_gettext as _l
 from jinja2 import Undefined
 
 from portal import problems
+from portal.question_labels import field_label
 from portal.questionnaires import engine
-from portal.questionnaires.labels import field_label
 
 EDIT_ERRORS = {
     "path": _l("Deze vraag bestaat niet (meer). Laad het concept opnieuw."),

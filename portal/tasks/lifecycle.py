@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import select
 
+from portal import events as webhooks
 from portal.audit import service as audit
 from portal.audit.service import Actor
 from portal.billing import service as billing
@@ -22,7 +23,6 @@ from portal.questionnaires import answering
 from portal.tasks.models import STATUSES, Task, TaskEvidence
 from portal.tasks.service import locked_task
 from portal.types import Expected, utcnow
-from portal.webhooks import events as webhooks
 
 # Status moves (DESIGN.md). Reopening a completed task is for the office only.
 MOVES = {

@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from sqlalchemy import func, select
 
+from portal import events as webhooks
 from portal.audit import service as audit
 from portal.audit.service import Actor
 from portal.billing import service as billing
@@ -29,7 +30,6 @@ from portal.tasks.listing import list_tasks as list_tasks
 from portal.tasks.models import OPEN_STATUSES, STATUSES, Task, TaskEvidence
 from portal.tasks.schemas import serialize_task
 from portal.types import Expected, utcnow, version_stale, versions_text
-from portal.webhooks import events as webhooks
 
 
 class PreconditionFailed(DomainError):

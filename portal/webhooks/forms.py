@@ -10,8 +10,8 @@ from wtforms.validators import DataRequired, Length, ValidationError
 from wtforms.widgets import URLInput
 
 from portal.billing.forms import DayField
+from portal.events import EVENT_TYPES
 from portal.validators import PortalForm
-from portal.webhooks.events import EVENT_TYPES
 from portal.webhooks.models import URL_MAX
 
 EVENT_LABELS = {

@@ -18,8 +18,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import and_, delete, exists, func, select, tuple_, update
 from sqlalchemy.orm import aliased
 
+from portal import counters
 from portal.extensions import db
-from portal.ops import counters
 from portal.tenancy import lookup
 from portal.types import utcnow
 from portal.webhooks.failures import failure

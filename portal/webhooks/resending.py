@@ -16,12 +16,12 @@ from datetime import datetime, timedelta
 from flask import current_app
 from sqlalchemy import case, select, text, update
 
+from portal import events
 from portal.audit import service as audit
 from portal.audit.service import Actor
 from portal.errors import Conflict, TooManyRequests, ValidationFailed
 from portal.extensions import db
 from portal.types import utcnow
-from portal.webhooks import events
 from portal.webhooks.models import WebhookDelivery, WebhookEndpoint
 from portal.webhooks.service import get_delivery, get_endpoint
 

@@ -8,10 +8,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from portal.events import EVENT_TYPES
 from portal.schemas import InModel, Timestamp, not_null
 from portal.types import iso
 from portal.webhooks import failures
-from portal.webhooks.events import EVENT_TYPES
 from portal.webhooks.models import URL_MAX, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 
 EventType = Literal[EVENT_TYPES]  # type: ignore[valid-type]

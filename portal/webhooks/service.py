@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import case, delete, func, select, update
 
+from portal import events
 from portal.audit import service as audit
 from portal.audit.service import Actor
 from portal.errors import Conflict, NotFound, ValidationFailed
@@ -18,7 +19,6 @@ from portal.extensions import db
 from portal.outbound import ENGLISH as URL_ENGLISH
 from portal.outbound import url_refusal
 from portal.types import utcnow
-from portal.webhooks import events
 from portal.webhooks.models import (
     URL_MAX,
     WebhookAttempt,

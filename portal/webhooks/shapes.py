@@ -14,6 +14,7 @@ from datetime import timedelta
 from flask import current_app, has_request_context, request
 from sqlalchemy.orm import Session
 
+from portal import events
 from portal.audit.service import SYSTEM
 from portal.billing import service as billing
 from portal.fleet import service as fleet
@@ -23,7 +24,6 @@ from portal.tasks import service as tasks
 from portal.tasks.models import Task
 from portal.tasks.schemas import serialize_line, serialize_task
 from portal.types import iso, utcnow
-from portal.webhooks import events
 
 
 def _task(carrier_id: uuid.UUID, task: Task) -> dict:

@@ -25,7 +25,7 @@ def password_grant(client, username, password=PASSWORD):
 
 
 def activation_code(app, driver) -> str:
-    from portal.accounts.tokens import create_activation_code
+    from portal.drivers.tokens import create_activation_code
 
     return in_carrier(
         app,
@@ -194,7 +194,7 @@ def test_revoking_an_unknown_token_is_not_an_error(client):
 
 
 def test_sign_out_everywhere_refuses_outstanding_tokens(app, client, driver):
-    from portal.accounts.tokens import sign_out_everywhere
+    from portal.drivers.tokens import sign_out_everywhere
 
     body = password_grant(client, driver.email).get_json()
     in_carrier(

@@ -292,8 +292,8 @@ def test_an_unchanged_poll_is_answered_before_flask_with_flasks_headers(
 def test_what_the_early_answer_does_not_confirm_goes_to_flask(app, client, carrier, driver):
     from factories import create_driver, in_carrier
 
-    from portal.accounts import tokens
     from portal.audit.service import SYSTEM
+    from portal.drivers import tokens
 
     token = driver_token(client, driver)
     url = f"/api/v1/users/{driver.user_token}/taken"

@@ -12,9 +12,9 @@ import pytest
 from factories import bearer, create_task, driver_token, in_carrier
 
 from portal import change_feed
-from portal.accounts import tokens
 from portal.api.unchanged import CONFIRMED, Confirmed, _feed_conninfo
 from portal.audit.service import SYSTEM
+from portal.drivers import tokens
 from portal.extensions import db
 
 
@@ -250,7 +250,7 @@ def test_sqlite_keeps_nothing(app, client, carrier, driver, count_queries):
 def test_polls_answered_before_flask_are_counted_in_the_request_metrics(
     app, client, carrier, driver
 ):
-    from portal.ops.counters import REGISTRY
+    from portal.counters import REGISTRY
 
     create_task(app, carrier, driver, naam="Mest laden")
     live_feed(app)

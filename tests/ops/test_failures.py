@@ -61,7 +61,7 @@ def test_a_workers_metrics_are_served_where_it_is_told():
 
     from prometheus_client.parser import text_string_to_metric_families
 
-    from portal.ops import counters
+    from portal import counters
 
     counters.attempt("webhooks", "sent")
     with socket.socket() as probe:

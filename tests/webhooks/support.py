@@ -108,8 +108,9 @@ def run_pass(app, send=None, now=None, limit=100) -> dict:
 
 def register(app, carrier, url: str, types: list[str] | None = None) -> tuple:
     """An endpoint through the service: (endpoint id, secret)."""
+    from portal import events
     from portal.audit.service import SYSTEM
-    from portal.webhooks import events, service
+    from portal.webhooks import service
 
     data = service.EndpointIn(url=url, gebeurtenissen=types or list(events.EVENT_TYPES))
     return in_carrier(

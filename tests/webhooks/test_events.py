@@ -17,9 +17,9 @@ from factories import (
     publish_questionnaire,
 )
 
+from portal import events
 from portal.audit.service import SYSTEM
 from portal.extensions import db
-from portal.webhooks import events
 from portal.webhooks.event_docs import EVENTS
 from webhooks.support import deliveries, register, run_pass
 

@@ -11,7 +11,11 @@ from flask import Response, g, request
 from portal import reads
 from portal.accounts.models import SCOPES
 from portal.accounts.service import authenticate_api_key
-from portal.accounts.tokens import (
+from portal.audit.service import Actor
+from portal.drivers.models import Driver
+from portal.drivers.service import find_by_token as find_driver_by_token
+from portal.drivers.service import get_driver, get_driver_by_token
+from portal.drivers.tokens import (
     AccessClaims,
     DriverSession,
     decode_access_token,
@@ -19,10 +23,6 @@ from portal.accounts.tokens import (
     session_for,
     session_query,
 )
-from portal.audit.service import Actor
-from portal.drivers.models import Driver
-from portal.drivers.service import find_by_token as find_driver_by_token
-from portal.drivers.service import get_driver, get_driver_by_token
 from portal.errors import Forbidden, NotFound, Unauthorized, ValidationFailed, problem
 from portal.extensions import db
 from portal.tenancy import activate

@@ -13,8 +13,8 @@ from flask_login import current_user
 from portal.accounts import service as accounts
 from portal.accounts.permissions import object_route
 from portal.labels import ACTIVITY_LABELS, activity_label
+from portal.question_labels import OPERATOR_LABELS, TYPE_GROUPS, TYPE_LABELS, field_label
 from portal.questionnaires import engine, service
-from portal.questionnaires.labels import OPERATOR_LABELS, TYPE_GROUPS, TYPE_LABELS, field_label
 from portal.questionnaires.wording import format_number, input_text, show_value
 from portal.web.kit import current_carrier_id, format_when
 

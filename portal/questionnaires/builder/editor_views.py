@@ -12,6 +12,7 @@ from flask_babel import gettext as _
 from flask_login import current_user
 
 from portal.errors import ValidationFailed
+from portal.question_labels import NEW_LABELS
 from portal.questionnaires import editing, service
 from portal.questionnaires.builder.blueprint import (
     alert,
@@ -31,7 +32,6 @@ from portal.questionnaires.builder.state import (
     preview_context,
 )
 from portal.questionnaires.editing import EditError
-from portal.questionnaires.labels import NEW_LABELS
 from portal.questionnaires.wording import EDIT_ERRORS
 from portal.unit_of_work import refused
 from portal.web import is_fragment
