@@ -4,9 +4,11 @@ of a list; and moments worded one way. Views use these instead of helpers of the
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal, TypeVar
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from flask import g, request, url_for
@@ -116,3 +118,53 @@ def format_when(moment: datetime | None, kind: WhenKind = "day_time", empty: str
             return format_datetime(moment, "HH:mm")
         kind = "date_time"
     return format_datetime(moment, _WHEN_FORMATS[kind])
+
+
+# --- what every domain's pages share -----------------------------------------------------
+
+Wording = Mapping[str, "str | Callable[[dict], str]"]
+
+
+def errors_at_fields(form, errors: list[dict], wording: Wording) -> list[str]:
+    """A service's errors ({field, code, message, params}) at the form's fields, worded by
+    their stable code: `wording[code]` is a text (filled in with the error's params) or a
+    function of the whole error. An error without wording keeps its message. Errors of no
+    field on the form come back in a list for the form's top."""
+    general = []
+    for item in errors:
+        name, code = item.get("field"), item.get("code")
+        text = _worded(item, wording.get(code) if code else None)
+        if name in form and name != "csrf_token":
+            form[name].errors = [*form[name].errors, text]
+        else:
+            general.append(text if code in wording else f"{name}: {text}" if name else text)
+    return general
+
+
+def _worded(item: dict, wording) -> str:
+    if wording is None:
+        return str(item.get("message", ""))
+    if callable(wording):
+        return str(wording(item))
+    params = item.get("params")
+    return str(wording) % params if params else str(wording)
+
+
+def parse_uuid(value: str | None) -> uuid.UUID | None:
+    """The UUID a form or query value names, or None (empty or not a UUID)."""
+    try:
+        return uuid.UUID(value) if value else None
+    except (ValueError, AttributeError, TypeError):
+        return None
+
+
+def safe_back(target: str | None, *, within: str, fallback: str, exact: bool = False) -> str:
+    """Where to return after a write: `target` when it is a path on this site starting with
+    `within` (or, `exact`, being that path, with any query), with no scheme, no host, no
+    backslash or space (no open redirect); else `fallback`."""
+    if target and target.isprintable() and "\\" not in target and " " not in target:
+        parts = urlsplit(target)
+        on_path = parts.path == within if exact else parts.path.startswith(within)
+        if not parts.scheme and not parts.netloc and on_path:
+            return target
+    return fallback
