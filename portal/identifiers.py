@@ -21,6 +21,8 @@ KVK_SCHEME = "0106"  # ISO 6523 ICD: Dutch chamber of commerce (KvK)
 GLN_SCHEME = "0088"  # GS1 Global Location Number
 PEPPOL_ID = re.compile(r"(\d{4}):([^\s:]{1,100})")
 KVK = re.compile(r"\d{8}")
+DUTCH_VAT = re.compile(r"NL[0-9]{9}B[0-9]{2}")
+EU_VAT = re.compile(r"[A-Z]{2}[0-9A-Z]{2,13}")
 
 
 def compact(identifier: str | None) -> str | None:
@@ -49,4 +51,29 @@ def parse_peppol_id(value: str | None) -> tuple[str, str] | None:
     match = PEPPOL_ID.fullmatch((value or "").strip())
     if match and match.group(1) in EAS_SCHEMES:
         return match.group(1), match.group(2)
+    return None
+
+
+def normalise_vat(value: str) -> str:
+    """A VAT number as stored: upper case without spaces, dots or dashes."""
+    return re.sub(r"[\s.\-]", "", value).upper()
+
+
+def vat_problem(value: str) -> dict | None:
+    """Why value is no VAT number (a Dutch one strictly, other EU ones loosely), or None."""
+    compact = normalise_vat(value)
+    if compact.startswith("NL"):
+        if not DUTCH_VAT.fullmatch(compact):
+            return {
+                "field": "btw_nummer",
+                "code": "vat_dutch",
+                "message": "a Dutch VAT number is NL + 9 digits + B + 2 digits",
+            }
+        return None
+    if not EU_VAT.fullmatch(compact):
+        return {
+            "field": "btw_nummer",
+            "code": "vat_format",
+            "message": "a country code and 2 to 13 letters or digits",
+        }
     return None

@@ -1,6 +1,6 @@
 """The carrier's invoicing details, the seller on its e-invoices (UBL): checked and compacted
 as stored. Apart from management.py (the settings' door) for the IBAN registry's table and
-check; the VAT number follows the customers' rule (portal.customers.rules)."""
+check; the VAT number follows the rule customers share (portal.identifiers)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 
 from email_validator import EmailNotValidError, validate_email
 
-from portal.customers.rules import normalise_vat, vat_problem
+from portal.identifiers import normalise_vat, vat_problem
 
 # The length of each country's IBAN (the SWIFT IBAN registry, ISO 13616)
 IBAN_LENGTHS = {

@@ -9,6 +9,7 @@ import re
 
 from portal import countries, identifiers
 from portal.customers.models import PLACE_KINDS
+from portal.identifiers import normalise_vat, vat_problem
 
 # What invoices need of a customer beyond its name: its invoice address, the identifiers an
 # e-invoice names and routes it by, and its own VAT treatment.
@@ -68,33 +69,12 @@ LIMITS = {
     "contactpersoon": 200,
     "telefoon": 50,
 }
-DUTCH_VAT = re.compile(r"NL[0-9]{9}B[0-9]{2}")
-EU_VAT = re.compile(r"[A-Z]{2}[0-9A-Z]{2,13}")
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
 DUTCH_POSTCODE = re.compile(r"([1-9][0-9]{3}) ?([A-Z]{2})")
 
 
 def error(field: str, code: str, message: str) -> dict:
     return {"field": field, "code": code, "message": message}
-
-
-def normalise_vat(value: str) -> str:
-    """A VAT number as stored: upper case without spaces, dots or dashes."""
-    return re.sub(r"[\s.\-]", "", value).upper()
-
-
-def vat_problem(value: str) -> dict | None:
-    """Why value is no VAT number (a Dutch one strictly, other EU ones loosely), or None."""
-    compact = normalise_vat(value)
-    if compact.startswith("NL"):
-        if not DUTCH_VAT.fullmatch(compact):
-            return error(
-                "btw_nummer", "vat_dutch", "a Dutch VAT number is NL + 9 digits + B + 2 digits"
-            )
-        return None
-    if not EU_VAT.fullmatch(compact):
-        return error("btw_nummer", "vat_format", "a country code and 2 to 13 letters or digits")
-    return None
 
 
 def _text(data: dict, name: str, errors: list[dict], clean: dict, required=False) -> None:
