@@ -142,7 +142,7 @@ def clear_process_caches() -> None:
     from portal.api.unchanged import CONFIRMED
     from portal.drivers import tokens
     from portal.questionnaires.service import DEFINITIONS
-    from portal.tasks.views import KEPT_CARDS
+    from portal.tasks.pages import KEPT_CARDS
 
     replica.FENCES.mark_down(0)  # a replica found down by an earlier test is tried again
     CONFIRMED.clear()

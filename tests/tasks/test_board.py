@@ -639,7 +639,7 @@ def test_a_board_loaded_again_shows_every_change_and_each_planners_own_token(
     from portal.audit.service import SYSTEM
     from portal.drivers import service as drivers
     from portal.tasks import service
-    from portal.tasks.views import KEPT_CARDS
+    from portal.tasks.pages import KEPT_CARDS
 
     first = create_task(app, carrier, driver, naam="Mest Enter", gepland_op=at(today(), "9:00"))
     second = create_task(app, carrier, driver, naam="Voer Delden", gepland_op=at(today(), "13:00"))

@@ -12,8 +12,8 @@ from conftest import base_config
 from werkzeug.datastructures import MultiDict
 
 from portal import create_app
-from portal.tasks.forms import UNASSIGNED
-from portal.tasks.views.board import FILTER_NAMES, STATUS_WEEK, BoardQuery
+from portal.tasks.pages.board import FILTER_NAMES, STATUS_WEEK, BoardQuery
+from portal.tasks.pages.forms import UNASSIGNED
 
 TODAY = date(2031, 3, 12)
 DRIVER = SimpleNamespace(id=uuid.uuid4(), naam="Jan de Vries")

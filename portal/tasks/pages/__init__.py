@@ -9,9 +9,9 @@ All routes are on one blueprint, `tasks` (`common.bp`); importing this package r
 them: the board (`board`), a task's moves (`moves`) and its form (`form`).
 """
 
-from portal.tasks.views import board, form, moves
-from portal.tasks.views.cards import KEPT_CARDS, card_context, card_demands
-from portal.tasks.views.common import bp, task_page_url
+from portal.tasks.pages import board, form, moves
+from portal.tasks.pages.cards import KEPT_CARDS, card_context, card_demands
+from portal.tasks.pages.kit import bp, task_page_url
 
 __all__ = [
     "KEPT_CARDS",

@@ -14,8 +14,8 @@ from portal.accounts.permissions import object_route
 from portal.errors import ValidationFailed
 from portal.files import service as files
 from portal.tasks import lifecycle, paper, service
-from portal.tasks.forms import PaperCompletionForm
 from portal.tasks.models import Task
+from portal.tasks.pages.forms import PaperCompletionForm
 from portal.unit_of_work import refused
 from portal.web import errors_at_fields
 from portal.web.kit import current_actor, current_carrier_id

@@ -17,10 +17,10 @@ from portal.drivers import service as drivers_service
 from portal.fleet import service as fleet
 from portal.tacho import driving
 from portal.tasks import service
-from portal.tasks.forms import UNASSIGNED, BoardFilterForm
 from portal.tasks.models import STATUSES, Task
-from portal.tasks.views.cards import card_context
-from portal.tasks.views.common import _parse_uuid, bp
+from portal.tasks.pages.cards import card_context
+from portal.tasks.pages.forms import UNASSIGNED, BoardFilterForm
+from portal.tasks.pages.kit import _parse_uuid, bp
 from portal.validators import FIRST_DAY, LAST_DAY
 from portal.web import is_fragment
 from portal.web.kit import current_carrier_id, current_zone

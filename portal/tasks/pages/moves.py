@@ -13,10 +13,16 @@ from portal.drivers import service as drivers_service
 from portal.errors import Conflict, ValidationFailed
 from portal.fleet import service as fleet
 from portal.tasks import lifecycle, service
-from portal.tasks.forms import BLOCKER_LABELS, STATUS_LABELS, VEHICLE_ALONG, VEHICLE_STAYS, MoveForm
 from portal.tasks.models import Task
-from portal.tasks.views.cards import _card
-from portal.tasks.views.common import (
+from portal.tasks.pages.cards import _card
+from portal.tasks.pages.forms import (
+    BLOCKER_LABELS,
+    STATUS_LABELS,
+    VEHICLE_ALONG,
+    VEHICLE_STAYS,
+    MoveForm,
+)
+from portal.tasks.pages.kit import (
     _back,
     _drivers_for,
     _instant,

@@ -30,7 +30,7 @@ from portal.questionnaires import presenting
 from portal.questionnaires import service as questionnaires
 from portal.tasks import lifecycle, paper, service
 from portal.tasks.conflicts import expected_duration
-from portal.tasks.forms import STATUS_LABELS
+from portal.tasks.pages.forms import STATUS_LABELS
 from portal.types import utcnow
 from portal.web import is_fragment
 from portal.web.kit import current_carrier_id

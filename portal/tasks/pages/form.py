@@ -23,9 +23,9 @@ from portal.errors import Conflict, ValidationFailed
 from portal.fleet import service as fleet
 from portal.questionnaires import service as questionnaires
 from portal.tasks import service
-from portal.tasks.forms import STATUS_LABELS, TaskForm
 from portal.tasks.models import Task
-from portal.tasks.views.common import (
+from portal.tasks.pages.forms import STATUS_LABELS, TaskForm
+from portal.tasks.pages.kit import (
     CLOSED,
     _back,
     _drivers_for,

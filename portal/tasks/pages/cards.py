@@ -20,9 +20,9 @@ from portal.customers import service as customers
 from portal.drivers import service as drivers_service
 from portal.fleet import service as fleet
 from portal.tasks import lifecycle, service
-from portal.tasks.forms import MOVE_LABELS, REOPEN_LABEL, STATUS_LABELS
 from portal.tasks.models import Task
-from portal.tasks.views.common import CLOSED, _back, task_page_url
+from portal.tasks.pages.forms import MOVE_LABELS, REOPEN_LABEL, STATUS_LABELS
+from portal.tasks.pages.kit import CLOSED, _back, task_page_url
 from portal.web.kit import current_carrier_id
 
 
