@@ -11,7 +11,7 @@ from wtforms.validators import InputRequired, Length, NumberRange, Optional, Val
 
 from portal.billing import pricing
 from portal.billing.forms import DayField
-from portal.tasks.forms import WholeNumberField
+from portal.tasks.pages.forms import WholeNumberField
 from portal.validators import PortalForm
 
 BASIS_LABELS = {
