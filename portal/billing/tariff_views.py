@@ -22,7 +22,7 @@ from portal.billing.tariff_forms import (
 from portal.customers import service as customers
 from portal.errors import Conflict, ValidationFailed
 from portal.labels import activity_label
-from portal.tasks.forms import activity_choices
+from portal.tasks.pages.forms import activity_choices
 from portal.unit_of_work import portal_write
 from portal.web import errors_at_fields
 from portal.web.kit import current_actor, current_carrier_id
