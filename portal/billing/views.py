@@ -19,7 +19,7 @@ from portal.customers import service as customers
 from portal.drivers import service as drivers
 from portal.errors import Conflict, NotFound, ValidationFailed
 from portal.tasks import service as tasks
-from portal.tasks.forms import STATUS_LABELS
+from portal.tasks.pages.forms import STATUS_LABELS
 from portal.unit_of_work import portal_write
 from portal.web import is_fragment
 from portal.web.kit import current_actor, current_carrier_id
