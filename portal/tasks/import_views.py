@@ -40,7 +40,7 @@ from portal.errors import ValidationFailed
 from portal.extensions import csrf
 from portal.tasks import csv_import, service
 from portal.tasks.csv_import import FileRefused, ParsedFile
-from portal.tasks.detail_views import FIELD_LABELS
+from portal.tasks.pages.detail import FIELD_LABELS
 from portal.unit_of_work import after_commit, after_rollback, portal_write, refused
 from portal.web.kit import current_actor, current_carrier_id
 
