@@ -59,8 +59,8 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.hours.views import bp as hours_bp
     from portal.messages.views import bp as messages_bp
     from portal.proof.views import bp as proof_bp
-    from portal.questionnaires.answer_views import bp as answers_bp
-    from portal.questionnaires.builder import bp as questionnaires_bp
+    from portal.questionnaires.pages.answer_views import bp as answers_bp
+    from portal.questionnaires.pages.builder import bp as questionnaires_bp
     from portal.tacho.driving_views import bp as driving_bp
     from portal.tacho.views import bp as tacho_bp
     from portal.tasks.detail_views import bp as task_detail_bp

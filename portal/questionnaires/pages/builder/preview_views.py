@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import abort, render_template, request
 
-from portal.questionnaires.builder.blueprint import draft_or_none, questionnaire_route
-from portal.questionnaires.builder.state import editor_context, load_state, preview_context
+from portal.questionnaires.pages.builder.state import editor_context, load_state, preview_context
+from portal.questionnaires.pages.kit import draft_or_none, questionnaire_route
 from portal.web import is_fragment
 
 

@@ -12,7 +12,7 @@ from portal.problems import say as say_problem
 from portal.question_labels import NEW_LABELS
 from portal.questionnaires import diff as differ
 from portal.questionnaires import editing, engine, service
-from portal.questionnaires.builder.blueprint import activity_suggestions, labels_context, user_names
+from portal.questionnaires.pages.kit import activity_suggestions, labels_context, user_names
 from portal.questionnaires.wording import answer_problem_text, input_text, problem_text
 from portal.web.kit import current_carrier_id
 

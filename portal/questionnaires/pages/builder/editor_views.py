@@ -14,7 +14,15 @@ from flask_login import current_user
 from portal.errors import ValidationFailed
 from portal.question_labels import NEW_LABELS
 from portal.questionnaires import editing, service
-from portal.questionnaires.builder.blueprint import (
+from portal.questionnaires.editing import EditError
+from portal.questionnaires.pages.builder.state import (
+    EditorState,
+    editor_context,
+    formula_outcome,
+    load_state,
+    preview_context,
+)
+from portal.questionnaires.pages.kit import (
     alert,
     download,
     draft_or_none,
@@ -24,14 +32,6 @@ from portal.questionnaires.builder.blueprint import (
     revision_doc,
     user_names,
 )
-from portal.questionnaires.builder.state import (
-    EditorState,
-    editor_context,
-    formula_outcome,
-    load_state,
-    preview_context,
-)
-from portal.questionnaires.editing import EditError
 from portal.questionnaires.wording import EDIT_ERRORS
 from portal.unit_of_work import refused
 from portal.web import is_fragment

@@ -10,7 +10,7 @@ from flask_login import current_user
 from portal.errors import ValidationFailed
 from portal.questionnaires import diff as differ
 from portal.questionnaires import editing, engine, service
-from portal.questionnaires.builder.blueprint import (
+from portal.questionnaires.pages.kit import (
     REVISIONS_PAGE,
     download,
     draft_or_none,

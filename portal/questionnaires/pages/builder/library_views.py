@@ -16,7 +16,8 @@ from portal.accounts.permissions import role_required
 from portal.errors import Conflict
 from portal.extensions import csrf
 from portal.questionnaires import editing, engine, service
-from portal.questionnaires.builder.blueprint import (
+from portal.questionnaires.pages.forms import NewQuestionnaireForm
+from portal.questionnaires.pages.kit import (
     EDIT_ROLES,
     READ_ROLES,
     activity_suggestions,
@@ -28,7 +29,6 @@ from portal.questionnaires.builder.blueprint import (
     questionnaire_route,
     user_names,
 )
-from portal.questionnaires.forms import NewQuestionnaireForm
 from portal.questionnaires.wording import show_value
 from portal.unit_of_work import portal_write
 from portal.validators import control_character_message

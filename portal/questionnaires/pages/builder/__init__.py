@@ -14,12 +14,12 @@ live preview) and `revision_views` (publish, revisions, restore, compare); `stat
 what the editor shows of a draft.
 """
 
-from portal.questionnaires.builder import (  # noqa: F401  (importing registers the routes)
+from portal.questionnaires.pages.builder import (  # noqa: F401  (importing registers the routes)
     editor_views,
     library_views,
     preview_views,
     revision_views,
 )
-from portal.questionnaires.builder.blueprint import bp
+from portal.questionnaires.pages.kit import bp
 
 __all__ = ["bp"]
