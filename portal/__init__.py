@@ -63,10 +63,10 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.questionnaires.pages.builder import bp as questionnaires_bp
     from portal.tacho.driving_views import bp as driving_bp
     from portal.tacho.views import bp as tacho_bp
-    from portal.tasks.detail_views import bp as task_detail_bp
     from portal.tasks.import_views import bp as task_import_bp
-    from portal.tasks.paper_views import bp as task_paper_bp
-    from portal.tasks.views import bp as tasks_bp
+    from portal.tasks.pages import bp as tasks_bp
+    from portal.tasks.pages.detail import bp as task_detail_bp
+    from portal.tasks.pages.paper import bp as task_paper_bp
     from portal.webhooks.views import bp as webhooks_bp
 
     blueprints = (
