@@ -23,7 +23,7 @@ from portal.accounts.permissions import object_route
 from portal.errors import NotFound
 from portal.proof import service, wording
 from portal.proof.bundle import Bundle
-from portal.proof.forms import ShareForm
+from portal.proof.pages.forms import ShareForm
 from portal.tasks import service as tasks
 from portal.web.kit import current_actor, current_carrier_id
 
