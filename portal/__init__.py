@@ -52,13 +52,13 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.billing.views import bp as billing_bp
     from portal.customers.views import bp as customers_bp
     from portal.drivers.views import bp as drivers_bp
-    from portal.files.views import bp as files_bp
+    from portal.files.pages import bp as files_bp
     from portal.fleet.views import bp as fleet_bp
     from portal.hours.payroll_views import bp as payroll_bp
     from portal.hours.ruleset_views import bp as rulesets_bp
     from portal.hours.views import bp as hours_bp
     from portal.messages.views import bp as messages_bp
-    from portal.proof.views import bp as proof_bp
+    from portal.proof.pages import bp as proof_bp
     from portal.questionnaires.pages.answer_views import bp as answers_bp
     from portal.questionnaires.pages.builder import bp as questionnaires_bp
     from portal.tacho.driving_views import bp as driving_bp
