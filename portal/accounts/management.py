@@ -31,6 +31,7 @@ from portal.accounts.service import (
 )
 from portal.audit import service as audit
 from portal.audit.service import Actor
+from portal.audit.switching import Switchable, switch_off, switch_on
 from portal.errors import DomainError, NotFound, ValidationFailed
 from portal.extensions import db
 from portal.tenancy import activate, found_by
@@ -188,42 +189,30 @@ def update_user(
     return user
 
 
+USER = Switchable("user")
+
+
 def deactivate_user(*, carrier_id: uuid.UUID, user_id: uuid.UUID, actor: Actor) -> User:
     """A user who left: signed out everywhere, their open link void, sign-in refused."""
     user = get_user(carrier_id=carrier_id, user_id=user_id)
-    if not user.actief:
-        return user
-    if actor.type == "user" and actor.id == user.id:
-        raise SelfChange("You cannot deactivate yourself; another admin can.")
-    _guard_last_admin(user)
-    user.actief = False
-    user.session_version += 1
-    user.link_hash = user.link_soort = user.link_verloopt_op = None
-    audit.record(
-        carrier_id=carrier_id,
-        actor=actor,
-        entity="user",
-        entity_id=user.id,
-        action="deactivated",
-        changes={"actief": [True, False]},
-    )
+
+    def check() -> None:
+        if actor.type == "user" and actor.id == user.id:
+            raise SelfChange("You cannot deactivate yourself; another admin can.")
+        _guard_last_admin(user)
+
+    def then() -> None:
+        user.session_version += 1
+        user.link_hash = user.link_soort = user.link_verloopt_op = None
+
+    switch_off(user, kind=USER, carrier_id=carrier_id, actor=actor, check=check, then=then)
     return user
 
 
 def reactivate_user(*, carrier_id: uuid.UUID, user_id: uuid.UUID, actor: Actor) -> User:
     """Let a deactivated user sign in again (with their old password)."""
     user = get_user(carrier_id=carrier_id, user_id=user_id)
-    if user.actief:
-        return user
-    user.actief = True
-    audit.record(
-        carrier_id=carrier_id,
-        actor=actor,
-        entity="user",
-        entity_id=user.id,
-        action="reactivated",
-        changes={"actief": [False, True]},
-    )
+    switch_on(user, kind=USER, carrier_id=carrier_id, actor=actor)
     return user
 
 
@@ -351,18 +340,23 @@ def issue_api_key(
     return api_key, plain
 
 
+class _Revocable(Switchable):
+    """An API key is on while it has no revocation time; revoked is for good."""
+
+    def is_on(self, target: ApiKey) -> bool:
+        return target.ingetrokken_op is None
+
+    def set(self, target: ApiKey, on: bool) -> None:
+        target.ingetrokken_op = None if on else utcnow()
+
+
+API_KEY = _Revocable("api_key", off_action="revoked", audit_flag=False)
+
+
 def revoke_api_key(*, carrier_id: uuid.UUID, key_id: uuid.UUID, actor: Actor) -> ApiKey:
     """Stop a key from working, for good (revoking twice changes nothing)."""
     key = get_api_key(carrier_id=carrier_id, key_id=key_id)
-    if key.ingetrokken_op is None:
-        key.ingetrokken_op = utcnow()
-        audit.record(
-            carrier_id=carrier_id,
-            actor=actor,
-            entity="api_key",
-            entity_id=key.id,
-            action="revoked",
-        )
+    switch_off(key, kind=API_KEY, carrier_id=carrier_id, actor=actor)
     return key
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 import secrets
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import partial
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
@@ -15,9 +15,11 @@ from sqlalchemy.exc import IntegrityError
 from portal.accounts.service import MIN_PASSWORD_LENGTH, hash_password
 from portal.audit import service as audit
 from portal.audit.service import SYSTEM, Actor
+from portal.audit.switching import Switchable, switch_off, switch_on
 from portal.drivers.models import LANGUAGES, Driver
 from portal.errors import NotFound, ValidationFailed
 from portal.extensions import db
+from portal.hooks import Hook
 from portal.tenancy import lookup
 
 EDITABLE = ("naam", "email", "telefoon", "taal", "contracturen", "personeelsnummer")
@@ -426,35 +428,28 @@ def history(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> list:
 
 
 # What other domains do when a driver leaves (tokens: refuse them; fleet: free the vehicle;
-# messages: forget the phones). They register here, so this domain needs none of theirs:
-# they read drivers, never the other way round.
-DeactivationHook = Callable[..., object]
-_on_deactivation: list[DeactivationHook] = []
+# messages: forget the phones). Connected in portal/wiring.py, so this domain needs none of
+# theirs: they read drivers, never the other way round.
+deactivated = Hook(
+    "drivers.deactivated",
+    "A driver was deactivated: listener(carrier_id=, driver_id=, actor=), in the same "
+    "transaction, before the audit entry.",
+)
+on_deactivation = deactivated.connect  # the old decorator's name, until wiring.py connects all
 
-
-def on_deactivation(hook: DeactivationHook) -> DeactivationHook:
-    """Register hook(carrier_id=, driver_id=, actor=) to run when a driver is deactivated,
-    in the same transaction."""
-    _on_deactivation.append(hook)
-    return hook
+DRIVER = Switchable("driver")
 
 
 def deactivate_driver(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> Driver:
     """A driver who left: no sign-in, every token refused, the vehicle they drove free again,
-    no more pushes to their phones (each by its domain's hook); tasks and positions stay."""
+    no more pushes to their phones (each by its domain's listener); tasks and positions stay."""
     driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
-    if not driver.actief:
-        return driver
-    driver.actief = False
-    for hook in _on_deactivation:
-        hook(carrier_id=carrier_id, driver_id=driver.id, actor=actor)
-    audit.record(
+    switch_off(
+        driver,
+        kind=DRIVER,
         carrier_id=carrier_id,
         actor=actor,
-        entity="driver",
-        entity_id=driver.id,
-        action="deactivated",
-        changes={"actief": [True, False]},
+        then=partial(deactivated, carrier_id=carrier_id, driver_id=driver.id, actor=actor),
     )
     return driver
 
@@ -462,17 +457,7 @@ def deactivate_driver(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Act
 def reactivate_driver(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> Driver:
     """A driver back at work; the phone pairs again (old tokens stay refused)."""
     driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
-    if driver.actief:
-        return driver
-    driver.actief = True
-    audit.record(
-        carrier_id=carrier_id,
-        actor=actor,
-        entity="driver",
-        entity_id=driver.id,
-        action="reactivated",
-        changes={"actief": [False, True]},
-    )
+    switch_on(driver, kind=DRIVER, carrier_id=carrier_id, actor=actor)
     return driver
 
 
