@@ -10,10 +10,10 @@ from flask_babel import gettext as _
 from portal import countries
 from portal.accounts.permissions import role_required
 from portal.customers import service, vies
-from portal.customers.forms import ConfirmForm, CustomerFilterForm, CustomerForm
 from portal.customers.models import Customer
+from portal.customers.pages.forms import ConfirmForm, CustomerFilterForm, CustomerForm
+from portal.customers.pages.kit import apply_errors, bp, customer_route, done, helpers
 from portal.customers.rules import CUSTOMER_FIELDS
-from portal.customers.views.common import apply_errors, bp, customer_route, done, helpers
 from portal.errors import Conflict, ValidationFailed
 from portal.unit_of_work import portal_write, refused
 from portal.web import is_fragment

@@ -2,13 +2,12 @@
 create and edit with errors at the field, places added, changed and removed, deactivation
 and deletion after a confirmation, and the import of customers from a file.
 
-All routes are on one blueprint, `customers` (`common.bp`); importing this package registers
+All routes are on one blueprint, `customers` (`kit.bp`); importing this package registers
 them: the customers (`customers`), their places (`places`) and the import
-(`portal.customers.import_views`).
+(`portal.customers.pages.importing`).
 """
 
-from portal.customers import import_views
-from portal.customers.views import customers, places
-from portal.customers.views.common import bp
+from portal.customers.pages import customers, importing, places
+from portal.customers.pages.kit import bp
 
-__all__ = ["bp", "customers", "import_views", "places"]
+__all__ = ["bp", "customers", "importing", "places"]

@@ -6,9 +6,9 @@ from flask import make_response, render_template, request, url_for
 from flask_babel import gettext as _
 
 from portal.customers import service
-from portal.customers.forms import ConfirmForm, PlaceForm
 from portal.customers.models import Customer, CustomerPlace
-from portal.customers.views.common import (
+from portal.customers.pages.forms import ConfirmForm, PlaceForm
+from portal.customers.pages.kit import (
     apply_errors,
     customer_route,
     done,
