@@ -50,24 +50,24 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.billing.invoice_views import bp as invoices_bp
     from portal.billing.tariff_views import bp as tariffs_bp
     from portal.billing.views import bp as billing_bp
-    from portal.customers.views import bp as customers_bp
+    from portal.customers.pages import bp as customers_bp
     from portal.drivers.views import bp as drivers_bp
     from portal.files.pages import bp as files_bp
     from portal.fleet.views import bp as fleet_bp
-    from portal.hours.payroll_views import bp as payroll_bp
-    from portal.hours.ruleset_views import bp as rulesets_bp
-    from portal.hours.views import bp as hours_bp
-    from portal.messages.views import bp as messages_bp
+    from portal.hours.pages import payroll_bp
+    from portal.hours.pages import rulesets_bp
+    from portal.hours.pages import bp as hours_bp
+    from portal.messages.pages import bp as messages_bp
     from portal.proof.pages import bp as proof_bp
     from portal.questionnaires.pages.answer_views import bp as answers_bp
     from portal.questionnaires.pages.builder import bp as questionnaires_bp
-    from portal.tacho.driving_views import bp as driving_bp
-    from portal.tacho.views import bp as tacho_bp
+    from portal.tacho.pages import bp as tacho_bp
+    from portal.tacho.pages.driving_views import bp as driving_bp
     from portal.tasks.import_views import bp as task_import_bp
     from portal.tasks.pages import bp as tasks_bp
     from portal.tasks.pages.detail import bp as task_detail_bp
     from portal.tasks.pages.paper import bp as task_paper_bp
-    from portal.webhooks.views import bp as webhooks_bp
+    from portal.webhooks.pages import bp as webhooks_bp
 
     blueprints = (
         accounts_bp,
@@ -100,11 +100,9 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     web.init_app(app)
 
-    from portal.webhooks import shapes
+    from portal import wiring
 
-    shapes.register()
-    _register_customer_hooks()
-    _register_billing_hooks()
+    wiring.connect()
 
     from portal.api.unchanged import UnchangedPolls
 
@@ -121,25 +119,3 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     register_cli(app, create_app)
     return app
-
-
-def _register_customer_hooks() -> None:
-    """What keeps a customer from being deleted, and what a removed place lets go of: the
-    domains that refer to customers answer for their own tables."""
-    from portal.billing import service as billing
-    from portal.customers import service as customers
-    from portal.tasks import route
-
-    customers.on_usage_check(route.customer_in_use)
-    customers.on_usage_check(billing.customer_in_use)
-    customers.on_place_removal(route.detach_place)
-    customers.on_vat_change(billing.reprice_customer)
-
-
-def _register_billing_hooks() -> None:
-    """Hourly tariffs bill the time the driver's activities record on a task: hours (which
-    stands above billing) answers for its activities."""
-    from portal.billing import recorded_time
-    from portal.hours import task_time
-
-    recorded_time.on_task_minutes(task_time.worked_minutes)
