@@ -33,8 +33,8 @@ from portal.unit_of_work import portal_write, refused
 from portal.web import errors_at_fields
 from portal.web.kit import Pager, current_actor, current_carrier_id, current_zone, format_when
 from portal.webhooks import failures, resending, service
-from portal.webhooks.forms import EVENT_LABELS, EndpointForm, ResendForm, event_label
 from portal.webhooks.models import WebhookEndpoint
+from portal.webhooks.pages.forms import EVENT_LABELS, EndpointForm, ResendForm, event_label
 from portal.webhooks.signing import HEADER
 
 bp = Blueprint("webhooks", __name__, url_prefix="/beheer/webhooks")

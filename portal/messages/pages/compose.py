@@ -20,8 +20,8 @@ from portal.accounts.permissions import role_required
 from portal.drivers import service as drivers_service
 from portal.errors import ValidationFailed
 from portal.messages import failures, service, worker
-from portal.messages.forms import STATUS_LABELS, ComposeForm
 from portal.messages.models import TEXT_MAX, TITLE_MAX
+from portal.messages.pages.forms import STATUS_LABELS, ComposeForm
 from portal.types import utcnow
 from portal.unit_of_work import portal_write
 from portal.web import is_fragment

@@ -1,0 +1,5 @@
+"""The admin pages of webhooks (/beheer/webhooks)."""
+
+from portal.webhooks.pages.endpoints import bp
+
+__all__ = ["bp"]
