@@ -18,7 +18,6 @@ from portal.drivers import service, tokens
 from portal.drivers.driver_kit import driver_route
 from portal.drivers.models import Driver
 from portal.errors import ValidationFailed
-from portal.messages import service as messages
 from portal.web.kit import current_actor, current_carrier_id
 
 PAIRING_SCHEME = "rijplan://activate"
@@ -123,7 +122,6 @@ def sign_out(driver: Driver):
     tokens.sign_out_phone(
         carrier_id=current_carrier_id(), driver_id=driver_id, actor=current_actor()
     )
-    messages.unsubscribe(carrier_id=current_carrier_id(), driver_id=driver_id)  # a lost phone
     return _done(driver_id, _("De telefoon van “%(naam)s” is afgemeld.", naam=naam))
 
 

@@ -33,6 +33,7 @@ from portal.drivers.models import Driver
 from portal.drivers.service import get_driver, get_driver_by_token
 from portal.errors import DomainError, ValidationFailed
 from portal.extensions import db
+from portal.hooks import Hook
 from portal.tenancy import activate, found_by, found_row, lookup
 from portal.types import utcnow
 
@@ -404,10 +405,20 @@ def create_pairing_code(
     return driver, code, expires_at
 
 
+phone_signed_out = Hook(
+    "drivers.phone_signed_out",
+    "A driver's phone was signed out (lost or stolen): listener(carrier_id=, driver_id=, "
+    "actor=), in the same transaction, after its tokens are refused (messages: forget the "
+    "phone's push subscriptions).",
+)
+
+
 def sign_out_phone(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> Driver:
-    """A lost phone: every refresh token revoked, every access token refused."""
+    """A lost phone: every refresh token revoked, every access token refused, and what other
+    domains keep of the phone forgotten (phone_signed_out); the driver stays active."""
     driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
     sign_out_everywhere(carrier_id=carrier_id, driver_id=driver.id)
+    phone_signed_out(carrier_id=carrier_id, driver_id=driver.id, actor=actor)
     audit.record(
         carrier_id=carrier_id,
         actor=actor,
