@@ -18,7 +18,7 @@ from portal.customers.csv_import.columns import (
     RowResult,
     name_key,
 )
-from portal.customers.pages.forms import MESSAGES, SOORT_LABELS
+from portal.customers.words import MESSAGES, SOORT_LABELS
 from portal.validators import refuse_control_characters
 
 # What makes a row a place; soort and land alone do not (a template filled down).

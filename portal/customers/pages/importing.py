@@ -27,8 +27,8 @@ from flask_login import current_user
 from portal.accounts.permissions import role_required
 from portal.customers import csv_import, service
 from portal.customers.csv_import import FileRefused, ParsedFile
-from portal.customers.pages.forms import SOORT_LABELS
 from portal.customers.pages.kit import bp
+from portal.customers.words import SOORT_LABELS
 from portal.errors import ValidationFailed
 from portal.extensions import csrf
 from portal.unit_of_work import after_commit, after_rollback, portal_write, refused

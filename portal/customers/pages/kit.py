@@ -12,7 +12,8 @@ from flask_babel import gettext as _
 from portal import countries
 from portal.accounts.permissions import object_route
 from portal.customers import service
-from portal.customers.pages.forms import MESSAGES, SOORT_LABELS, VAT_TREATMENTS
+from portal.customers.pages.forms import VAT_TREATMENTS
+from portal.customers.words import MESSAGES, SOORT_LABELS
 from portal.errors import ValidationFailed
 from portal.web.kit import current_carrier_id
 
