@@ -44,8 +44,8 @@ def create_app(overrides: dict | None = None) -> Flask:
     babel.init_app(app, locale_selector=web.select_locale, timezone_selector=web.select_timezone)
     web.register_converters(app)
 
-    from portal.accounts.admin_views import bp as admin_bp
-    from portal.accounts.views import bp as accounts_bp
+    from portal.accounts.pages import admin_bp
+    from portal.accounts.pages import bp as accounts_bp
     from portal.api import bp as api_bp
     from portal.billing.invoice_views import bp as invoices_bp
     from portal.billing.tariff_views import bp as tariffs_bp

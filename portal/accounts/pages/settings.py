@@ -15,7 +15,9 @@ from wtforms import SelectChoice
 
 from portal import countries, timezones
 from portal.accounts import invoicing, management
-from portal.accounts.admin_kit import (
+from portal.accounts.models import Carrier
+from portal.accounts.pages.forms import SettingsForm
+from portal.accounts.pages.kit import (
     FIELD_LABELS,
     ROLES,
     SERVICE_MESSAGES,
@@ -23,8 +25,6 @@ from portal.accounts.admin_kit import (
     history_of,
     page_context,
 )
-from portal.accounts.forms import SettingsForm
-from portal.accounts.models import Carrier
 from portal.accounts.permissions import role_required
 from portal.accounts.service import current_carrier_of
 from portal.billing import documents, ubl

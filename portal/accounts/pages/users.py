@@ -13,9 +13,9 @@ from flask_babel import lazy_gettext as _l
 from flask_login import current_user, logout_user
 
 from portal.accounts import management
-from portal.accounts.admin_kit import ROLES, apply_errors, bp, history_of, page_context
-from portal.accounts.forms import InviteForm, UserForm
 from portal.accounts.models import User
+from portal.accounts.pages.forms import InviteForm, UserForm
+from portal.accounts.pages.kit import ROLES, apply_errors, bp, history_of, page_context
 from portal.accounts.permissions import landing_url, object_route, role_required
 from portal.errors import ValidationFailed
 from portal.unit_of_work import portal_write

@@ -20,7 +20,7 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_user, logout_user
 
 from portal.accounts import management, service
-from portal.accounts.forms import LanguageForm, LoginForm, LogoutForm, SetPasswordForm
+from portal.accounts.pages.forms import LanguageForm, LoginForm, LogoutForm, SetPasswordForm
 from portal.accounts.permissions import landing_url
 from portal.errors import DomainError, ValidationFailed
 from portal.extensions import csrf

@@ -1,8 +1,8 @@
 """The admin blueprint (/beheer, role admin only) and what its pages share: the service's
 errors and the audit trail as the portal words them, and the templates' helpers.
 
-The pages are portal.accounts.admin_user_views (users), admin_key_views (API keys) and
-admin_settings_views (the carrier's settings); portal.accounts.admin_views gathers them.
+The pages are portal.accounts.pages.users, keys (API keys) and settings (the carrier's
+settings); portal.accounts.pages gathers them.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from portal.accounts import management
-from portal.accounts.forms import PROOF_DRIVER_LABELS, ROLE_HELP, ROLE_LABELS
+from portal.accounts.pages.forms import PROOF_DRIVER_LABELS, ROLE_HELP, ROLE_LABELS
 from portal.audit.service import ACTOR_LABELS
 from portal.errors import ValidationFailed
 from portal.web import errors_at_fields

@@ -11,7 +11,9 @@ from flask_babel import gettext as _
 from wtforms import SelectChoice
 
 from portal.accounts import management
-from portal.accounts.admin_kit import (
+from portal.accounts.models import ApiKey
+from portal.accounts.pages.forms import ApiKeyForm
+from portal.accounts.pages.kit import (
     ROLES,
     apply_errors,
     bp,
@@ -19,8 +21,6 @@ from portal.accounts.admin_kit import (
     scope_groups,
     scope_label,
 )
-from portal.accounts.forms import ApiKeyForm
-from portal.accounts.models import ApiKey
 from portal.accounts.permissions import object_route, role_required
 from portal.errors import ValidationFailed
 from portal.unit_of_work import portal_write
