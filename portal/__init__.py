@@ -51,7 +51,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.billing.tariff_views import bp as tariffs_bp
     from portal.billing.views import bp as billing_bp
     from portal.customers.pages import bp as customers_bp
-    from portal.drivers.views import bp as drivers_bp
+    from portal.drivers.pages import bp as drivers_bp
     from portal.files.pages import bp as files_bp
     from portal.fleet.views import bp as fleet_bp
     from portal.hours.pages import payroll_bp

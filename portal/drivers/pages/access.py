@@ -15,8 +15,8 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from portal.drivers import service, tokens
-from portal.drivers.driver_kit import driver_route
 from portal.drivers.models import Driver
+from portal.drivers.pages.kit import driver_route
 from portal.errors import ValidationFailed
 from portal.web.kit import current_actor, current_carrier_id
 

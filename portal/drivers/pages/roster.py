@@ -20,9 +20,14 @@ from flask_babel import lazy_gettext as _l
 from portal.accounts.permissions import role_required
 from portal.audit.service import ACTOR_LABELS
 from portal.drivers import service
-from portal.drivers.driver_kit import STALE_AFTER, age, bp, driver_route, kmh, metres
-from portal.drivers.forms import CONTRACT_MESSAGE, LANGUAGE_LABELS, DriverForm, DriverSearchForm
 from portal.drivers.models import Driver
+from portal.drivers.pages.forms import (
+    CONTRACT_MESSAGE,
+    LANGUAGE_LABELS,
+    DriverForm,
+    DriverSearchForm,
+)
+from portal.drivers.pages.kit import STALE_AFTER, age, bp, driver_route, kmh, metres
 from portal.errors import ValidationFailed
 from portal.labels import number
 from portal.tacho import driving, wording

@@ -1,9 +1,9 @@
 """The drivers blueprint and what its pages share: the route of one driver, and a position's
 age, accuracy and speed as people read them.
 
-The pages are portal.drivers.list_views (the list, the form, the driver's page),
-portal.drivers.access_views (access actions and pairing) and portal.drivers.map_views (the map
-and a day's track); portal.drivers.views gathers them.
+The pages are portal.drivers.pages.roster (the list, the form, the driver's page), access
+(access actions and pairing) and map (the map and a day's track); portal.drivers.pages
+gathers them.
 """
 
 from __future__ import annotations

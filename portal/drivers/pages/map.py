@@ -13,9 +13,9 @@ from flask import current_app, make_response, render_template, request, url_for
 
 from portal.accounts.permissions import role_required
 from portal.drivers import locations, service
-from portal.drivers.driver_kit import STALE_AFTER, age, bp, driver_route, kmh, metres
-from portal.drivers.forms import TrackForm
 from portal.drivers.models import Driver, DriverLocation
+from portal.drivers.pages.forms import TrackForm
+from portal.drivers.pages.kit import STALE_AFTER, age, bp, driver_route, kmh, metres
 from portal.types import iso, utcnow
 from portal.web import is_fragment
 from portal.web.kit import Pager, current_carrier_id, current_zone, format_when

@@ -4,13 +4,13 @@ deactivating), the map of last known positions and a driver's track of a day.
 
 Every route loads, checks and acts through the drivers service, then commits once. Pages
 work without JavaScript; htmx narrows the list and refreshes the map's positions. Importing
-this module registers the routes of list_views, access_views and map_views, on the blueprint
-of portal.drivers.driver_kit.
+this package registers the routes of roster (the list, the form, the driver's page), access
+(access actions and pairing) and map (the map and a day's track), on the blueprint of kit.
 """
 
 from __future__ import annotations
 
-from portal.drivers import access_views, list_views, map_views  # noqa: F401 (registers routes)
-from portal.drivers.driver_kit import bp
+from portal.drivers.pages import access, map, roster  # noqa: F401 (registers routes)
+from portal.drivers.pages.kit import bp
 
 __all__ = ["bp"]
