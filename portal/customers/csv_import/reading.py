@@ -12,7 +12,7 @@ import re
 from flask_babel import format_number
 from flask_babel import gettext as _
 
-from portal import xlsx_rows
+from portal.imports import xlsx_rows
 from portal.customers.csv_import.columns import (
     ALIASES,
     COLUMN_ORDER,

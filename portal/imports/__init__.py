@@ -1,0 +1,1 @@
+"""The import kit: what the tasks import and the customers import share."""
