@@ -53,7 +53,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.customers.pages import bp as customers_bp
     from portal.drivers.pages import bp as drivers_bp
     from portal.files.pages import bp as files_bp
-    from portal.fleet.views import bp as fleet_bp
+    from portal.fleet.pages import bp as fleet_bp
     from portal.hours.pages import payroll_bp
     from portal.hours.pages import rulesets_bp
     from portal.hours.pages import bp as hours_bp

@@ -9,7 +9,7 @@ from wtforms.validators import DataRequired, Length, Optional, ValidationError
 from portal.customers.models import PLACE_KINDS
 from portal.customers.rules import LIMITS
 from portal.customers.words import SOORT_LABELS
-from portal.fleet.forms import DecimalCommaField
+from portal.fleet.pages.forms import DecimalCommaField
 from portal.validators import PortalForm
 
 ACTIVE_FILTERS = {

@@ -15,15 +15,15 @@ from portal.accounts.service import current_carrier_of
 from portal.drivers import service as drivers
 from portal.errors import ValidationFailed
 from portal.fleet import qr, service, sessions
-from portal.fleet.forms import (
+from portal.fleet.models import Vehicle
+from portal.fleet.pages.forms import (
     EENHEID_LABELS,
     SOORT_LABELS,
     ConfirmForm,
     VehicleFilterForm,
     VehicleForm,
 )
-from portal.fleet.models import Vehicle
-from portal.fleet.views.common import SESSION_PAGE_SIZE, _helpers, bp
+from portal.fleet.pages.kit import SESSION_PAGE_SIZE, _helpers, bp
 from portal.unit_of_work import portal_write, refused
 from portal.web import is_fragment
 from portal.web.kit import Pager, current_actor, current_carrier_id

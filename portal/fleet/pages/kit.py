@@ -14,14 +14,14 @@ from flask_babel import gettext as _
 
 from portal.accounts.service import carrier_zone
 from portal.fleet import sessions
-from portal.fleet.forms import (
+from portal.fleet.models import Vehicle, VehicleSession
+from portal.fleet.pages.forms import (
     EENHEID_LABELS,
     EENHEID_SHORT,
     END_REASONS,
     SESSION_STATUS_LABELS,
     SOORT_LABELS,
 )
-from portal.fleet.models import Vehicle, VehicleSession
 from portal.types import utcnow
 from portal.web.kit import current_carrier_id, format_when
 

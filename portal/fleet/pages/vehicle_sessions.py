@@ -12,9 +12,9 @@ from flask_babel import gettext as _
 from portal.accounts.permissions import object_route, role_required
 from portal.drivers import service as drivers
 from portal.fleet import service, sessions
-from portal.fleet.forms import ConfirmForm, SessionFilterForm
 from portal.fleet.models import VehicleSession
-from portal.fleet.views.common import SESSION_PAGE_SIZE, _helpers, _safe_back, bp
+from portal.fleet.pages.forms import ConfirmForm, SessionFilterForm
+from portal.fleet.pages.kit import SESSION_PAGE_SIZE, _helpers, _safe_back, bp
 from portal.unit_of_work import refused
 from portal.web.kit import Pager, current_actor, current_carrier_id, format_when
 
