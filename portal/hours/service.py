@@ -38,7 +38,7 @@ from portal.audit.service import Actor
 from portal.english_names import ACTIVITY_KIND, english
 from portal.errors import ValidationFailed
 from portal.extensions import db
-from portal.hours.checks import (
+from portal.hours.days.checks import (
     EARLIEST,
     FUTURE_SLACK,
     REDEN_MAX,
@@ -54,8 +54,7 @@ from portal.hours.checks import (
     local_text,
     racing,
 )
-from portal.hours.models import WorkDay
-from portal.hours.queries import (
+from portal.hours.days.queries import (
     DayPage,
     activities_of,
     approved_weeks,
@@ -67,6 +66,7 @@ from portal.hours.queries import (
     touched_weeks,
     work_days_of_drivers,
 )
+from portal.hours.models import WorkDay
 from portal.hours.totals import MAX_DAY
 from portal.types import Expected, utcnow
 

@@ -41,8 +41,8 @@ def record_day(
     app, carrier: Ref, driver: Ref, start: datetime, end: datetime | None, activities=()
 ) -> Ref:
     """A work day with activities ((soort, begin, einde) triples) through the service."""
-    from portal.hours import activities as recording
     from portal.hours import service
+    from portal.hours.days import activities as recording
 
     def make():
         day = service.start_work_day(
@@ -139,7 +139,8 @@ def generate_month(seed: int, driver_ids, first: date, last: date) -> dict:
 
 def store_month(app, carrier: Ref, plan: dict) -> None:
     """The generated work days and activities, through the service (its rules hold)."""
-    from portal.hours import activities, service
+    from portal.hours import service
+    from portal.hours.days import activities
 
     def make():
         for driver_id, days in plan.items():

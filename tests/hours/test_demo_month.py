@@ -26,7 +26,9 @@ import pytest
 from portal.demo import CARRIERS, seed
 from portal.demo.hours import WEEKS_BACK
 from portal.extensions import db
-from portal.hours import cao, payable, queries, rulesets
+from portal.hours import cao
+from portal.hours.days import queries
+from portal.hours.payroll import payable, rulesets
 from portal.hours.totals import IsoWeek
 from portal.tenancy import carrier_scope
 

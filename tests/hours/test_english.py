@@ -88,7 +88,8 @@ def own_windows(app, carrier, *names):
     from factories import in_carrier
 
     from portal.audit.service import SYSTEM
-    from portal.hours import cao, rulesets
+    from portal.hours import cao
+    from portal.hours.payroll import rulesets
 
     night, day = names
     windows = (

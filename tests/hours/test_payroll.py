@@ -75,7 +75,7 @@ def export(client, fmt="csv", opnieuw=False, van=W47, tot=W48):
 
 
 def batches(app, carrier):
-    from portal.hours import payroll
+    from portal.hours.payroll import batches as payroll
 
     return in_carrier(
         app,
@@ -246,7 +246,7 @@ def test_the_xlsx_holds_numbers(app, client, carrier, weeks):
 def test_another_carriers_batch_is_404(app, client, carrier, other_carrier, weeks):
     from factories import create_driver
 
-    from portal.hours import payroll
+    from portal.hours.payroll import batches as payroll
     from portal.hours.totals import IsoWeek
 
     stranger = create_driver(app, other_carrier, naam="Elders")
@@ -369,7 +369,8 @@ def test_meeruren_have_their_own_column(app, client, carrier, driver, planner):
 
     from hours.support import set_contract
     from portal.audit.service import SYSTEM
-    from portal.hours import cao, rulesets
+    from portal.hours import cao
+    from portal.hours.payroll import rulesets
 
     rules = replace(cao.cao_preset(date(2026, 11, 2)), overuren_grens="week_40")
     in_carrier(

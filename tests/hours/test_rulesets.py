@@ -16,7 +16,8 @@ from werkzeug.datastructures import MultiDict
 
 from hours.support import approve, at, record_day
 from portal.audit.service import SYSTEM
-from portal.hours import cao, rulesets
+from portal.hours import cao
+from portal.hours.payroll import rulesets
 
 BASE = "/uren/regels"
 # A carrier's own irregular-hours table (the CAO has none for drivers).
@@ -590,7 +591,7 @@ def record_week(app, carrier, driver):
 
 
 def payable_total(app, carrier, driver) -> dict:
-    from portal.hours.payable import payable_week
+    from portal.hours.payroll.payable import payable_week
     from portal.hours.totals import IsoWeek
 
     return in_carrier(
@@ -652,7 +653,8 @@ def test_weeks_before_the_first_own_rule_set_keep_the_preset(app, carrier, drive
     """A carrier's first rule set from some Monday on leaves the weeks before it computed
     under the CAO preset, not without rules."""
     from portal.audit.service import SYSTEM
-    from portal.hours import cao, payable, rulesets
+    from portal.hours import cao
+    from portal.hours.payroll import payable, rulesets
     from portal.hours.totals import IsoWeek
 
     def run():

@@ -13,7 +13,8 @@ from sqlalchemy.exc import IntegrityError
 from hours.support import activity_ids, approve, at, record_day
 from portal.audit.service import SYSTEM, Actor
 from portal.extensions import db
-from portal.hours import activities, service, weeks
+from portal.hours import service, weeks
+from portal.hours.days import activities
 from portal.hours.models import Activity, WorkDay
 from portal.hours.service import HoursConflict, HoursInvalid
 from portal.hours.totals import IsoWeek

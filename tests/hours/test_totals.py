@@ -10,7 +10,7 @@ import pytest
 
 from hours.support import AMS, at
 from portal.hours import totals
-from portal.hours.timeline import hm
+from portal.hours.pages.timeline import hm
 from portal.hours.totals import IsoWeek, Span
 
 

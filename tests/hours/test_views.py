@@ -22,7 +22,7 @@ from hours.support import (
     record_day,
     store_month,
 )
-from portal.hours.timeline import hm
+from portal.hours.pages.timeline import hm
 
 
 @pytest.fixture

@@ -119,7 +119,7 @@ def test_a_week_that_has_ended_is_approved_without_the_extra_question(
 def test_the_payroll_export_opens_on_the_first_period_not_exported(
     app, client, carrier, driver, planner
 ):
-    from portal.hours.payroll_views import month_weeks
+    from portal.hours.pages.payroll import month_weeks
 
     login(client, planner)
     today = datetime.now(ZoneInfo("Europe/Amsterdam")).date()

@@ -9,7 +9,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from portal.hours import payable
+from portal.hours.payroll import payable
 from portal.hours.totals import IsoWeek
 from portal.tacho import driving
 

@@ -19,9 +19,11 @@ from decimal import Decimal
 from portal.accounts.service import carrier_zone
 from portal.drivers import service as drivers
 from portal.errors import ValidationFailed
-from portal.hours import cao, corrections, rulesets
+from portal.hours import cao
+from portal.hours.days.queries import approved_weeks, work_days_of_drivers
 from portal.hours.pay_models import HoursCorrection
-from portal.hours.queries import approved_weeks, work_days_of_drivers
+from portal.hours.payroll import rulesets
+from portal.hours.review import corrections
 from portal.hours.totals import IsoWeek
 from portal.types import utcnow
 

@@ -31,13 +31,18 @@ from flask_login import current_user
 from portal.accounts import service as accounts
 from portal.accounts.permissions import object_route, role_required
 from portal.drivers import service as drivers
-from portal.hours import corrections, export, payable, review, service, timeline, weeks, wording
-from portal.hours.forms import SOORT_LABELS, ActivityForm, ApproveForm, PeriodForm, ReopenForm
+from portal.hours import service, weeks
 from portal.hours.models import SOORTEN
+from portal.hours.pages import timeline, wording
+from portal.hours.pages.forms import SOORT_LABELS, ActivityForm, ApproveForm, PeriodForm, ReopenForm
+from portal.hours.pages.wording import explain
+from portal.hours.payroll import payable
+from portal.hours.review import corrections
+from portal.hours.review import week as review
 from portal.hours.schemas import duration_minutes
 from portal.hours.service import HoursConflict, HoursInvalid
 from portal.hours.totals import IsoWeek
-from portal.hours.wording import explain
+from portal.hours.weeks import export
 from portal.messages import service as messages
 from portal.messages.models import TEXT_MAX, TITLE_MAX
 from portal.types import utcnow

@@ -9,10 +9,10 @@ from flask_babel import format_date, format_datetime, format_decimal, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from portal.hours.checks import HoursConflict, HoursInvalid
-from portal.hours.forms import SOORT_LABELS
-from portal.hours.rulesets import PRESET_FROM
-from portal.hours.timeline import hm
+from portal.hours.days.checks import HoursConflict, HoursInvalid
+from portal.hours.pages.forms import SOORT_LABELS
+from portal.hours.pages.timeline import hm
+from portal.hours.payroll.rulesets import PRESET_FROM
 
 
 def _moment(value: datetime | None) -> str:

@@ -30,9 +30,9 @@ from flask_login import current_user
 from portal.accounts import payroll_columns as settings
 from portal.accounts.permissions import role_required
 from portal.errors import NotFound, ValidationFailed
-from portal.hours import payroll as service
-from portal.hours import queries
-from portal.hours.payroll_forms import ColumnsForm, ExportForm, ExportQueryForm, PeriodForm
+from portal.hours.days import queries
+from portal.hours.pages.payroll_forms import ColumnsForm, ExportForm, ExportQueryForm, PeriodForm
+from portal.hours.payroll import batches as service
 from portal.hours.totals import IsoWeek
 from portal.labels import window_name
 from portal.unit_of_work import portal_write

@@ -19,10 +19,10 @@ from portal.audit import service as audit
 from portal.audit.service import Actor
 from portal.errors import NotFound
 from portal.extensions import db
-from portal.hours import activities
-from portal.hours.checks import REDEN_MAX, HoursConflict, HoursInvalid, clean_text
+from portal.hours.days import activities
+from portal.hours.days.checks import REDEN_MAX, HoursConflict, HoursInvalid, clean_text
+from portal.hours.days.queries import approved_weeks, get_activity
 from portal.hours.pay_models import REACTIES, HoursCorrection
-from portal.hours.queries import approved_weeks, get_activity
 from portal.hours.totals import IsoWeek
 from portal.types import iso, utcnow
 

@@ -24,9 +24,10 @@ from portal.billing.service import check_period
 from portal.drivers import service as drivers
 from portal.drivers.models import Driver
 from portal.extensions import db
-from portal.hours import corrections, totals
+from portal.hours import totals
+from portal.hours.days.queries import exported_weeks
 from portal.hours.models import Activity, WeekApproval, WorkDay
-from portal.hours.queries import exported_weeks
+from portal.hours.review import corrections
 from portal.hours.schemas import serialize_week_approval
 from portal.hours.service import (
     REDEN_MAX,

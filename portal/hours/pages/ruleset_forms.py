@@ -28,7 +28,7 @@ from wtforms.validators import InputRequired, Length
 from portal.billing.forms import DayField
 from portal.hours import cao
 from portal.hours.cao.rules import BRON, SOORTEN
-from portal.hours.forms import SOORT_LABELS
+from portal.hours.pages.forms import SOORT_LABELS
 from portal.validators import PortalForm
 
 EMPTY_ROWS = 3  # empty window rows under the filled ones

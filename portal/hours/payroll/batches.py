@@ -28,10 +28,11 @@ from portal.accounts.service import carrier_zone
 from portal.drivers import service as drivers
 from portal.errors import NotFound, ValidationFailed
 from portal.extensions import db
-from portal.hours import cao, rulesets
+from portal.hours import cao
+from portal.hours.days.queries import approved_weeks
 from portal.hours.pay_models import PayrollExport, PayrollExportWeek
-from portal.hours.payable import payable_weeks
-from portal.hours.queries import approved_weeks
+from portal.hours.payroll import rulesets
+from portal.hours.payroll.payable import payable_weeks
 from portal.hours.totals import IsoWeek
 from portal.labels import window_name
 

@@ -20,8 +20,8 @@ from wtforms import (
 from wtforms.validators import StopValidation, ValidationError
 
 from portal.accounts.payroll_columns import MAX_CODE, MAX_NAME
-from portal.hours.forms import WeekField
-from portal.hours.payroll import MAX_WEEKS
+from portal.hours.pages.forms import WeekField
+from portal.hours.payroll.batches import MAX_WEEKS
 from portal.validators import PortalForm
 
 

@@ -17,10 +17,9 @@ from flask_babel import gettext as _
 
 from portal.accounts.permissions import object_route, role_required
 from portal.errors import NotFound, ValidationFailed
-from portal.hours import cao, rulesets
-from portal.hours.forms import SOORT_LABELS
-from portal.hours.pay_models import RuleSet
-from portal.hours.ruleset_forms import (
+from portal.hours import cao
+from portal.hours.pages.forms import SOORT_LABELS
+from portal.hours.pages.ruleset_forms import (
     DEEL_LABELS,
     FEESTDAG_LABELS,
     OVERUREN_HELP,
@@ -36,6 +35,8 @@ from portal.hours.ruleset_forms import (
     source_text,
     used_rows,
 )
+from portal.hours.pay_models import RuleSet
+from portal.hours.payroll import rulesets
 from portal.hours.totals import IsoWeek
 from portal.unit_of_work import portal_write
 from portal.web.kit import current_actor, current_carrier_id, current_zone

@@ -13,7 +13,7 @@ from portal.accounts.service import carrier_zone
 from portal.errors import NotFound
 from portal.extensions import db
 from portal.hours import totals
-from portal.hours.checks import HoursConflict
+from portal.hours.days.checks import HoursConflict
 from portal.hours.models import Activity, WeekApproval, WorkDay
 from portal.hours.pay_models import PayrollExportWeek
 from portal.hours.totals import IsoWeek
