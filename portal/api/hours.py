@@ -20,8 +20,11 @@ from portal.api.core import (
     write,
 )
 from portal.errors import Forbidden, ValidationFailed
-from portal.hours import activities, corrections, payable, service, weeks
+from portal.hours import service, weeks
+from portal.hours.days import activities
 from portal.hours.pay_schemas import Correctie, CorrectieReactie
+from portal.hours.payroll import payable
+from portal.hours.review import corrections
 from portal.hours.schemas import (
     Activiteit,
     ActiviteitIn,
