@@ -30,8 +30,9 @@ def seed_hours(carrier_id, driver_rows, planner) -> None:
     driver, approved and reopened for the second, and for the third corrected by the planner
     (one correction answered, one waiting for the driver)."""
     from portal.audit.service import Actor
-    from portal.hours import activities, weeks
     from portal.hours import service as hours
+    from portal.hours import weeks
+    from portal.hours.days import activities
     from portal.hours.totals import IsoWeek
 
     zone = ZoneInfo("Europe/Amsterdam")
@@ -91,7 +92,7 @@ def seed_hours(carrier_id, driver_rows, planner) -> None:
     if len(driver_rows) > 2:
         _correct_last_week(carrier_id, driver_rows[2], last_week, office, zone, now)
     # The month's first approved weeks went to payroll.
-    from portal.hours import payroll
+    from portal.hours.payroll import batches as payroll
 
     first = this_week.shifted(-WEEKS_BACK)
     payroll.export(
@@ -108,7 +109,8 @@ def _pay_rules(carrier_id, driver_rows, since, office) -> None:
     from decimal import Decimal
 
     from portal.drivers import service as drivers
-    from portal.hours import cao, rulesets
+    from portal.hours import cao
+    from portal.hours.payroll import rulesets
 
     preset = cao.cao_preset(since)
     allowances = preset.verblijfkosten
@@ -156,7 +158,8 @@ def _correct_last_week(carrier_id, driver, week, office, zone, now) -> None:
     """The planner corrects two of the driver's activities of last week: the driver accepted
     the first with a comment; the second waits for an answer, so the week waits too."""
     from portal.audit.service import Actor
-    from portal.hours import corrections, queries
+    from portal.hours.days import queries
+    from portal.hours.review import corrections
 
     days = queries.work_days_of_drivers(
         carrier_id=carrier_id,
