@@ -238,8 +238,9 @@ def populate(app, client, name: str) -> dict:
                 gestart_op=now,
             )
         )
-        from portal.hours import activities, weeks
         from portal.hours import service as hours
+        from portal.hours import weeks
+        from portal.hours.days import activities
         from portal.hours.totals import IsoWeek
 
         day_start = datetime(2026, 11, 16, 5, 0, tzinfo=UTC)
