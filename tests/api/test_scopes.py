@@ -153,8 +153,8 @@ def make_rows(carrier: Ref, driver: Ref, started: Ref, revision: Ref) -> dict:
     from portal.audit.service import SYSTEM
     from portal.fleet import service as fleet
     from portal.fleet import sessions
-    from portal.hours import activities
     from portal.hours import service as hours
+    from portal.hours.days import activities
     from portal.messages import service as messages
     from portal.questionnaires import answering
 
