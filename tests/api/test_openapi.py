@@ -533,7 +533,8 @@ def work_day_with_activity(app, carrier, driver):
     from datetime import UTC, datetime, timedelta
 
     from portal.audit.service import SYSTEM
-    from portal.hours import activities, service
+    from portal.hours import service
+    from portal.hours.days import activities
 
     start = datetime(2026, 11, 9, 5, 0, tzinfo=UTC)
 
