@@ -63,8 +63,8 @@ def test_an_author_sees_the_forbidden_page_in_english(browser, live_server, shot
 
 def _seed_hours(live_server, naam: str):
     """A driver with a recorded day last week: the overview has a row."""
-    from portal.hours import activities
     from portal.hours import service as hours
+    from portal.hours.days import activities
 
     driver = create_driver(live_server.app, live_server.carrier, naam)
     week = IsoWeek.of(datetime.now(AMS).date()).shifted(-1)
