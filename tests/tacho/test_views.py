@@ -262,7 +262,7 @@ def test_an_empty_selection_says_so_and_a_reversed_period_is_pointed_out(browser
 
 
 def test_the_list_pages(app, browser, monkeypatch):
-    from portal.tacho import upload_views
+    from portal.tacho.pages import upload as upload_views
 
     monkeypatch.setattr(upload_views, "PAGE_SIZE", 2)
     for n in range(5):

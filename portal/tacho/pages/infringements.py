@@ -17,8 +17,8 @@ from portal.accounts.permissions import role_required
 from portal.accounts.service import current_carrier_of
 from portal.drivers import service as drivers
 from portal.tacho import driving, driving_export, wording
-from portal.tacho.driving_kit import WINDOW_DAYS, bp, order_findings, parse_uuid, today
-from portal.tacho.forms import driver_choices
+from portal.tacho.pages.forms import driver_choices
+from portal.tacho.pages.kit import WINDOW_DAYS, bp, order_findings, parse_uuid, today
 from portal.types import period_bound
 from portal.validators import PortalForm, in_calendar
 from portal.web.kit import Pager, current_carrier_id, current_zone

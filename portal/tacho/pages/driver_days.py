@@ -21,7 +21,7 @@ from portal.drivers import service as drivers
 from portal.drivers.models import Driver
 from portal.errors import ValidationFailed
 from portal.tacho import driving, service
-from portal.tacho.driving_kit import (
+from portal.tacho.pages.kit import (
     EN_DASH,
     WINDOW_DAYS,
     Piece,

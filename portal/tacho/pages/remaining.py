@@ -11,7 +11,7 @@ from portal.accounts.permissions import role_required
 from portal.drivers import service as drivers
 from portal.drivers.models import Driver
 from portal.tacho import driving
-from portal.tacho.driving_kit import bp
+from portal.tacho.pages.kit import bp
 from portal.types import utcnow
 from portal.web.kit import current_carrier_id
 

@@ -23,7 +23,7 @@ from portal.errors import ValidationFailed
 from portal.extensions import csrf
 from portal.fleet import service as fleet
 from portal.tacho import service
-from portal.tacho.files_kit import (
+from portal.tacho.pages.files_kit import (
     bp,
     helpers,
     parse_uuid,
@@ -32,7 +32,7 @@ from portal.tacho.files_kit import (
     size,
     when,
 )
-from portal.tacho.forms import SOORT_LABELS, TachoFilterForm, UploadForm
+from portal.tacho.pages.forms import SOORT_LABELS, TachoFilterForm, UploadForm
 from portal.types import period_bound
 from portal.unit_of_work import kept, portal_write
 from portal.web import is_fragment

@@ -9,7 +9,7 @@ from flask_babel import ngettext
 
 from portal.accounts.permissions import role_required
 from portal.tacho import service
-from portal.tacho.driving_kit import bp, today
+from portal.tacho.pages.kit import bp, today
 from portal.web.kit import current_carrier_id
 
 DEADLINE_LABELS = {

@@ -19,8 +19,8 @@ from portal.accounts.permissions import object_route
 from portal.drivers import service as drivers
 from portal.fleet import service as fleet
 from portal.tacho import service
-from portal.tacho.forms import GENERATIE_LABELS, SOORT_LABELS
 from portal.tacho.models import TachoFile
+from portal.tacho.pages.forms import GENERATIE_LABELS, SOORT_LABELS
 from portal.web.kit import current_carrier_id
 
 bp = Blueprint("tacho", __name__)

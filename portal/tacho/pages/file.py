@@ -18,7 +18,8 @@ from portal.drivers import service as drivers
 from portal.errors import Conflict, ValidationFailed
 from portal.fleet import service as fleet
 from portal.tacho import service, wording
-from portal.tacho.files_kit import (
+from portal.tacho.models import TachoFile
+from portal.tacho.pages.files_kit import (
     days,
     helpers,
     parse_uuid,
@@ -27,8 +28,7 @@ from portal.tacho.files_kit import (
     tacho_route,
     when,
 )
-from portal.tacho.forms import LINK_LABELS, LinkForm, PeriodForm, ShareForm
-from portal.tacho.models import TachoFile
+from portal.tacho.pages.forms import LINK_LABELS, LinkForm, PeriodForm, ShareForm
 from portal.web.kit import current_actor, current_carrier_id
 
 DOWNLOAD_SECONDS = 60  # the download button's own link: just long enough to start

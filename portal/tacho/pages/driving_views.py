@@ -7,17 +7,17 @@ Every figure comes from portal.tacho.driving (which reads a fixed number of quer
 many drivers or days) and is worded by portal.tacho.wording. Pages work without JavaScript:
 the day bars are SVG drawn on the server, filters and navigation are links and GET forms,
 the card number form posts and redirects. Importing this module registers the routes, on the
-blueprint of portal.tacho.driving_kit.
+blueprint of portal.tacho.pages.kit.
 """
 
 from __future__ import annotations
 
-from portal.tacho import (  # noqa: F401 (registers the routes)
-    deadline_views,
-    driver_day_views,
-    infringement_views,
-    remaining_views,
+from portal.tacho.pages import (  # noqa: F401 (registers the routes)
+    deadlines,
+    driver_days,
+    infringements,
+    remaining,
 )
-from portal.tacho.driving_kit import bp
+from portal.tacho.pages.kit import bp
 
 __all__ = ["bp"]
