@@ -8,24 +8,23 @@ the same commit. A rollback (also of the savepoint the change was made in) drops
 no event without its change, no change without its event. A carrier without endpoints for
 a type writes nothing.
 
-This module imports no domain, so every domain may import it.
+This module imports no domain, so every domain may import it: which endpoints subscribed
+(`subscriptions`), how an event is recorded for delivery (`recorder`) and the shape of each
+type's data (`register_shape`) are given by the webhooks domain, connected in
+`portal/wiring.py`.
 """
 
 from __future__ import annotations
 
-import threading
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-from sqlalchemy import event, select
+from sqlalchemy import event
 from sqlalchemy.orm import Session, scoped_session
 
-from portal.types import iso, utcnow
-from portal.webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
+from portal.hooks import Provider
 
 EVENT_TYPES = (
     "taak.aangemaakt",
@@ -40,7 +39,8 @@ EVENT_TYPES = (
 )
 TEST_EVENT = "webhook.test"
 
-# type -> shape(session, carrier_id, subject, params) -> data: registered by shapes.py.
+# type -> shape(session, carrier_id, subject, params) -> data: webhooks/shapes.py's, connected
+# in portal/wiring.py.
 Shape = Callable[[Session, uuid.UUID, Any, dict], dict]
 _shapes: dict[str, Shape] = {}
 _PENDING = "webhook_events"
@@ -48,7 +48,33 @@ _ENDPOINTS = "webhook_endpoints"
 
 
 def register_shape(event_type: str, shape: Shape) -> None:
+    if event_type not in EVENT_TYPES:
+        raise ValueError(f"unknown event type {event_type!r}")
     _shapes[event_type] = shape
+
+
+subscriptions = Provider(
+    "events.subscriptions",
+    """subscriptions(session=, carrier_id=) -> [(endpoint_id, {event types}, active)]: the
+    carrier's endpoints (the webhooks domain's table).""",
+    default=[],
+)
+recorder = Provider(
+    "events.recorder",
+    """recorder(session=, told=[Told]): record the transaction's events, each with a
+    delivery per target endpoint, in this transaction.""",
+)
+
+
+@dataclass(frozen=True)
+class Told:
+    """An event as it is recorded: its data made, its endpoints chosen."""
+
+    carrier_id: uuid.UUID
+    type: str
+    order_key: uuid.UUID | None
+    data: Any
+    targets: list[tuple[uuid.UUID, bool]]  # (endpoint id, active)
 
 
 @dataclass
@@ -135,14 +161,7 @@ def _endpoints(session: Session, carrier_id: uuid.UUID) -> list[tuple[uuid.UUID,
     session = _real(session)
     cache = session.info.setdefault(_ENDPOINTS, {})
     if carrier_id not in cache:
-        cache[carrier_id] = [
-            (row.id, set(row.gebeurtenissen.split()), row.actief)
-            for row in session.execute(
-                select(
-                    WebhookEndpoint.id, WebhookEndpoint.gebeurtenissen, WebhookEndpoint.actief
-                ).where(WebhookEndpoint.transporteur_id == carrier_id)
-            )
-        ]
+        cache[carrier_id] = list(subscriptions(session=session, carrier_id=carrier_id))
     return cache[carrier_id]
 
 
@@ -157,40 +176,13 @@ def forget_endpoints(session: Session) -> None:
     session.info.pop(_ENDPOINTS, None)
 
 
-_sequence_lock = threading.Lock()
-_last_sequence = 0
-
-
-def _next_sequence() -> int:
-    """Microseconds since the epoch, strictly increasing within this process: the order of
-    events. Changes of one task are serialised by its row lock, so the later change's event
-    has the higher number across processes too (given clocks in step)."""
-    global _last_sequence
-    with _sequence_lock:
-        _last_sequence = max(time.time_ns() // 1000, _last_sequence + 1)
-        return _last_sequence
-
-
-def envelope(event_id: uuid.UUID, type: str, created_at, carrier_id: uuid.UUID, data) -> bytes:
-    """The bytes every delivery of an event sends."""
-    return orjson.dumps(
-        {
-            "id": str(event_id),
-            "type": type,
-            "created_at": iso(created_at),
-            "transporteur_id": str(carrier_id),
-            "data": data,
-        }
-    )
-
-
 @event.listens_for(Session, "before_commit")
 def _write_pending(session: Session) -> None:
     pending: list[_Pending] = session.info.pop(_PENDING, [])
     if not pending:
         return
     forget_endpoints(session)  # an endpoint made or changed in this transaction counts
-    made: list[WebhookDelivery] = []
+    told: list[Told] = []
     for item in pending:
         targets = [
             (endpoint_id, active)
@@ -205,39 +197,9 @@ def _write_pending(session: Session) -> None:
             if shape is None:
                 raise RuntimeError(f"no shape registered for {item.type}")
             data = shape(session, item.carrier_id, item.subject, item.params)
-        now = utcnow()
-        event_id = uuid.uuid4()
-        sequence = _next_sequence()
-        session.add(
-            WebhookEvent(
-                id=event_id,
-                transporteur_id=item.carrier_id,
-                type=item.type,
-                created_at=now,
-                volgorde_sleutel=item.order_key,
-                volgnummer=sequence,
-                body=envelope(event_id, item.type, now, item.carrier_id, data).decode(),
-            )
-        )
-        made += [
-            WebhookDelivery(
-                transporteur_id=item.carrier_id,
-                endpoint_id=endpoint_id,
-                gebeurtenis_id=event_id,
-                type=item.type,
-                volgorde_sleutel=item.order_key,
-                volgnummer=sequence,
-                status="queued",
-                # A paused endpoint's deliveries wait, unscheduled, until it is resumed.
-                volgende_poging_op=now if active else None,
-                created_at=now,
-            )
-            for endpoint_id, active in targets
-        ]
-    if made:
-        session.flush()  # the events first: the deliveries refer to them
-        session.add_all(made)
-        session.flush()
+        told.append(Told(item.carrier_id, item.type, item.order_key, data, targets))
+    if told:
+        recorder(session=session, told=told)
 
 
 @event.listens_for(Session, "after_commit")

@@ -1,7 +1,7 @@
 """The data of each event type, made with the API's own serialisers when the transaction
 that emitted it commits (events.py): a receiver reads the same shapes as the API answers.
 
-Registered by the app factory (`register()`); the domains emit events without knowing
+Connected to their event types in portal/wiring.py; the domains emit events without knowing
 these, so a domain that a shape reads (the task's billing line, its proof link) never has
 to import the domain that emits.
 """
@@ -14,19 +14,17 @@ from datetime import timedelta
 from flask import current_app, has_request_context, request
 from sqlalchemy.orm import Session
 
-from portal import events
 from portal.audit.service import SYSTEM
 from portal.billing import service as billing
 from portal.fleet import service as fleet
 from portal.fleet.schemas import serialize_session
 from portal.proof import service as proof
 from portal.tasks import service as tasks
-from portal.tasks.models import Task
 from portal.tasks.schemas import serialize_line, serialize_task
 from portal.types import iso, utcnow
 
 
-def _task(carrier_id: uuid.UUID, task: Task) -> dict:
+def _task(carrier_id: uuid.UUID, task) -> dict:
     return serialize_task(task, tasks.definitions_for(carrier_id=carrier_id, tasks=[task]))
 
 
@@ -39,15 +37,15 @@ def site_url(path: str) -> str:
     return base.rstrip("/") + path
 
 
-def task_shape(_session: Session, carrier_id: uuid.UUID, task: Task, _params: dict) -> dict:
+def task_shape(_session: Session, carrier_id: uuid.UUID, task, _params: dict) -> dict:
     return _task(carrier_id, task)
 
 
-def status_shape(_session: Session, carrier_id: uuid.UUID, task: Task, params: dict) -> dict:
+def status_shape(_session: Session, carrier_id: uuid.UUID, task, params: dict) -> dict:
     return {"van": params["van"], "naar": params["naar"], "taak": _task(carrier_id, task)}
 
 
-def completed_shape(_session: Session, carrier_id: uuid.UUID, task: Task, _params: dict) -> dict:
+def completed_shape(_session: Session, carrier_id: uuid.UUID, task, _params: dict) -> dict:
     """The task, its billing line, and a link to its proof of delivery that a shipper opens
     without an account (a link of its own per event, valid for the default 30 days)."""
     line = billing.line_of_task(carrier_id=carrier_id, task_id=task.id)
@@ -67,11 +65,3 @@ def completed_shape(_session: Session, carrier_id: uuid.UUID, task: Task, _param
 def vehicle_session_shape(_session: Session, carrier_id: uuid.UUID, session, _params) -> dict:
     plates = fleet.plates_by_id(carrier_id=carrier_id, vehicle_ids={session.vehicle_id})
     return serialize_session(session, plates.get(session.vehicle_id))
-
-
-def register() -> None:
-    events.register_shape("taak.aangemaakt", task_shape)
-    events.register_shape("taak.gewijzigd", task_shape)
-    events.register_shape("taak.status_gewijzigd", status_shape)
-    events.register_shape("taak.afgerond", completed_shape)
-    events.register_shape("voertuigsessie.actief", vehicle_session_shape)

@@ -1,0 +1,75 @@
+"""Every hook, in one place: what a domain's moment makes higher domains do.
+
+A lower domain never imports a higher one (docs/architecture.md, "Dependencies point one
+way"). Where one of its moments needs a higher domain to act, or it needs an answer only a
+higher domain has, it declares a `Hook` or a `Provider` (portal/hooks.py), and this module,
+run once by `create_app`, connects them. Read a section to know what happens when: the
+listeners of a hook run in the caller's transaction, in the order they are connected here.
+"""
+
+from __future__ import annotations
+
+_connected = False
+
+
+def connect() -> None:
+    """Connect every hook (once per process: hooks are module state, shared by apps)."""
+    global _connected
+    if _connected:
+        return
+    _connected = True
+    _events_for_carriers_systems()
+    _customers()
+    _billing()
+    _tasks()
+
+
+def _events_for_carriers_systems() -> None:
+    """Events (portal/events.py) are recorded by the webhooks domain, which knows who
+    subscribed; each type's data has the shape the API gives (webhooks/shapes.py)."""
+    from portal import events
+    from portal.webhooks import recording, shapes
+
+    events.subscriptions.connect(recording.subscriptions)
+    events.recorder.connect(recording.record)
+    events.register_shape("taak.aangemaakt", shapes.task_shape)
+    events.register_shape("taak.gewijzigd", shapes.task_shape)
+    events.register_shape("taak.status_gewijzigd", shapes.status_shape)
+    events.register_shape("taak.afgerond", shapes.completed_shape)
+    events.register_shape("voertuigsessie.actief", shapes.vehicle_session_shape)
+
+
+def _customers() -> None:
+    """What keeps a customer from being deleted, what a removed place lets go of, and what a
+    changed VAT treatment prices again: the domains that refer to customers answer for
+    their own tables."""
+    from portal.billing import service as billing
+    from portal.customers import service as customers
+    from portal.tasks import route
+
+    customers.on_usage_check(route.customer_in_use)
+    customers.on_usage_check(billing.customer_in_use)
+    customers.on_place_removal(route.detach_place)
+    customers.on_vat_change(billing.reprice_customer)
+
+
+def _billing() -> None:
+    """Hourly tariffs bill the time the driver's activities record on a task: hours (which
+    stands above billing) answers for its activities."""
+    from portal.billing import recorded_time
+    from portal.hours import task_time
+
+    recorded_time.on_task_minutes(task_time.worked_minutes)
+
+
+def _tasks() -> None:
+    """What a task's moments make the domains above tasks do (portal/tasks/hooks.py): a
+    completion makes its billing line; a task with a billing line is archived, not deleted;
+    the planning warns when the driver's driving and rest times (tacho) do not allow it."""
+    from portal.billing import service as billing
+    from portal.tacho import driving
+    from portal.tasks import hooks as tasks
+
+    tasks.completed.connect(billing.line_for_completion)
+    tasks.holds_work.connect(billing.has_line)
+    tasks.driving_problems.connect(driving.planning_problems)
