@@ -62,8 +62,8 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.questionnaires.pages.answer_views import bp as answers_bp
     from portal.questionnaires.pages.builder import bp as questionnaires_bp
     from portal.tacho.pages import bp as tacho_bp
-    from portal.tacho.pages.driving_views import bp as driving_bp
-    from portal.tasks.import_views import bp as task_import_bp
+    from portal.tacho.pages import driving_bp
+    from portal.tasks.pages.importing import bp as task_import_bp
     from portal.tasks.pages import bp as tasks_bp
     from portal.tasks.pages.detail import bp as task_detail_bp
     from portal.tasks.pages.paper import bp as task_paper_bp
