@@ -11,8 +11,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import and_, exists, or_, select, update
-from sqlalchemy.orm import aliased
+from sqlalchemy import and_, or_, select, update
 
 from portal.accounts.service import carrier_zone
 from portal.billing import invoices, pricing
@@ -23,7 +22,7 @@ from portal.drivers import service as drivers
 from portal.errors import NotFound, ValidationFailed
 from portal.extensions import db
 from portal.fleet import service as fleet
-from portal.tasks.models import Task
+from portal.tasks import completed_work
 
 logger = logging.getLogger(__name__)
 
@@ -122,11 +121,8 @@ def _bounds(zone: ZoneInfo, van: date, tot: date) -> tuple[datetime, datetime]:
 def _task_completed():
     # A reopened task (afgerond -> gestart) is not billable until it is completed again;
     # completing it again updates its line. Archived tasks stay billable: work was done.
-    task = aliased(Task)  # the list query joins Task too; this one must stay its own
-    return exists().where(
-        task.transporteur_id == BillingLine.transporteur_id,
-        task.id == BillingLine.taak_id,
-        task.status == "afgerond",
+    return completed_work.is_completed(
+        carrier_column=BillingLine.transporteur_id, task_column=BillingLine.taak_id
     )
 
 
@@ -168,6 +164,7 @@ def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
     vehicles, so the IN lists stay short).
     """
     zone = carrier_zone(carrier_id)
+    task = completed_work.facts()
     found = db.session.execute(
         select(
             BillingLine.taak_id,
@@ -195,20 +192,20 @@ def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
             Tariff.eenheid.label("tarief_eenheid"),
             Tariff.afronding_minuten,
             Tariff.minimum_minuten,
-            Task.naam,
-            Task.type,
-            Task.adres,
-            Task.postcode,
-            Task.stad,
-            Task.vdm_nummer,
-            Task.vehicle_id,
-            Task.gepland_op,
+            task.c.naam,
+            task.c.type,
+            task.c.adres,
+            task.c.postcode,
+            task.c.stad,
+            task.c.vdm_nummer,
+            task.c.vehicle_id,
+            task.c.gepland_op,
         )
         .join(
-            Task,
+            task,
             and_(
-                Task.transporteur_id == BillingLine.transporteur_id,
-                Task.id == BillingLine.taak_id,
+                task.c.transporteur_id == BillingLine.transporteur_id,
+                task.c.id == BillingLine.taak_id,
             ),
         )
         .outerjoin(
@@ -220,7 +217,7 @@ def _rows(carrier_id: uuid.UUID, where: list) -> list[BillingRow]:
             ),
         )
         .where(*where)
-        .order_by(BillingLine.afgerond_op, Task.naam, BillingLine.id)
+        .order_by(BillingLine.afgerond_op, task.c.naam, BillingLine.id)
     ).all()
     names = drivers.names_by_id(carrier_id=carrier_id, driver_ids={r.chauffeur_id for r in found})
     plates = fleet.plates_by_id(carrier_id=carrier_id, vehicle_ids={r.vehicle_id for r in found})
@@ -307,20 +304,22 @@ def reopened_after_export(
     check_period(van, tot)
     zone = carrier_zone(carrier_id)
     start, end = _bounds(zone, van, tot)
+    task = completed_work.facts()
     stmt = (
         select(
-            Task.id,
-            Task.naam,
-            Task.status,
-            Task.afgerond_op,
+            task.c.id,
+            task.c.naam,
+            task.c.status,
+            task.c.afgerond_op,
             BillingLine.afgerond_op.label("billed_at"),
             BillingExport.id.label("export_id"),
             BillingExport.created_at.label("exported_at"),
         )
         .join(
-            Task,
+            task,
             and_(
-                Task.transporteur_id == BillingLine.transporteur_id, Task.id == BillingLine.taak_id
+                task.c.transporteur_id == BillingLine.transporteur_id,
+                task.c.id == BillingLine.taak_id,
             ),
         )
         .join(
@@ -333,16 +332,16 @@ def reopened_after_export(
         .where(
             BillingLine.transporteur_id == carrier_id,
             or_(
-                Task.status != "afgerond",
-                Task.afgerond_op.is_(None),
-                Task.afgerond_op != BillingLine.afgerond_op,
+                task.c.status != "afgerond",
+                task.c.afgerond_op.is_(None),
+                task.c.afgerond_op != BillingLine.afgerond_op,
             ),
             or_(
                 and_(BillingLine.afgerond_op >= start, BillingLine.afgerond_op < end),
-                and_(Task.afgerond_op >= start, Task.afgerond_op < end),
+                and_(task.c.afgerond_op >= start, task.c.afgerond_op < end),
             ),
         )
-        .order_by(BillingLine.afgerond_op, Task.id)
+        .order_by(BillingLine.afgerond_op, task.c.id)
         .limit(limit)
     )
     if driver_id is not None:

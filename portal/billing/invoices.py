@@ -30,7 +30,7 @@ from portal.errors import Conflict, NotFound
 from portal.extensions import db
 from portal.identifiers import compact
 from portal.labels import activity_label
-from portal.tasks.models import Task
+from portal.tasks import completed_work
 from portal.types import utcnow
 
 logger = logging.getLogger(__name__)
@@ -259,13 +259,16 @@ def draft(*, carrier_id: uuid.UUID, invoice: Invoice) -> tuple[ubl.Invoice, list
     group = BillingLine.btw_categorie == "O"
     if not invoice.niet_belast:
         group = or_(BillingLine.btw_categorie.is_(None), BillingLine.btw_categorie != "O")
+    task = completed_work.facts()
     rows = db.session.execute(
-        select(BillingLine, Task.naam, Task.type, Task.gepland_op, Tariff.prijs, Tariff.grondslag)
+        select(
+            BillingLine, task.c.naam, task.c.type, task.c.gepland_op, Tariff.prijs, Tariff.grondslag
+        )
         .join(
-            Task,
+            task,
             and_(
-                Task.transporteur_id == BillingLine.transporteur_id,
-                Task.id == BillingLine.taak_id,
+                task.c.transporteur_id == BillingLine.transporteur_id,
+                task.c.id == BillingLine.taak_id,
             ),
         )
         .outerjoin(

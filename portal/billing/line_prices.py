@@ -30,7 +30,8 @@ from portal.billing.models import BillingLine
 from portal.customers import service as customers
 from portal.errors import Conflict, NotFound
 from portal.extensions import db
-from portal.tasks.models import Task
+from portal.tasks import completed_work
+from portal.tasks.completed_work import Task
 
 
 def _under_tariff(
@@ -103,19 +104,17 @@ def price_line(*, carrier_id: uuid.UUID, line: BillingLine, task: Task) -> None:
 def reprice_customer(carrier_id: uuid.UUID, customer_id: uuid.UUID) -> None:
     """Price a customer's lines not exported yet again, under its VAT as it is now (a
     customer that became a reverse-charge one bills its open work that way)."""
-    rows = db.session.execute(
-        select(BillingLine, Task)
-        .join(Task, (Task.transporteur_id == BillingLine.transporteur_id)
-              & (Task.id == BillingLine.taak_id))
-        .where(
+    lines = db.session.scalars(
+        select(BillingLine).where(
             BillingLine.transporteur_id == carrier_id,
             BillingLine.klant_id == customer_id,
             BillingLine.export_id.is_(None),
             BillingLine.handmatig.is_(False),
         )
-    ).all()  # fmt: skip
-    for line, task in rows:
-        price_line(carrier_id=carrier_id, line=line, task=task)
+    ).all()
+    tasks = completed_work.by_id(carrier_id=carrier_id, task_ids={line.taak_id for line in lines})
+    for line in lines:
+        price_line(carrier_id=carrier_id, line=line, task=tasks[line.taak_id])
     db.session.flush()
 
 
@@ -154,9 +153,7 @@ def line_to_price(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> BillingLine:
 
 def task_of(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> Task:
     """The task of a line (archived ones too: their work is billed)."""
-    return db.session.scalar(
-        select(Task).where(Task.transporteur_id == carrier_id, Task.id == task_id)
-    )
+    return completed_work.by_id(carrier_id=carrier_id, task_ids={task_id}).get(task_id)
 
 
 def confirm_zero_amount(*, carrier_id: uuid.UUID, task_id: uuid.UUID, actor: Actor) -> BillingLine:

@@ -45,7 +45,8 @@ from portal.billing.models import BillingExport, BillingLine, Invoice, Tariff
 from portal.billing.spreadsheets import XLSX_DATETIME, XLSX_WIDTHS, to_csv, to_xlsx
 from portal.errors import Conflict, NotFound, ValidationFailed
 from portal.extensions import db
-from portal.tasks.models import Task
+from portal.tasks import completed_work
+from portal.tasks.completed_work import Task
 from portal.types import utcnow
 
 __all__ = [
@@ -163,16 +164,8 @@ def line_for_completion(*, carrier_id: uuid.UUID, task: Task) -> BillingLine:
 def completed_without_line(*, carrier_id: uuid.UUID, since: datetime | None) -> list[Task]:
     """Completed tasks without a billing line (completed on the board or by the driver before
     every completion made one), oldest first; since: completed at or after it."""
-    stmt = select(Task).where(
-        Task.transporteur_id == carrier_id,
-        Task.status == "afgerond",
-        ~exists().where(
-            BillingLine.transporteur_id == Task.transporteur_id, BillingLine.taak_id == Task.id
-        ),
-    )
-    if since is not None:
-        stmt = stmt.where(Task.afgerond_op >= since)
-    return list(db.session.scalars(stmt.order_by(Task.afgerond_op, Task.id)))
+    billed = select(BillingLine.taak_id).where(BillingLine.transporteur_id == carrier_id)
+    return completed_work.completed(carrier_id=carrier_id, since=since, excluding=billed)
 
 
 def record_line(

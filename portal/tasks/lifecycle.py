@@ -14,12 +14,12 @@ from sqlalchemy import select
 from portal import events as webhooks
 from portal.audit import service as audit
 from portal.audit.service import Actor
-from portal.billing import service as billing
 from portal.english_names import TASK_STATUS, english
 from portal.errors import Conflict, ValidationFailed
 from portal.extensions import db
 from portal.files import service as files
 from portal.questionnaires import answering
+from portal.tasks import hooks
 from portal.tasks.models import STATUSES, Task, TaskEvidence
 from portal.tasks.service import locked_task
 from portal.types import Expected, utcnow
@@ -132,11 +132,11 @@ def move_task(
     elif to == "afgerond":
         task.afgerond_op = now
     db.session.flush()
-    # Billing follows completion here, the one place every completion passes (the board,
-    # the driver's status move, POST afronding): each completion has its line. A reopened
-    # task's line waits, out of billing, until the task is completed again.
+    # Billing follows completion here (hooks.completed), the one place every completion
+    # passes (the board, the driver's status move, POST afronding): each completion has its
+    # line. A reopened task's line waits, out of billing, until the task is completed again.
     if to == "afgerond":
-        billing.line_for_completion(carrier_id=carrier_id, task=task)
+        hooks.completed(carrier_id=carrier_id, task=task)
     audit.record(
         carrier_id=carrier_id,
         actor=actor,

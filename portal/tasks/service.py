@@ -10,15 +10,13 @@ from sqlalchemy import func, select
 from portal import events as webhooks
 from portal.audit import service as audit
 from portal.audit.service import Actor
-from portal.billing import service as billing
 from portal.drivers import service as drivers
 from portal.english_names import TASK_STATUS, english
 from portal.errors import Conflict, DomainError, NotFound, ValidationFailed
 from portal.extensions import db
 from portal.fleet import service as fleet
 from portal.questionnaires import service as questionnaires
-from portal.tacho import driving
-from portal.tasks import conflicts, route
+from portal.tasks import conflicts, hooks, route
 from portal.tasks.conflicts import Planned, PlanningWarning
 
 # Selections of tasks are read in listing.py; callers keep asking this module.
@@ -66,7 +64,7 @@ def _driving_warnings(carrier_id: uuid.UUID, planned: list[Planned]) -> list[lis
         for p in planned
     ]
     wanted = [k for k in keys if k is not None and k[1] + timedelta(minutes=k[2]) > now]
-    problems = driving.planning_problems(carrier_id=carrier_id, plans=wanted, now=now)
+    problems = hooks.driving_problems(carrier_id=carrier_id, plans=wanted, now=now)
     return [
         [PlanningWarning(conflicts.DRIVING_TIME, {"reden": problems[k], "chauffeur_id": k[0]})]
         if k in problems
@@ -382,7 +380,8 @@ def delete_driver_tasks(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: A
 
 
 def _holds_work(carrier_id: uuid.UUID, task_id: uuid.UUID) -> bool:
-    """Whether the task has evidence, answers or a billing line: then it is archived."""
+    """Whether the task has evidence, answers or work a higher domain holds (a billing
+    line: hooks.holds_work): then it is archived."""
     has_evidence = db.session.scalar(
         select(func.count())
         .select_from(TaskEvidence)
@@ -391,7 +390,7 @@ def _holds_work(carrier_id: uuid.UUID, task_id: uuid.UUID) -> bool:
     return bool(
         has_evidence
         or questionnaires.task_has_sessions(carrier_id=carrier_id, task_id=task_id)
-        or billing.has_line(carrier_id=carrier_id, task_id=task_id)
+        or any(hooks.holds_work(carrier_id=carrier_id, task_id=task_id))
     )
 
 

@@ -1,0 +1,32 @@
+"""The moments of a task that higher domains act on, and the questions tasks asks them.
+
+Tasks stands below billing and tacho, so it imports neither: it declares here what it lets
+them do or asks them, and `portal/wiring.py` connects the answers.
+"""
+
+from __future__ import annotations
+
+from portal.hooks import Hook, Provider
+
+completed = Hook(
+    "tasks.completed",
+    """A task was completed: completed(carrier_id=, task=). Every completion passes here
+    (the board, the driver's status move, POST afronding, a paper delivery note), in its
+    transaction, with the task's row locked, its status and afgerond_op stamped and flushed,
+    before the move is audited and its events are recorded. Billing makes the task's line.""",
+)
+
+holds_work = Hook(
+    "tasks.holds_work",
+    """Whether a higher domain holds work of the task: holds_work(carrier_id=, task_id=)
+    -> bool per listener. A task that holds work is archived instead of deleted (billing:
+    the task has a billing line).""",
+)
+
+driving_problems = Provider(
+    "tasks.driving_problems",
+    """For planned work [(driver_id, start, minutes)]: driving_problems(carrier_id=, plans=,
+    now=) -> {plan: code} for the plans the driver cannot legally finish by the driving and
+    rest rules (EU 561/2006; codes rijtijd_op, in_rust). Answered by tacho.""",
+    default={},
+)
