@@ -20,10 +20,10 @@ from portal.tasks import service
 from portal.tasks.models import STATUSES, Task
 from portal.tasks.pages.cards import card_context
 from portal.tasks.pages.forms import UNASSIGNED, BoardFilterForm
-from portal.tasks.pages.kit import _parse_uuid, bp
+from portal.tasks.pages.kit import bp
 from portal.validators import FIRST_DAY, LAST_DAY
 from portal.web import is_fragment
-from portal.web.kit import current_carrier_id, current_zone
+from portal.web.kit import current_carrier_id, current_zone, parse_uuid
 
 BOARD_LIMIT = 1000  # the most tasks one board shows; more asks the planner to filter
 STATUS_WEEK = 7  # the status view's default range, in days from the chosen date
@@ -100,8 +100,8 @@ class BoardQuery:
     def filters(self, *, limit: int) -> service.TaskFilters:
         """The selection of tasks this board shows, at most limit."""
         return service.TaskFilters(
-            chauffeur_id=_parse_uuid(self.chauffeur),
-            vehicle_id=_parse_uuid(self.vehicle),
+            chauffeur_id=parse_uuid(self.chauffeur),
+            vehicle_id=parse_uuid(self.vehicle),
             types=(self.type,) if self.type else (),
             statuses=(self.status,) if self.status else (),
             van=self.van,
@@ -138,61 +138,111 @@ def index():
     drivers = drivers_service.list_drivers(carrier_id=carrier_id)
     vehicles = fleet.list_vehicles(carrier_id=carrier_id)
     query = BoardQuery.from_args(request.args, drivers=drivers, vehicles=vehicles, today=today)
-    form, view, day, van, tot = query.form, query.view, query.day, query.van, query.tot
-    chauffeur, status, args = query.chauffeur, query.status, query.args
-    filters = query.filters(limit=BOARD_LIMIT)
     # The board shows no questionnaires: skip loading their definitions.
-    page = service.list_tasks(carrier_id=carrier_id, filters=filters, with_definitions=False)
+    page = service.list_tasks(
+        carrier_id=carrier_id, filters=query.filters(limit=BOARD_LIMIT), with_definitions=False
+    )
     tasks = page.tasks
-    total = page.total
     warnings = service.planning_warnings(carrier_id=carrier_id, tasks=tasks)
+    names, inactive = _driver_names(drivers, tasks, warnings)
+    plates = {v.id: v.kenteken for v in vehicles}
+    lanes: list[Lane] = []
+    columns: list[tuple[str, list[Task]]] = []
+    if query.view == "dag":
+        lanes = _lanes(query, drivers, inactive, tasks, today=today)
+    else:
+        shown = [query.status] if query.status else list(STATUSES)
+        columns = [(s, [t for t in tasks if t.status == s]) for s in shown]
+    board_url = url_for("tasks.index", **query.args)
+    context = {
+        "form": query.form,
+        "view": query.view,
+        "day": query.day,
+        "today": today,
+        "van": query.van,
+        "tot": query.tot,
+        "tasks": tasks,
+        "total": page.total,
+        "limit": BOARD_LIMIT,
+        "lanes": lanes,
+        "columns": columns,
+        "names": names,
+        "plates": plates,
+        "board_url": board_url,
+        "args": query.args,
+        "filtered": any(query.args.get(name) for name in FILTER_NAMES),
+        "has_drivers": bool(drivers),
+        "card": card_context(
+            board_url,
+            show_date=query.view != "dag",
+            warnings=warnings,
+            names=names,
+            plates=plates,
+            customers=customers.names_by_id(
+                carrier_id=carrier_id, customer_ids={t.klant_id for t in tasks}
+            ),
+        ),
+        "links": _links(query, board_url),
+        "prev_day": query.day - timedelta(days=1),
+        "next_day": query.day + timedelta(days=1),
+    }
+    return _board_response(context, board_url)
 
+
+def _driver_names(drivers: list, tasks: list[Task], warnings: dict) -> tuple[dict, dict]:
+    """The names of every driver the board shows (its tasks' and its warnings', inactive
+    ones too: one lookup), and those of the inactive drivers that have tasks on it."""
     names = {d.id: d.naam for d in drivers}
     missing = {t.chauffeur_id for t in tasks if t.chauffeur_id and t.chauffeur_id not in names}
     # A warning may name an inactive driver's task that is not on this board: one lookup.
     named = {w.params.get("chauffeur_id") for found in warnings.values() for w in found}
     found = drivers_service.names_by_id(
-        carrier_id=carrier_id, driver_ids=missing | (named - names.keys() - {None})
+        carrier_id=current_carrier_id(), driver_ids=missing | (named - names.keys() - {None})
     )
     inactive = {key: naam for key, naam in found.items() if key in missing}
     names.update(found)
-    plates = {v.id: v.kenteken for v in vehicles}
+    return names, inactive
 
-    lanes: list[Lane] = []
-    columns: list[tuple[str, list[Task]]] = []
-    if view == "dag":
-        by_key: dict[str, Lane] = {}
-        if chauffeur in (None, UNASSIGNED):
-            by_key[""] = Lane("", _("Niet toegewezen"))
-        for driver in drivers:
-            if chauffeur is None or chauffeur == str(driver.id):
-                by_key[str(driver.id)] = Lane(str(driver.id), driver.naam)
-        for driver_id, naam in sorted(inactive.items(), key=lambda item: item[1]):
-            by_key[str(driver_id)] = Lane(str(driver_id), naam, inactive=True)
-        for task in tasks:
-            lane = by_key.get(str(task.chauffeur_id) if task.chauffeur_id else "")
-            if lane is not None:
-                lane.tasks.append(task)
-        lanes = list(by_key.values())
-        # The driving time each driver has left now, when the board plans today or later:
-        # three queries for every lane at once.
-        found_budgets = (
-            driving.budgets(
-                carrier_id=carrier_id,
-                driver_ids={uuid.UUID(lane.key) for lane in lanes if lane.key},
-            )
-            if day >= today
-            else {}
+
+def _lanes(
+    query: BoardQuery, drivers: list, inactive: dict, tasks: list[Task], *, today: date
+) -> list[Lane]:
+    """The day view's lanes: the unassigned tasks, each driver the filter shows, then the
+    inactive drivers with tasks; each driver's lane with the driving time they have left."""
+    chauffeur = query.chauffeur
+    by_key: dict[str, Lane] = {}
+    if chauffeur in (None, UNASSIGNED):
+        by_key[""] = Lane("", _("Niet toegewezen"))
+    for driver in drivers:
+        if chauffeur is None or chauffeur == str(driver.id):
+            by_key[str(driver.id)] = Lane(str(driver.id), driver.naam)
+    for driver_id, naam in sorted(inactive.items(), key=lambda item: item[1]):
+        by_key[str(driver_id)] = Lane(str(driver_id), naam, inactive=True)
+    for task in tasks:
+        lane = by_key.get(str(task.chauffeur_id) if task.chauffeur_id else "")
+        if lane is not None:
+            lane.tasks.append(task)
+    lanes = list(by_key.values())
+    # The driving time each driver has left now, when the board plans today or later:
+    # three queries for every lane at once.
+    found_budgets = (
+        driving.budgets(
+            carrier_id=current_carrier_id(),
+            driver_ids={uuid.UUID(lane.key) for lane in lanes if lane.key},
         )
-        for lane in lanes:
-            if lane.key:
-                lane.budget = found_budgets.get(uuid.UUID(lane.key))
-    else:
-        shown = [status] if status else list(STATUSES)
-        columns = [(s, [t for t in tasks if t.status == s]) for s in shown]
+        if query.day >= today
+        else {}
+    )
+    for lane in lanes:
+        if lane.key:
+            lane.budget = found_budgets.get(uuid.UUID(lane.key))
+    return lanes
 
-    board_url = url_for("tasks.index", **args)
-    filtered = any(args.get(name) for name in FILTER_NAMES)
+
+def _links(query: BoardQuery, board_url: str) -> dict[str, str]:
+    """The board's links: the other view, the days and ranges around it, clearing the
+    filters, a new task and the import; each keeps the filters in use."""
+    args, day, view, chauffeur = query.args, query.day, query.view, query.chauffeur
     kept = {name: args[name] for name in FILTER_NAMES if name in args}
     links = {
         "dag": url_for("tasks.index", datum=args.get("datum"), **kept),
@@ -209,47 +259,21 @@ def index():
         ),
         "import": url_for("task_import.upload"),
     }
-    if view != "dag" and van and tot:
-        span = (tot - van).days + 1
+    if view != "dag" and query.van and query.tot:
+        span = (query.tot - query.van).days + 1
         for name, shift in (("prev_range", -span), ("next_range", span)):
-            start, end = van + timedelta(days=shift), tot + timedelta(days=shift)
+            start, end = query.van + timedelta(days=shift), query.tot + timedelta(days=shift)
             if start >= FIRST_DAY and end <= LAST_DAY:
                 links[name] = url_for(
                     "tasks.index", weergave="status", van=start.isoformat(), tot=end.isoformat(),
                     **kept,
                 )  # fmt: skip
-    context = {
-        "form": form,
-        "view": view,
-        "day": day,
-        "today": today,
-        "van": van,
-        "tot": tot,
-        "tasks": tasks,
-        "total": total,
-        "limit": BOARD_LIMIT,
-        "lanes": lanes,
-        "columns": columns,
-        "names": names,
-        "plates": plates,
-        "board_url": board_url,
-        "args": args,
-        "filtered": filtered,
-        "has_drivers": bool(drivers),
-        "card": card_context(
-            board_url,
-            show_date=view != "dag",
-            warnings=warnings,
-            names=names,
-            plates=plates,
-            customers=customers.names_by_id(
-                carrier_id=current_carrier_id(), customer_ids={t.klant_id for t in tasks}
-            ),
-        ),
-        "links": links,
-        "prev_day": day - timedelta(days=1),
-        "next_day": day + timedelta(days=1),
-    }
+    return links
+
+
+def _board_response(context: dict, board_url: str):
+    """The board as a page, or (htmx) its fragment; the filter form's request also sets the
+    address bar to the tidy URL."""
     if not is_fragment():
         return render_template("tasks/board.html", **context)
     response = make_response(render_template("tasks/_board.html", **context))

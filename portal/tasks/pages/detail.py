@@ -33,7 +33,7 @@ from portal.tasks.conflicts import expected_duration
 from portal.tasks.pages.forms import STATUS_LABELS
 from portal.types import utcnow
 from portal.web import is_fragment
-from portal.web.kit import current_carrier_id
+from portal.web.kit import current_carrier_id, parse_uuid
 
 bp = Blueprint("task_detail", __name__)
 
@@ -179,31 +179,11 @@ def show(task_id: uuid.UUID):
         extra_revision_ids={task.activity_questionnaire_id},
     )
     changes = [(entry, _parse(entry.changes) or {}) for entry in entries]
-    driver_ids = {task.chauffeur_id} | _ids_in(changes, "chauffeur_id")
-    vehicle_ids = {task.vehicle_id} | _ids_in(changes, "vehicle_id")
     answer_files = presenting.answer_file_ids(sessions, loaded)
     file_ids = {row.bestand_id for row in evidence} | answer_files
     stored = files.files_by_id(carrier_id=carrier_id, file_ids=file_ids)
     links = {file_id: presenting.file_link(row) for file_id, row in stored.items()}
-    kinds = {file_id: row.soort for file_id, row in stored.items()}
-    names = drivers.names_by_id(carrier_id=carrier_id, driver_ids=driver_ids)
-    # Customers' names by id too (ids do not collide): the history names the customer.
-    customer_names = customers.names_by_id(
-        carrier_id=carrier_id, customer_ids={task.klant_id} | _ids_in(changes, "klant_id")
-    )
-    names = {**names, **customer_names}
-    plates = fleet.plates_by_id(carrier_id=carrier_id, vehicle_ids=vehicle_ids)
-
-    photos = [links[r.bestand_id] for r in evidence if r.soort == "photo" and r.bestand_id in links]
-    signed = [r.bestand_id for r in evidence if r.soort == "signature"]
-    # A signature given in the answers is the task's signature too (it counts for completion).
-    signed += sorted(f for f in answer_files if kinds.get(f) == "signature" and f not in signed)
-    signatures = [links[f] for f in signed if f in links]
-    scans = [
-        links[r.bestand_id]
-        for r in evidence
-        if r.soort == "document_scan" and r.bestand_id in links
-    ]
+    names, customer_names, plates = _names_in(task, changes)
     finished = task.status in ("afgerond", "geannuleerd")
     blockers = (
         []
@@ -218,15 +198,56 @@ def show(task_id: uuid.UUID):
         "plate": plates.get(task.vehicle_id),
         "customer_name": customer_names.get(task.klant_id),
         "history": [_history_item(e, c, names, plates, links) for e, c in changes],
-        "photos": photos,
-        "signatures": signatures,
-        "scans": scans,
+        **_evidence_links(evidence, answer_files, stored, links),
         "blockers": blockers,
         "temperature_over": temperature_over(task),
         "expected_min": expected_duration(task.type, task.duur_min),
         "sessions": [presenting.session_view(s, answers, loaded, links) for s, answers in sessions],
         "pinned_title": pinned.get("title"),
-        "proof_links": proof.links_for(carrier_id=carrier_id, task_id=task.id)
+        **_proof_and_actions(task, finished, links),
+    }
+    if is_fragment():
+        return render_template("tasks/_detail_body.html", **context)
+    return render_template("tasks/detail.html", **context)
+
+
+def _names_in(task, changes: list) -> tuple[dict, dict, dict]:
+    """The names of the drivers and customers the task and its history name (drivers' and
+    customers' ids do not collide: one dict), the customers' alone, and the plates."""
+    carrier_id = current_carrier_id()
+    driver_ids = {task.chauffeur_id} | _ids_in(changes, "chauffeur_id")
+    vehicle_ids = {task.vehicle_id} | _ids_in(changes, "vehicle_id")
+    names = drivers.names_by_id(carrier_id=carrier_id, driver_ids=driver_ids)
+    # Customers' names by id too (ids do not collide): the history names the customer.
+    customer_names = customers.names_by_id(
+        carrier_id=carrier_id, customer_ids={task.klant_id} | _ids_in(changes, "klant_id")
+    )
+    names = {**names, **customer_names}
+    plates = fleet.plates_by_id(carrier_id=carrier_id, vehicle_ids=vehicle_ids)
+    return names, customer_names, plates
+
+
+def _evidence_links(evidence, answer_files: set, stored: dict, links: dict) -> dict:
+    """The links to the task's photos, signatures (a signature given in the answers too:
+    it counts for completion) and scans."""
+    kinds = {file_id: row.soort for file_id, row in stored.items()}
+    photos = [links[r.bestand_id] for r in evidence if r.soort == "photo" and r.bestand_id in links]
+    signed = [r.bestand_id for r in evidence if r.soort == "signature"]
+    signed += sorted(f for f in answer_files if kinds.get(f) == "signature" and f not in signed)
+    signatures = [links[f] for f in signed if f in links]
+    scans = [
+        links[r.bestand_id]
+        for r in evidence
+        if r.soort == "document_scan" and r.bestand_id in links
+    ]
+    return {"photos": photos, "signatures": signatures, "scans": scans}
+
+
+def _proof_and_actions(task, finished: bool, links: dict) -> dict:
+    """The task's proof links (once completed), the paper note and its scan, and whether
+    (where) it can be completed on paper or edited."""
+    return {
+        "proof_links": proof.links_for(carrier_id=current_carrier_id(), task_id=task.id)
         if task.status == "afgerond"
         else [],
         "proof_now": utcnow(),
@@ -238,26 +259,16 @@ def show(task_id: uuid.UUID):
         if not finished and task.gearchiveerd_op is None
         else None,
     }
-    if is_fragment():
-        return render_template("tasks/_detail_body.html", **context)
-    return render_template("tasks/detail.html", **context)
 
 
 _parse = presenting.parse_json
-
-
-def _as_uuid(value) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(str(value))
-    except ValueError:
-        return None
 
 
 def _ids_in(changes: list, name: str) -> set[uuid.UUID]:
     found = set()
     for _entry, change in changes:
         if isinstance(change, dict) and isinstance(change.get(name), list):
-            found |= {u for u in map(_as_uuid, change[name]) if u is not None}
+            found |= {u for u in (parse_uuid(str(v)) for v in change[name]) if u is not None}
     return found
 
 
@@ -288,7 +299,7 @@ def _files_added(ids, links: dict) -> str:
     ids = ids if isinstance(ids, list) else [ids]
     counts: dict[str, int] = {}
     for file_id in ids:
-        shown = links.get(_as_uuid(file_id))
+        shown = links.get(parse_uuid(str(file_id)))
         kind = shown.soort if shown else ""
         counts[kind] = counts.get(kind, 0) + 1
     said = []
@@ -320,7 +331,7 @@ def _history_item(entry, changes, names: dict, plates: dict, links: dict) -> His
             continue
         label = str(FIELD_LABELS.get(name, name))
         if name == "bron":
-            source = _as_uuid(new)
+            source = parse_uuid(str(new))
             link = url_for("task_detail.show", task_id=source) if source else None
             item.changes.append(Change(label, None, str(new), link))
             continue
@@ -328,7 +339,7 @@ def _history_item(entry, changes, names: dict, plates: dict, links: dict) -> His
             item.changes.append(Change(label, None, _files_added(new, links)))
             continue
         if name == "papieren_bon":
-            shown = links.get(_as_uuid(new))
+            shown = links.get(parse_uuid(str(new)))
             text = shown.name if shown else _("bestand niet gevonden")
             item.changes.append(Change(label, None, text, shown.url if shown else None, text))
             continue
@@ -346,11 +357,11 @@ def _display(name: str, value, names: dict, plates: dict) -> str | None:
     if name == "status":
         return str(STATUS_LABELS.get(value, value))
     if name == "chauffeur_id":
-        return names.get(_as_uuid(value)) or _("onbekende chauffeur")
+        return names.get(parse_uuid(str(value))) or _("onbekende chauffeur")
     if name == "vehicle_id":
-        return plates.get(_as_uuid(value)) or _("onbekend voertuig")
+        return plates.get(parse_uuid(str(value))) or _("onbekend voertuig")
     if name == "klant_id":
-        return names.get(_as_uuid(value)) or _("onbekende klant")
+        return names.get(parse_uuid(str(value))) or _("onbekende klant")
     if name == "bedrag":
         try:
             return format_currency(Decimal(str(value)), "EUR")

@@ -15,6 +15,7 @@ from flask import (
     url_for,
 )
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 
 from portal.accounts.permissions import role_required
 from portal.customers import service as customers
@@ -24,7 +25,7 @@ from portal.fleet import service as fleet
 from portal.questionnaires import service as questionnaires
 from portal.tasks import service
 from portal.tasks.models import Task
-from portal.tasks.pages.forms import STATUS_LABELS, TaskForm
+from portal.tasks.pages.forms import STATUS_LABELS
 from portal.tasks.pages.kit import (
     CLOSED,
     _back,
@@ -32,15 +33,21 @@ from portal.tasks.pages.kit import (
     _instant,
     _load,
     _local,
-    _parse_uuid,
-    _safe_back,
+    board_back,
     bp,
     task_page_url,
     task_route,
 )
+from portal.tasks.pages.task_forms import TaskForm
 from portal.unit_of_work import portal_write
 from portal.web import is_fragment
-from portal.web.kit import current_actor, current_carrier_id, current_zone
+from portal.web.kit import (
+    current_actor,
+    current_carrier_id,
+    current_zone,
+    errors_at_fields,
+    parse_uuid,
+)
 
 # --- create and edit ------------------------------------------------------------------
 
@@ -66,7 +73,7 @@ def _route_choices(form: TaskForm, task: Task | None) -> None:
     names = customers.names(carrier_id=carrier_id, active_only=True)
     if task is not None and task.klant_id and task.klant_id not in names:
         names.update(customers.names_by_id(carrier_id=carrier_id, customer_ids={task.klant_id}))
-    chosen = _parse_uuid(form.klant_id.data) if request.method == "POST" else None
+    chosen = parse_uuid(form.klant_id.data) if request.method == "POST" else None
     if request.method != "POST" and task is not None:
         chosen = task.klant_id
     places = []
@@ -86,7 +93,7 @@ def _render_form(form: TaskForm, task: Task | None, status: int = 200, *, notice
         task=task,
         action=action,
         notice=notice,
-        back=_safe_back(form.terug.data),
+        back=board_back(form.terug.data),
         locked=locked,
         status_labels=STATUS_LABELS,
         task_page_url=task_page_url,
@@ -115,11 +122,11 @@ def _form_warnings(form: TaskForm, task: Task | None) -> list:
         "naam": text("naam") or (task.naam if task else ""),
         "gepland_op": _gepland_op(form) if ok("gepland_datum") and ok("gepland_tijd") else None,
         "duur_min": form.duur_min.data if ok("duur_min") else None,
-        "vehicle_id": _parse_uuid(form.vehicle_id.data) if ok("vehicle_id") else None,
+        "vehicle_id": parse_uuid(form.vehicle_id.data) if ok("vehicle_id") else None,
         "vdm_nummer": text("vdm_nummer"),
         "land": text("land"),
     }
-    chauffeur_id = _parse_uuid(form.chauffeur_id.data) if ok("chauffeur_id") else None
+    chauffeur_id = parse_uuid(form.chauffeur_id.data) if ok("chauffeur_id") else None
     if data["gepland_op"] is None and not data["vdm_nummer"]:
         return []  # nothing to check yet (a new, empty form): no query
     return service.draft_warnings(
@@ -160,7 +167,7 @@ def route_fields():
     changes): the chosen customer's places to choose from, and a chosen place's address
     filled in. Saves nothing."""
     task = None
-    task_id = _parse_uuid(request.form.get("taak_id"))
+    task_id = parse_uuid(request.form.get("taak_id"))
     if task_id is not None:
         task = _load(task_id)
     form = _task_form(task)
@@ -194,26 +201,32 @@ def check(task: Task):
     return _warnings_fragment(_task_form(task), task)
 
 
+# The tasks service's refusals the form words at their field. They carry no stable code
+# (yet): they are known by the field they name.
+REFUSED_AT_FIELD = {
+    "chauffeur_id": _l("Deze chauffeur bestaat niet (meer)."),
+    "vehicle_id": _l("Dit voertuig bestaat niet (meer)."),
+    "min_fotos": _l("Het minimum is groter dan het maximum."),
+}
+
+
 def _apply_service_errors(form: TaskForm, error: ValidationFailed) -> list[str]:
-    """Put the service's {field, message} errors at the form's fields; the rest in a list."""
-    general = []
-    messages = {
-        "chauffeur_id": _("Deze chauffeur bestaat niet (meer)."),
-        "vehicle_id": _("Dit voertuig bestaat niet (meer)."),
-        "min_fotos": _("Het minimum is groter dan het maximum."),
-    }
-    for item in error.errors:
-        name = item.get("field")
-        if name in form and name in messages:
-            form[name].errors.append(messages[name])
-        else:
-            general.append(f"{name}: {item.get('message')}")
-    return general
+    """Put the service's errors the form words at their fields; the rest, as the service
+    says them, in a list for the form's top."""
+
+    def worded(item: dict) -> bool:
+        return item.get("field") in REFUSED_AT_FIELD and item["field"] in form
+
+    at_fields = [{**item, "code": item["field"]} for item in error.errors if worded(item)]
+    errors_at_fields(form, at_fields, REFUSED_AT_FIELD)
+    return [
+        f"{item.get('field')}: {item.get('message')}" for item in error.errors if not worded(item)
+    ]
 
 
 def _after_save(task: Task) -> str:
     """Back to the board the planner came from, else to the task's day."""
-    back = _safe_back(request.form.get("terug"))
+    back = board_back(request.form.get("terug"))
     if back != url_for("tasks.index"):
         return back
     local = _local(task.gepland_op)
@@ -260,7 +273,7 @@ def new():
         if chauffeur in {value for value, *_rest in form.chauffeur_id.iter_choices()}:
             form.chauffeur_id.data = chauffeur
         form.land.data = "NL"
-        form.terug.data = _safe_back(request.args.get("terug"))
+        form.terug.data = board_back(request.args.get("terug"))
         return _render_form(form, None)
     if not form.validate():
         return _render_form(form, None, 422)
@@ -269,7 +282,7 @@ def new():
     try:
         task = service.create_task(
             carrier_id=current_carrier_id(),
-            driver_id=_parse_uuid(form.chauffeur_id.data),
+            driver_id=parse_uuid(form.chauffeur_id.data),
             data=data,
             actor=current_actor(),
         )
@@ -302,7 +315,7 @@ def edit(task: Task):
         return _render_form(form, task, 422)
     data = form.task_data()
     data["gepland_op"] = _gepland_op(form)
-    data["chauffeur_id"] = _parse_uuid(form.chauffeur_id.data)
+    data["chauffeur_id"] = parse_uuid(form.chauffeur_id.data)
     if form.versie.data is None:
         form.versie.errors = [_("Laad het formulier opnieuw.")]
         return _render_form(form, task, 422)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import UTC, date, datetime, time
-from urllib.parse import urlsplit
 
 from flask import Blueprint, flash, make_response, redirect, render_template, request, url_for
 
@@ -16,7 +15,7 @@ from portal.tasks import service
 from portal.tasks.models import Task
 from portal.unit_of_work import refused
 from portal.web import is_fragment
-from portal.web.kit import current_carrier_id, current_zone
+from portal.web.kit import current_carrier_id, current_zone, safe_back
 
 bp = Blueprint("tasks", __name__)
 
@@ -30,17 +29,14 @@ def task_page_url(task_id: uuid.UUID) -> str:
     return url_for("task_detail.show", task_id=task_id)
 
 
-def _safe_back(target: str | None) -> str:
+def board_back(target: str | None) -> str:
     """Where to return after a write: a board URL only (no open redirect)."""
-    if target and target.isprintable() and "\\" not in target and " " not in target:
-        parts = urlsplit(target)
-        if not parts.scheme and not parts.netloc and parts.path == url_for("tasks.index"):
-            return target
-    return url_for("tasks.index")
+    board = url_for("tasks.index")
+    return safe_back(target, within=board, fallback=board, exact=True)
 
 
 def _back() -> str:
-    return _safe_back(request.values.get("terug"))
+    return board_back(request.values.get("terug"))
 
 
 def _local(moment: datetime | None) -> datetime | None:
@@ -94,10 +90,3 @@ def _drivers_for(task: Task | None = None) -> list:
             drivers_service.get_driver(carrier_id=current_carrier_id(), driver_id=task.chauffeur_id)
         )
     return drivers
-
-
-def _parse_uuid(value: str | None) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(value) if value else None
-    except ValueError:
-        return None

@@ -29,13 +29,12 @@ from portal.tasks.pages.kit import (
     _load,
     _local,
     _message,
-    _parse_uuid,
     _trigger,
     task_route,
 )
 from portal.unit_of_work import refused
 from portal.web import is_fragment
-from portal.web.kit import current_actor, current_carrier_id, current_zone, format_when
+from portal.web.kit import current_actor, current_carrier_id, current_zone, format_when, parse_uuid
 
 # --- status ---------------------------------------------------------------------------
 
@@ -102,46 +101,62 @@ def move(task: Task):
     form = MoveForm(request.form if request.method == "POST" else None)
     form.set_choices(_drivers_for(task))
     if request.method == "GET":
-        local = _local(task.gepland_op)
-        form.chauffeur_id.data = str(task.chauffeur_id) if task.chauffeur_id else ""
-        form.datum.data = local.date() if local else datetime.now(current_zone()).date()
-        form.tijd.data = local.time() if local else None
-        form.versie.data = task.versie
-        form.terug.data = _back()
-        form.voertuig.data = VEHICLE_ALONG
-        # A card dropped on another driver's lane, with a vehicle: ask whether it goes along.
-        dropped = request.args.get("chauffeur_id")
-        choices = {value for value, *_rest in form.chauffeur_id.iter_choices()}
-        if dropped is not None and dropped in choices:
-            form.chauffeur_id.data = dropped
-            if task.vehicle_id and dropped != (str(task.chauffeur_id) if task.chauffeur_id else ""):
-                return _move_form(task, form, ask_vehicle=True)
-        return _move_form(task, form)
-
-    data: dict = {}
-    if form.validate():
-        if "chauffeur_id" in request.form:
-            data["chauffeur_id"] = _parse_uuid(form.chauffeur_id.data)
-            # Without the answer "los", the vehicle goes along (as a drop always did).
-            changed = data["chauffeur_id"] != task.chauffeur_id
-            if changed and task.vehicle_id and form.voertuig.data == VEHICLE_STAYS:
-                data["vehicle_id"] = None
-        if "datum" in request.form or "tijd" in request.form:
-            local = _local(task.gepland_op)
-            day = form.datum.data or (local.date() if local else None)
-            clock = form.tijd.data or (local.time() if local else None)
-            if day is None:
-                form.datum.errors.append(_("Kies een datum."))
-            elif clock is None:
-                form.tijd.errors.append(_("Kies een tijd."))
-            else:
-                data["gepland_op"] = _instant(day, clock)
+        return _move_asked(task, form)
+    data = _move_data(task, form) if form.validate() else {}
     if any(f.errors for f in form):
         if request.headers.get("HX-Target") == "board-message":
             errors = "; ".join(str(e) for f in form for e in f.errors)
             return _message(errors, "error", 422, changed=False)
         return _move_form(task, form, 422)
+    return _save_move(task, data, expected_version=form.versie.data)
 
+
+def _move_asked(task: Task, form: MoveForm):
+    """The move form filled in with where the task is now; a card dropped on another
+    driver's lane (`chauffeur_id`) with a vehicle asks whether the vehicle goes along."""
+    local = _local(task.gepland_op)
+    form.chauffeur_id.data = str(task.chauffeur_id) if task.chauffeur_id else ""
+    form.datum.data = local.date() if local else datetime.now(current_zone()).date()
+    form.tijd.data = local.time() if local else None
+    form.versie.data = task.versie
+    form.terug.data = _back()
+    form.voertuig.data = VEHICLE_ALONG
+    dropped = request.args.get("chauffeur_id")
+    choices = {value for value, *_rest in form.chauffeur_id.iter_choices()}
+    if dropped is not None and dropped in choices:
+        form.chauffeur_id.data = dropped
+        if task.vehicle_id and dropped != (str(task.chauffeur_id) if task.chauffeur_id else ""):
+            return _move_form(task, form, ask_vehicle=True)
+    return _move_form(task, form)
+
+
+def _move_data(task: Task, form: MoveForm) -> dict:
+    """The changes a valid move form asks for: only the fields it posted (a drop on a lane
+    sends the driver, one on a day the date). A missing day or time is an error at its
+    field."""
+    data: dict = {}
+    if "chauffeur_id" in request.form:
+        data["chauffeur_id"] = parse_uuid(form.chauffeur_id.data)
+        # Without the answer "los", the vehicle goes along (as a drop always did).
+        changed = data["chauffeur_id"] != task.chauffeur_id
+        if changed and task.vehicle_id and form.voertuig.data == VEHICLE_STAYS:
+            data["vehicle_id"] = None
+    if "datum" in request.form or "tijd" in request.form:
+        local = _local(task.gepland_op)
+        day = form.datum.data or (local.date() if local else None)
+        clock = form.tijd.data or (local.time() if local else None)
+        if day is None:
+            form.datum.errors.append(_("Kies een datum."))
+        elif clock is None:
+            form.tijd.errors.append(_("Kies een tijd."))
+        else:
+            data["gepland_op"] = _instant(day, clock)
+    return data
+
+
+def _save_move(task: Task, data: dict, *, expected_version: int | None):
+    """Save the move and say where the task went; a stale version, a closed task or a
+    driver that is gone is said in the board's message region."""
     naam = task.naam
     try:
         moved = service.update_task(
@@ -149,7 +164,7 @@ def move(task: Task):
             task_id=task.id,
             data=data,
             actor=current_actor(),
-            expected_version=form.versie.data,
+            expected_version=expected_version,
         )
     except service.PreconditionFailed:
         return _message(
@@ -184,7 +199,7 @@ def _move_form(task: Task, form: MoveForm, status: int = 200, *, ask_vehicle: bo
         plate = fleet.plates_by_id(
             carrier_id=current_carrier_id(), vehicle_ids={task.vehicle_id}
         ).get(task.vehicle_id)
-    to = _parse_uuid(form.chauffeur_id.data)
+    to = parse_uuid(form.chauffeur_id.data)
     driver = drivers_service.names_by_id(carrier_id=current_carrier_id(), driver_ids={to}).get(to)
     html = render_template(template, task=task, form=form, back=_back(), plate=plate, driver=driver)
     return make_response(html, status)

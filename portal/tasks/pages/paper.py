@@ -17,25 +17,24 @@ from portal.tasks import lifecycle, paper, service
 from portal.tasks.models import Task
 from portal.tasks.pages.forms import PaperCompletionForm
 from portal.unit_of_work import refused
-from portal.web import errors_at_fields
-from portal.web.kit import current_actor, current_carrier_id
+from portal.web.kit import current_actor, current_carrier_id, errors_at_fields
 
 bp = Blueprint("task_paper", __name__)
 
-# The service's fields as the form names them, and its problems as the page words them
+# The service's fields as the form names them, and its problems as the page words them (by
+# their stable code; "required" by the field it is missing at)
 FIELDS = {"scan": "bon"}
-MESSAGES = {
-    ("reden", "the reason is required"): _l("Vul de reden in."),
-    ("bon", "the scan is required"): _l("Kies de scan van de papieren afleverbon."),
-    ("bon", "the scan must be a document scan: PDF, JPEG or PNG"): _l(
-        "De scan moet een PDF, JPEG of PNG zijn."
+REQUIRED = {
+    "reden": _l("Vul de reden in."),
+    "bon": _l("Kies de scan van de papieren afleverbon."),
+    "temperatuur": _l("Neem de gemeten temperatuur van de bon over."),
+    "desinfectie": _l("De bon moet de desinfectie bevestigen."),
+}
+WORDING = {
+    "required": lambda error: (
+        REQUIRED.get(error.get("field")) or f"{error.get('field')}: {error.get('message')}"
     ),
-    ("temperatuur", "the measured temperature on the note is required"): _l(
-        "Neem de gemeten temperatuur van de bon over."
-    ),
-    ("desinfectie", "the note must confirm the disinfection"): _l(
-        "De bon moet de desinfectie bevestigen."
-    ),
+    "not_a_scan": _l("De scan moet een PDF, JPEG of PNG zijn."),
 }
 
 
@@ -128,7 +127,7 @@ def complete(task: Task):
     except ValidationFailed as error:
         files.discard(scan)
         errors = [{**e, "field": FIELDS.get(e.get("field"), e.get("field"))} for e in error.errors]
-        return _page(task, form, 422, errors_at_fields(form, errors, MESSAGES))
+        return _page(task, form, 422, errors_at_fields(form, errors, WORDING))
     except (lifecycle.IllegalMove, service.PreconditionFailed):
         files.discard(scan)
         flash(
