@@ -9,7 +9,7 @@ from flask_babel import ngettext
 
 from portal.accounts.permissions import role_required
 from portal.tacho import service
-from portal.tacho.pages.kit import bp, today
+from portal.tacho.pages.kit import driving_bp, today
 from portal.web.kit import current_carrier_id
 
 DEADLINE_LABELS = {
@@ -32,7 +32,7 @@ def days_left(item) -> str:
     return ngettext("nog %(num)s dag", "nog %(num)s dagen", item.dagen_over)
 
 
-@bp.get("/rijtijden/downloads")
+@driving_bp.get("/rijtijden/downloads")
 @role_required("planner")
 def downloads():
     """When each driver card and each vehicle unit must next be downloaded: overdue first."""

@@ -25,7 +25,7 @@ from portal.tacho.pages.kit import (
     EN_DASH,
     WINDOW_DAYS,
     Piece,
-    bp,
+    driving_bp,
     hhmm,
     order_findings,
     parse_date,
@@ -34,8 +34,7 @@ from portal.tacho.pages.kit import (
 )
 from portal.tacho.segments import DAY_MIN, KLOK_ACHTER, midnight
 from portal.validators import PortalForm
-from portal.web import errors_at_fields
-from portal.web.kit import current_actor, current_carrier_id, current_zone
+from portal.web.kit import current_actor, current_carrier_id, current_zone, errors_at_fields
 
 
 def driver_route(rule: str, methods: tuple[str, ...] = ("GET",)):
@@ -44,7 +43,7 @@ def driver_route(rule: str, methods: tuple[str, ...] = ("GET",)):
     def load(driver_id: uuid.UUID):
         return drivers.get_driver(carrier_id=current_carrier_id(), driver_id=driver_id)
 
-    return object_route(bp, rule, load, methods=methods)
+    return object_route(driving_bp, rule, load, methods=methods)
 
 
 def day_route(rule: str):
@@ -57,16 +56,19 @@ def day_route(rule: str):
             abort(404)
         return driver, day
 
-    return object_route(bp, rule, load)
+    return object_route(driving_bp, rule, load)
 
 
 class CardForm(PortalForm):
     kaartnummer = StringField(_l("Kaartnummer bestuurderskaart"))
 
 
-CARD_MESSAGES = {
-    ("kaartnummer", "13 to 16 letters and digits"): _l(
+CARD_WORDING = {
+    "card_number_format": _l(
         "Een kaartnummer heeft 13 tot 16 letters en cijfers, zoals op de kaart."
+    ),
+    "card_number_taken": lambda error: _(
+        "Dit kaartnummer hoort al bij %(naam)s.", naam=error.get("naam", "")
     ),
 }
 
@@ -168,13 +170,7 @@ def card_number(driver: Driver):
             actor=current_actor(),
         )
     except ValidationFailed as error:
-        messages = dict(CARD_MESSAGES)
-        for item in error.errors:
-            if item.get("code") == "card_number_taken":
-                messages[(item.get("field"), item.get("message"))] = _(
-                    "Dit kaartnummer hoort al bij %(naam)s.", naam=item.get("naam", "")
-                )
-        general = errors_at_fields(form, error.errors, messages)
+        general = errors_at_fields(form, error.errors, CARD_WORDING)
         for text in general:
             form.kaartnummer.errors = [*form.kaartnummer.errors, text]
         driver = drivers.get_driver(carrier_id=current_carrier_id(), driver_id=driver_id)

@@ -19,17 +19,16 @@ from portal.errors import Conflict, ValidationFailed
 from portal.fleet import service as fleet
 from portal.tacho import service, wording
 from portal.tacho.models import TachoFile
-from portal.tacho.pages.files_kit import (
+from portal.tacho.pages.forms import LINK_LABELS, LinkForm, PeriodForm, ShareForm
+from portal.tacho.pages.kit import (
     days,
     helpers,
-    parse_uuid,
     refusal,
     set_choices,
     tacho_route,
     when,
 )
-from portal.tacho.pages.forms import LINK_LABELS, LinkForm, PeriodForm, ShareForm
-from portal.web.kit import current_actor, current_carrier_id
+from portal.web.kit import current_actor, current_carrier_id, parse_uuid
 
 DOWNLOAD_SECONDS = 60  # the download button's own link: just long enough to start
 ACTION_LABELS = {

@@ -18,10 +18,10 @@ from portal.accounts.service import current_carrier_of
 from portal.drivers import service as drivers
 from portal.tacho import driving, driving_export, wording
 from portal.tacho.pages.forms import driver_choices
-from portal.tacho.pages.kit import WINDOW_DAYS, bp, order_findings, parse_uuid, today
+from portal.tacho.pages.kit import WINDOW_DAYS, driving_bp, order_findings, today
 from portal.types import period_bound
 from portal.validators import PortalForm, in_calendar
-from portal.web.kit import Pager, current_carrier_id, current_zone
+from portal.web.kit import Pager, current_carrier_id, current_zone, parse_uuid
 
 PAGE_SIZE = 50  # findings per page
 MAX_PERIOD_DAYS = 366  # the longest period of findings checked at once
@@ -141,7 +141,7 @@ def _findings_of(query: FindingQuery) -> list:
     return order_findings(found, query.volgorde)
 
 
-@bp.get("/rijtijden/overtredingen")
+@driving_bp.get("/rijtijden/overtredingen")
 @role_required("planner")
 def findings():
     """The carrier's infringements and incomplete checks over a period, filtered and sorted;

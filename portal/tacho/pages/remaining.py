@@ -11,7 +11,7 @@ from portal.accounts.permissions import role_required
 from portal.drivers import service as drivers
 from portal.drivers.models import Driver
 from portal.tacho import driving
-from portal.tacho.pages.kit import bp
+from portal.tacho.pages.kit import driving_bp
 from portal.types import utcnow
 from portal.web.kit import current_carrier_id
 
@@ -51,7 +51,7 @@ def _sort_key(row: BudgetRow):
     return (0, today, name)
 
 
-@bp.get("/rijtijden")
+@driving_bp.get("/rijtijden")
 @role_required("planner")
 def index():
     """Every active driver's remaining driving time now, least left today first."""

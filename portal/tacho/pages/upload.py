@@ -23,20 +23,19 @@ from portal.errors import ValidationFailed
 from portal.extensions import csrf
 from portal.fleet import service as fleet
 from portal.tacho import service
-from portal.tacho.pages.files_kit import (
+from portal.tacho.pages.forms import SOORT_LABELS, TachoFilterForm, UploadForm
+from portal.tacho.pages.kit import (
     bp,
     helpers,
-    parse_uuid,
     refusal,
     set_choices,
     size,
     when,
 )
-from portal.tacho.pages.forms import SOORT_LABELS, TachoFilterForm, UploadForm
 from portal.types import period_bound
 from portal.unit_of_work import kept, portal_write
 from portal.web import is_fragment
-from portal.web.kit import Pager, current_actor, current_carrier_id, current_zone
+from portal.web.kit import Pager, current_actor, current_carrier_id, current_zone, parse_uuid
 
 PAGE_SIZE = 50
 
