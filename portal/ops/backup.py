@@ -161,56 +161,19 @@ def restore_drill(*, folder: Path, admin_url: str | None = None, keep: bool = Fa
     folder = Path(folder)
     manifest = json.loads((folder / "manifest.json").read_text())
     database = manifest["database"]
-    restored_into = None
     if database["kind"] == "postgresql":
         if not admin_url:
             raise ValueError("a PostgreSQL backup is restored next to admin_url's database")
-        name = f"rijplan_restore_{datetime.now(UTC):%Y%m%d%H%M%S}_{uuid.uuid4().hex[:6]}"
-        with psycopg.connect(_on(admin_url, "postgres"), autocommit=True) as c:
-            c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-        target = _on(admin_url, name)
-        try:
-            dsn, env = _for_tool(target)
-            subprocess.run(  # noqa: S603 - our own arguments, no shell
-                [_tool("pg_restore"), "--no-owner", "--exit-on-error", "--dbname", dsn,
-                 str(folder / database["file"])],
-                check=True,
-                capture_output=True,
-                env=env,
-            )  # fmt: skip
-            counts = _pg_counts(target)
-        finally:
-            if not keep:
-                with psycopg.connect(_on(admin_url, "postgres"), autocommit=True) as c:
-                    c.execute(
-                        sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-                            sql.Identifier(name)
-                        )
-                    )
-        restored_into = name
+        restored_into, counts = _restore_postgresql(folder / database["file"], admin_url, keep)
     else:
-        copy = folder / f"restored-{uuid.uuid4().hex[:6]}.sqlite"
-        with sqlite3.connect(folder / database["file"]) as source, sqlite3.connect(copy) as out:
-            source.backup(out)
-        counts = _sqlite_counts(copy)
-        if not keep:
-            copy.unlink()
-        restored_into = str(copy)
+        restored_into, counts = _restore_sqlite(folder, folder / database["file"], keep)
     expected = database["tables"]
     table_problems = sorted(
         f"{table}: {counts.get(table)} rows restored, {count} backed up"
         for table, count in expected.items()
         if counts.get(table) != count
     ) + sorted(f"{table}: not in the backup" for table in set(counts) - set(expected))
-    file_problems = []
-    for key, digest in manifest["files"].items():
-        path = folder / "files" / key
-        if not path.is_file():
-            file_problems.append(f"{key}: missing")
-            continue
-        with open(path, "rb") as stream:
-            if _sha256(stream) != digest:
-                file_problems.append(f"{key}: changed")
+    file_problems = _file_problems(folder, manifest["files"])
     return {
         "restored_into": restored_into,
         "kept": keep,
@@ -220,3 +183,54 @@ def restore_drill(*, folder: Path, admin_url: str | None = None, keep: bool = Fa
         "problems": table_problems + file_problems,
         "ok": not table_problems and not file_problems,
     }
+
+
+def _restore_postgresql(dump: Path, admin_url: str, keep: bool) -> tuple[str, dict[str, int]]:
+    """The dump restored into a new database next to admin_url's (dropped afterwards unless
+    keep): its name and row counts."""
+    name = f"rijplan_restore_{datetime.now(UTC):%Y%m%d%H%M%S}_{uuid.uuid4().hex[:6]}"
+    with psycopg.connect(_on(admin_url, "postgres"), autocommit=True) as c:
+        c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    target = _on(admin_url, name)
+    try:
+        dsn, env = _for_tool(target)
+        subprocess.run(  # noqa: S603 - our own arguments, no shell
+            [_tool("pg_restore"), "--no-owner", "--exit-on-error", "--dbname", dsn, str(dump)],
+            check=True,
+            capture_output=True,
+            env=env,
+        )  # fmt: skip
+        counts = _pg_counts(target)
+    finally:
+        if not keep:
+            with psycopg.connect(_on(admin_url, "postgres"), autocommit=True) as c:
+                c.execute(
+                    sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+                )
+    return name, counts
+
+
+def _restore_sqlite(folder: Path, database: Path, keep: bool) -> tuple[str, dict[str, int]]:
+    """The SQLite copy restored into a new file in folder (removed unless keep): its path
+    and row counts."""
+    copy = folder / f"restored-{uuid.uuid4().hex[:6]}.sqlite"
+    with sqlite3.connect(database) as source, sqlite3.connect(copy) as out:
+        source.backup(out)
+    counts = _sqlite_counts(copy)
+    if not keep:
+        copy.unlink()
+    return str(copy), counts
+
+
+def _file_problems(folder: Path, files: dict[str, str]) -> list[str]:
+    """The backed-up files that are missing or whose hash changed."""
+    problems = []
+    for key, digest in files.items():
+        path = folder / "files" / key
+        if not path.is_file():
+            problems.append(f"{key}: missing")
+            continue
+        with open(path, "rb") as stream:
+            if _sha256(stream) != digest:
+                problems.append(f"{key}: changed")
+    return problems
