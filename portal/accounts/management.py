@@ -1,8 +1,8 @@
 """The admin's door to a carrier's portal users, API keys and settings; every change audited.
 
 Apart from service.py (sign-in, credentials) because this is the carrier's own administration:
-invitations and one-time password links, roles with the last-admin rule, key management and
-the carrier's settings.
+invitations and one-time password links, roles with the last-admin rule, and key
+management. The carrier's settings are carrier_settings.py's (offered here as before).
 """
 
 from __future__ import annotations
@@ -12,23 +12,23 @@ import secrets
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from flask import current_app
 from sqlalchemy import func, select
 
-from portal import countries
-from portal.accounts import invoicing
-from portal.accounts.models import ROLES, SCOPES, ApiKey, Carrier, User
-from portal.accounts.service import (
-    _normalise_email,
+from portal.accounts.carrier_settings import (  # noqa: F401 (the admin's door, as before)
+    CarrierSettings,
+    update_settings,
+    valid_time_zone,
+)
+from portal.accounts.credentials import (
     check_password_rules,
-    create_api_key,
-    forget_zone,
-    get_carrier,
     hash_password,
+    normalise_email,
     sha256,
 )
+from portal.accounts.models import ROLES, SCOPES, ApiKey, User
+from portal.accounts.service import create_api_key
 from portal.audit import service as audit
 from portal.audit.service import Actor
 from portal.audit.switching import Switchable, switch_off, switch_on
@@ -102,7 +102,7 @@ def invite_user(
     *, carrier_id: uuid.UUID, email: str, naam: str, rol: str, actor: Actor
 ) -> tuple[User, str]:
     """A new user without a password and the one-time link with which they choose one."""
-    email = _normalise_email(email)
+    email = normalise_email(email)
     naam = naam.strip()
     errors = []
     if not EMAIL.match(email) or len(email) > 254:
@@ -363,121 +363,6 @@ def revoke_api_key(*, carrier_id: uuid.UUID, key_id: uuid.UUID, actor: Actor) ->
 def known_scopes() -> tuple[str, ...]:
     """Every scope a key may get, read when asked (the list grows with the API)."""
     return tuple(SCOPES)
-
-
-# --- the carrier's settings -------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CarrierSettings:
-    naam: str
-    tijdzone: str
-    thuisbasis_straat: str | None = None
-    thuisbasis_postcode: str | None = None
-    thuisbasis_plaats: str | None = None
-    thuisbasis_land: str | None = None
-    thuisbasis_lat: float | None = None
-    thuisbasis_lng: float | None = None
-    # The invoicing details, the seller on the carrier's e-invoices (UBL)
-    btw_nummer: str | None = None
-    kvk_nummer: str | None = None
-    iban: str | None = None
-    factuur_email: str | None = None
-    betaaltermijn_dagen: int = 30
-    # How a shipper's proof of delivery names who delivered: voornaam or initialen
-    bewijs_chauffeur: str = "voornaam"
-
-
-NL_POSTCODE = re.compile(r"^([1-9][0-9]{3})\s?([A-Za-z]{2})$")
-
-
-def valid_time_zone(name: str) -> bool:
-    """A time zone the system's zone database knows by this exact name."""
-    if not name or name not in available_timezones():
-        return False
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return False
-    return True
-
-
-def _clean(value: str | None) -> str | None:
-    value = (value or "").strip()
-    return value or None
-
-
-def update_settings(*, carrier_id: uuid.UUID, settings: CarrierSettings, actor: Actor) -> Carrier:
-    """Change the carrier's name, time zone, home base and invoicing details; every error at
-    its field."""
-    carrier = get_carrier(carrier_id=carrier_id)
-    naam = settings.naam.strip()
-    land = (_clean(settings.thuisbasis_land) or "").upper() or None
-    postcode = _clean(settings.thuisbasis_postcode)
-    errors = []
-    if not naam:
-        errors.append({"field": "naam", "message": "required"})
-    if not valid_time_zone(settings.tijdzone):
-        errors.append({"field": "tijdzone", "message": "unknown time zone"})
-    if land is not None and not countries.is_country(land):
-        errors.append({"field": "thuisbasis_land", "message": "a two-letter country code"})
-    if postcode and land == "NL":
-        match = NL_POSTCODE.match(postcode)
-        if match:
-            postcode = f"{match.group(1)} {match.group(2).upper()}"
-        else:
-            errors.append({"field": "thuisbasis_postcode", "message": "not a Dutch postcode"})
-    lat, lng = settings.thuisbasis_lat, settings.thuisbasis_lng
-    if (lat is None) != (lng is None):
-        field = "thuisbasis_lng" if lng is None else "thuisbasis_lat"
-        errors.append({"field": field, "message": "give both or neither"})
-    if lat is not None and not -90 <= lat <= 90:
-        errors.append({"field": "thuisbasis_lat", "message": "between -90 and 90"})
-    if lng is not None and not -180 <= lng <= 180:
-        errors.append({"field": "thuisbasis_lng", "message": "between -180 and 180"})
-    if settings.bewijs_chauffeur not in ("voornaam", "initialen"):
-        errors.append({"field": "bewijs_chauffeur", "message": "voornaam or initialen"})
-    details = invoicing.clean(
-        btw_nummer=settings.btw_nummer,
-        kvk_nummer=settings.kvk_nummer,
-        iban=settings.iban,
-        factuur_email=settings.factuur_email,
-        betaaltermijn_dagen=settings.betaaltermijn_dagen,
-        errors=errors,
-    )
-    if errors:
-        raise ValidationFailed(errors)
-    values = {
-        "naam": naam,
-        "tijdzone": settings.tijdzone,
-        "thuisbasis_straat": _clean(settings.thuisbasis_straat),
-        "thuisbasis_postcode": postcode,
-        "thuisbasis_plaats": _clean(settings.thuisbasis_plaats),
-        "thuisbasis_land": land,
-        "thuisbasis_lat": lat,
-        "thuisbasis_lng": lng,
-        "bewijs_chauffeur": settings.bewijs_chauffeur,
-        **details,
-    }
-    changes = {
-        name: [getattr(carrier, name), value]
-        for name, value in values.items()
-        if getattr(carrier, name) != value
-    }
-    if changes:
-        for name, value in values.items():
-            setattr(carrier, name, value)
-        if "tijdzone" in changes:
-            forget_zone(carrier_id)
-        audit.record(
-            carrier_id=carrier_id,
-            actor=actor,
-            entity="carrier",
-            entity_id=carrier_id,
-            action="settings_updated",
-            changes=changes,
-        )
-    return carrier
 
 
 def history(*, carrier_id: uuid.UUID, entity: str, entity_id: uuid.UUID, limit: int = 20):

@@ -1,8 +1,8 @@
-"""Carriers, portal users, sign-in with throttling, and API keys."""
+"""Carriers, portal users and their sign-in, and API keys (password hashes, the throttle
+and the known-device cookie: credentials.py)."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import secrets
 import time
@@ -10,19 +10,25 @@ import uuid
 from datetime import timedelta
 from zoneinfo import ZoneInfo
 
-from argon2 import PasswordHasher, profiles
-from argon2.exceptions import InvalidHashError, VerificationError
 from flask import current_app, g
-from itsdangerous import BadSignature, URLSafeSerializer
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import select, update
 
+from portal.accounts.credentials import (
+    MIN_PASSWORD_LENGTH,
+    check_throttle,
+    clear_failures,
+    hash_password,
+    normalise_email,
+    record_failure,
+    sha256,
+    verify_password,
+)
 from portal.accounts.models import (
     DEFAULT_SCOPES,
     ROLES,
     SCOPES,
     ApiKey,
     Carrier,
-    LoginAttempt,
     User,
 )
 from portal.errors import DomainError, NotFound, ValidationFailed
@@ -33,153 +39,11 @@ from portal.types import utcnow
 logger = logging.getLogger(__name__)
 
 API_KEY_PREFIX = "rpk_"
-MIN_PASSWORD_LENGTH = 10
-
-
-class TooManyAttempts(DomainError):
-    status = 429
-    title = "Too many attempts"
 
 
 class InvalidCredentials(DomainError):
     status = 401
     title = "Invalid credentials"
-
-
-# --- passwords -------------------------------------------------------------------------
-
-
-def _hasher() -> PasswordHasher:
-    profile = current_app.config.get("PASSWORD_HASH_PROFILE", "RFC_9106_LOW_MEMORY")
-    return PasswordHasher.from_parameters(getattr(profiles, profile))
-
-
-def hash_password(password: str) -> str:
-    """An argon2id hash of password."""
-    return _hasher().hash(password)
-
-
-def verify_password(password_hash: str | None, password: str) -> bool:
-    """True when password matches; spends the same work when there is no hash."""
-    hasher = _hasher()
-    try:
-        return hasher.verify(password_hash or _dummy_hash(), password) and bool(password_hash)
-    except (VerificationError, InvalidHashError):
-        return False
-
-
-_DUMMY: dict[str, str] = {}
-
-
-def _dummy_hash() -> str:
-    profile = current_app.config.get("PASSWORD_HASH_PROFILE", "RFC_9106_LOW_MEMORY")
-    if profile not in _DUMMY:
-        _DUMMY[profile] = _hasher().hash(secrets.token_urlsafe(16))
-    return _DUMMY[profile]
-
-
-def check_password_rules(password: str, field: str = "password") -> None:
-    if len(password) < MIN_PASSWORD_LENGTH:
-        raise ValidationFailed(
-            [{"field": field, "message": f"at least {MIN_PASSWORD_LENGTH} characters"}]
-        )
-
-
-def sha256(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()
-
-
-# --- throttling ------------------------------------------------------------------------
-#
-# Failed sign-ins are counted in the database (every app process sees them), as hashes of
-# what they name, over a sliding window:
-# - per account and client address (LOGIN_THROTTLE, 5): guessing from one address stops;
-#   an attacker elsewhere who knows the email does not lock its owner out;
-# - per account, from any address (LOGIN_THROTTLE_ACCOUNT, 20): guessing spread over many
-#   addresses stops too. A portal user's browser that signed in before (a signed "known
-#   device" cookie) is not held by it, only by its own count per device (5), so a
-#   distributed attack does not keep the owner out either;
-# - per client address (LOGIN_THROTTLE_IP, 30): one address trying many accounts.
-# A success clears the counts of that account from that address or device only: the
-# owner's sign-in does not give an attacker elsewhere a fresh start.
-
-
-def _attempt_keys(
-    scope: str, identity: str | None, ip: str | None, device: str | None = None
-) -> list[tuple[str, tuple]]:
-    config = current_app.config
-    keys = []
-    if identity is not None:
-        who = f"{scope}:id:{identity.strip().lower()}"
-        if device is not None:
-            keys.append((sha256(f"{who}:device:{device}"), config["LOGIN_THROTTLE"]))
-        else:
-            keys.append((sha256(f"{who}:ip:{ip or '-'}"), config["LOGIN_THROTTLE"]))
-            keys.append((sha256(who), config["LOGIN_THROTTLE_ACCOUNT"]))
-    if ip:
-        keys.append((sha256(f"ip:{ip}"), config["LOGIN_THROTTLE_IP"]))
-    return keys
-
-
-def check_throttle(
-    *, scope: str, identity: str | None, ip: str | None, device: str | None = None
-) -> None:
-    """Refuse when too many recent failures came for this account from this client (its
-    address, or its known device), for this account from anywhere, or from this address."""
-    now = utcnow()
-    for key_hash, (limit, window) in _attempt_keys(scope, identity, ip, device):
-        since = now - window
-        stmt = select(func.count(), func.min(LoginAttempt.at)).where(
-            LoginAttempt.key_hash == key_hash, LoginAttempt.at > since
-        )
-        count, oldest = db.session.execute(stmt).one()
-        if count >= limit:
-            wait = max(1, int(((oldest + window) - now).total_seconds() // 60) + 1)
-            raise TooManyAttempts(
-                f"Too many failed sign-in attempts. Try again in {wait} minutes.",
-                retry_after_minutes=wait,
-            )
-
-
-def record_failure(
-    *, scope: str, identity: str | None, ip: str | None, device: str | None = None
-) -> None:
-    """Count a failed sign-in; old records are cleaned up as we go."""
-    now = utcnow()
-    for key_hash, _ in _attempt_keys(scope, identity, ip, device):
-        db.session.add(LoginAttempt(key_hash=key_hash, at=now))
-    db.session.execute(delete(LoginAttempt).where(LoginAttempt.at < now - timedelta(days=1)))
-
-
-def clear_failures(*, scope: str, identity: str, ip: str | None, device: str | None = None) -> None:
-    """A success: this client's own count for the account starts again."""
-    own = _attempt_keys(scope, identity, ip, device)[0][0]
-    db.session.execute(delete(LoginAttempt).where(LoginAttempt.key_hash == own))
-
-
-_DEVICE_SALT = "rijplan-known-device"
-
-
-def known_device_token(email: str) -> str:
-    """A signed token for a browser that signed in as email: a later sign-in from it is
-    held by its own count, not by failures elsewhere (a cookie, `KNOWN_DEVICE_COOKIE`)."""
-    signer = URLSafeSerializer(current_app.config["SECRET_KEY"], salt=_DEVICE_SALT)
-    return signer.dumps({"e": sha256(_normalise_email(email))[:32], "d": secrets.token_hex(8)})
-
-
-def known_device(token: str | None, email: str) -> str | None:
-    """The device id in token if it is ours and was made for email, else None."""
-    if not token:
-        return None
-    signer = URLSafeSerializer(current_app.config["SECRET_KEY"], salt=_DEVICE_SALT)
-    try:
-        found = signer.loads(token)
-    except BadSignature:
-        return None
-    if not isinstance(found, dict) or found.get("e") != sha256(_normalise_email(email))[:32]:
-        return None
-    device = found.get("d")
-    return device if isinstance(device, str) else None
 
 
 # --- carriers and users ----------------------------------------------------------------
@@ -239,15 +103,11 @@ def forget_zone(carrier_id: uuid.UUID) -> None:
     _zones.pop(carrier_id, None)
 
 
-def _normalise_email(email: str) -> str:
-    return email.strip().lower()
-
-
 def create_user(
     *, carrier_id: uuid.UUID, email: str, password: str, rol: str, naam: str = ""
 ) -> User:
     """A portal user of carrier_id; the email is unique within the carrier."""
-    email = _normalise_email(email)
+    email = normalise_email(email)
     errors = []
     if "@" not in email:
         errors.append({"field": "email", "message": "not an email address"})
@@ -279,8 +139,8 @@ def authenticate_user(
     *, email: str, password: str, ip: str | None, device: str | None = None
 ) -> User:
     """The portal user with this email and password; the same error for every failure.
-    device: known_device() of the browser's cookie, if it signed in as email before."""
-    email = _normalise_email(email)
+    device: credentials.known_device() of the browser's cookie, if it signed in as email before."""
+    email = normalise_email(email)
     check_throttle(scope="portal", identity=email, ip=ip, device=device)
     found = lookup(
         db.session,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import request
 
+from portal.accounts.credentials import TooManyAttempts
 from portal.accounts.schemas import (
     ActivationCodeGrant,
     PasswordGrant,
@@ -12,7 +13,6 @@ from portal.accounts.schemas import (
     TokenRequest,
     TokenResponse,
 )
-from portal.accounts.service import TooManyAttempts
 from portal.api.core import json_body, json_response, operation, parse_body, problem_from_domain
 from portal.drivers import tokens
 from portal.unit_of_work import kept, portal_write

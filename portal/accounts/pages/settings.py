@@ -14,7 +14,7 @@ from flask_babel import lazy_gettext as _l
 from wtforms import SelectChoice
 
 from portal import countries, timezones
-from portal.accounts import invoicing, management
+from portal.accounts import carrier_settings, invoicing
 from portal.accounts.models import Carrier
 from portal.accounts.pages.forms import SettingsForm
 from portal.accounts.pages.kit import (
@@ -175,9 +175,9 @@ def settings():
     if not form.validate():
         return _render_settings(form, 422)
     try:
-        management.update_settings(
+        carrier_settings.update_settings(
             carrier_id=current_carrier_id(),
-            settings=management.CarrierSettings(
+            settings=carrier_settings.CarrierSettings(
                 naam=form.naam.data,
                 tijdzone=(form.tijdzone.data or "").strip(),
                 thuisbasis_straat=form.thuisbasis_straat.data,

@@ -19,7 +19,7 @@ from flask import (
 from flask_babel import gettext as _
 from flask_login import current_user, login_user, logout_user
 
-from portal.accounts import management, service
+from portal.accounts import credentials, management, service
 from portal.accounts.pages.forms import LanguageForm, LoginForm, LogoutForm, SetPasswordForm
 from portal.accounts.permissions import landing_url
 from portal.errors import DomainError, ValidationFailed
@@ -63,7 +63,7 @@ def login():
     form = LoginForm(next=request.args.get("next", ""), email=request.args.get("email", ""))
     status = 200
     if form.validate_on_submit():
-        device = service.known_device(request.cookies.get(KNOWN_DEVICE_COOKIE), form.email.data)
+        device = credentials.known_device(request.cookies.get(KNOWN_DEVICE_COOKIE), form.email.data)
         try:
             user = service.authenticate_user(
                 email=form.email.data,
@@ -71,7 +71,7 @@ def login():
                 ip=request.remote_addr,
                 device=device,
             )
-        except service.TooManyAttempts as error:
+        except credentials.TooManyAttempts as error:
             form.password.errors = [
                 _(
                     "Te veel mislukte pogingen. Probeer het over %(minutes)s minuten opnieuw.",
@@ -93,7 +93,7 @@ def login():
                 # This browser is known from now on: failures elsewhere do not hold it.
                 response.set_cookie(
                     KNOWN_DEVICE_COOKIE,
-                    service.known_device_token(user.email),
+                    credentials.known_device_token(user.email),
                     max_age=KNOWN_DEVICE_AGE,
                     secure=current_app.config["SESSION_COOKIE_SECURE"],
                     httponly=True,
