@@ -77,7 +77,7 @@ EXPECTED_TENANT_TABLES = {
 
 def populate(app, client, name: str) -> dict:
     """A carrier with at least one row in every tenant table."""
-    from portal.drivers.tokens import create_activation_code
+    from portal.drivers.pairing import create_activation_code
     from portal.idempotency.models import IdempotencyRecord
     from portal.questionnaires.models import Answer, AnswerSession
 

@@ -113,6 +113,14 @@ def record_locations(
         }
         for at, point in unique.items()
     ]
+    stored = _insert_new(rows)
+    _move_last_position(carrier_id, driver.id, *max(unique.items(), key=lambda item: item[0]))
+    logger.debug("driver %s: %s points, %s new", driver.id, len(points), stored)
+    return Recorded(received=len(points), stored=stored, driver=driver)
+
+
+def _insert_new(rows: list[dict]) -> int:
+    """Insert the points the driver's track does not have yet; answers how many."""
     dialect = postgresql if db.session.get_bind().dialect.name == "postgresql" else sqlite
     table = DriverLocation.__table__
     stmt = (
@@ -121,14 +129,19 @@ def record_locations(
         .on_conflict_do_nothing(index_elements=["transporteur_id", "chauffeur_id", "recorded_at"])
         .returning(table.c.id)  # only the rows inserted: rowcount is unreliable here
     )
-    stored = len(db.session.execute(stmt).all())
-    newest_at, newest = max(unique.items(), key=lambda item: item[0])
-    # Conditional: a late point (or a concurrent request with older points) changes nothing.
+    return len(db.session.execute(stmt).all())
+
+
+def _move_last_position(
+    carrier_id: uuid.UUID, driver_id: uuid.UUID, newest_at: datetime, newest: Point
+) -> None:
+    """The driver's last known position becomes the newest point, unless it is newer already:
+    a late point (or a concurrent request with older points) changes nothing."""
     db.session.execute(
         update(Driver)
         .where(
             Driver.transporteur_id == carrier_id,
-            Driver.id == driver.id,
+            Driver.id == driver_id,
             or_(Driver.last_recorded_at.is_(None), Driver.last_recorded_at < newest_at),
         )
         .values(
@@ -141,8 +154,6 @@ def record_locations(
         )
         .execution_options(synchronize_session="fetch")
     )
-    logger.debug("driver %s: %s points, %s new", driver.id, len(points), stored)
-    return Recorded(received=len(points), stored=stored, driver=driver)
 
 
 def track(

@@ -6,24 +6,24 @@ import re
 import secrets
 import uuid
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import partial
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 
-from portal.accounts.service import MIN_PASSWORD_LENGTH, hash_password
+from portal.accounts.credentials import MIN_PASSWORD_LENGTH, hash_password
 from portal.audit import service as audit
 from portal.audit.service import SYSTEM, Actor
 from portal.audit.switching import Switchable, switch_off, switch_on
-from portal.drivers.models import LANGUAGES, Driver
+from portal.drivers.models import Driver
+from portal.drivers.rules import check_fields, clean_fields, contract_fields, flush_unique
 from portal.errors import NotFound, ValidationFailed
 from portal.extensions import db
 from portal.hooks import Hook
 from portal.tenancy import lookup
 
 EDITABLE = ("naam", "email", "telefoon", "taal", "contracturen", "personeelsnummer")
-CONTRACT_MAX = Decimal(60)
 UNCHANGED = object()  # update_driver: leave this field as it is
 
 
@@ -33,95 +33,6 @@ def new_user_token() -> str:
 
 
 # --- profile ---------------------------------------------------------------------------
-
-
-def _clean(naam: str | None, email: str | None, telefoon: str | None, taal: str | None) -> dict:
-    return {
-        "naam": (naam or "").strip(),
-        "email": email.strip().lower() if email and email.strip() else None,
-        "telefoon": telefoon.strip() if telefoon and telefoon.strip() else None,
-        "taal": taal or None,
-    }
-
-
-def _contract(contracturen, personeelsnummer) -> dict:
-    """Contract hours per week (None: the carrier's rule set's) as a Decimal of 2 places, and
-    the payroll number; ValidationFailed (codes contracturen_ongeldig, personeelsnummer_lang)
-    when they cannot be."""
-    errors, hours = [], None
-    if contracturen is not None and str(contracturen).strip() != "":
-        try:
-            hours = Decimal(str(contracturen).strip())
-        except InvalidOperation:
-            hours = Decimal("NaN")
-        if not hours.is_finite() or not 0 <= hours <= CONTRACT_MAX or (hours * 60) % 1:
-            errors.append(
-                {
-                    "field": "contracturen",
-                    "code": "contracturen_ongeldig",
-                    "message": "0 to 60 hours per week, in whole minutes",
-                }
-            )
-        else:
-            hours = hours.quantize(Decimal("0.01"))
-    number = (personeelsnummer or "").strip() or None
-    if number is not None and len(number) > 30:
-        errors.append(
-            {
-                "field": "personeelsnummer",
-                "code": "personeelsnummer_lang",
-                "message": "at most 30 characters",
-            }
-        )
-    if errors:
-        raise ValidationFailed(errors)
-    return {"contracturen": hours, "personeelsnummer": number}
-
-
-def _check(carrier_id: uuid.UUID, values: dict, *, driver_id: uuid.UUID | None = None) -> None:
-    """The rules of a driver's fields; the email is unique within the carrier."""
-    errors = []
-    if not values["naam"]:
-        errors.append({"field": "naam", "message": "required"})
-    elif len(values["naam"]) > 200:
-        errors.append({"field": "naam", "message": "at most 200 characters"})
-    email = values["email"]
-    if email is not None and ("@" not in email or len(email) > 254):
-        errors.append({"field": "email", "message": "not an email address"})
-    if values["telefoon"] is not None and len(values["telefoon"]) > 40:
-        errors.append({"field": "telefoon", "message": "at most 40 characters"})
-    if values["taal"] is not None and values["taal"] not in LANGUAGES:
-        errors.append({"field": "taal", "message": f"one of {', '.join(LANGUAGES)}"})
-    if (
-        email
-        and not errors
-        and email_in_use(carrier_id=carrier_id, email=email, driver_id=driver_id)
-    ):
-        errors.append({"field": "email", "message": "already in use"})
-    if errors:
-        raise ValidationFailed(errors)
-
-
-def email_in_use(
-    *, carrier_id: uuid.UUID, email: str | None, driver_id: uuid.UUID | None = None
-) -> bool:
-    """Whether another driver of the carrier has this email address."""
-    email = (email or "").strip().lower()
-    if not email:
-        return False
-    taken = select(Driver.id).where(Driver.transporteur_id == carrier_id, Driver.email == email)
-    if driver_id is not None:
-        taken = taken.where(Driver.id != driver_id)
-    return db.session.scalar(taken.limit(1)) is not None
-
-
-def _flush_unique() -> None:
-    """Flush; two planners saving the same email at once get the field error, not a 500."""
-    try:
-        with db.session.begin_nested():
-            db.session.flush()
-    except IntegrityError:
-        raise ValidationFailed([{"field": "email", "message": "already in use"}]) from None
 
 
 def create_driver(
@@ -138,12 +49,14 @@ def create_driver(
 ) -> Driver:
     """A new driver; the email, when given, is unique within the carrier; contract hours
     0 to 60 per week in whole minutes (None: the carrier's rule set's)."""
-    values = _clean(naam, email, telefoon, taal) | _contract(contracturen, personeelsnummer)
+    values = clean_fields(naam, email, telefoon, taal) | contract_fields(
+        contracturen, personeelsnummer
+    )
     if password is not None and len(password) < MIN_PASSWORD_LENGTH:
         raise ValidationFailed(
             [{"field": "password", "message": f"at least {MIN_PASSWORD_LENGTH} characters"}]
         )
-    _check(carrier_id, values)
+    check_fields(carrier_id, values)
     driver = Driver(
         transporteur_id=carrier_id,
         password_hash=hash_password(password) if password else None,
@@ -151,7 +64,7 @@ def create_driver(
         **values,
     )
     db.session.add(driver)
-    _flush_unique()
+    flush_unique()
     audit.record(
         carrier_id=carrier_id,
         actor=actor,
@@ -178,11 +91,11 @@ def update_driver(
     """Change a driver's name, email, phone number, language, contract hours and payroll
     number (those two stay when not given); the trail keeps the old values."""
     driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
-    values = _clean(naam, email, telefoon, taal) | _contract(
+    values = clean_fields(naam, email, telefoon, taal) | contract_fields(
         driver.contracturen if contracturen is UNCHANGED else contracturen,
         driver.personeelsnummer if personeelsnummer is UNCHANGED else personeelsnummer,
     )
-    _check(carrier_id, values, driver_id=driver.id)
+    check_fields(carrier_id, values, driver_id=driver.id)
     changes = {
         name: [getattr(driver, name), values[name]]
         for name in EDITABLE
@@ -192,7 +105,7 @@ def update_driver(
         return driver
     for name, (_old, new) in changes.items():
         setattr(driver, name, new)
-    _flush_unique()
+    flush_unique()
     audit.record(
         carrier_id=carrier_id,
         actor=actor,

@@ -1,5 +1,6 @@
-"""Driver credentials for the API: access tokens (JWT), rotating refresh tokens, and
-one-time activation codes that pair a phone.
+"""Driver credentials for the API: access tokens (JWT), rotating refresh tokens, the grants
+that hand them out (a password, a one-time activation code: pairing.py makes those, a refresh
+token), and signing a phone out.
 
 A separate module from service.py because it is the token machinery of one client, the
 driver app, with its own rules (rotation with a grace window, reuse detection).
@@ -18,20 +19,21 @@ from flask import current_app
 from sqlalchemy import Uuid, bindparam, select, update
 
 from portal import reads
-from portal.accounts.models import ActivationCode, RefreshToken
-from portal.accounts.service import (
+from portal.accounts.credentials import (
     check_throttle,
     clear_failures,
     record_failure,
     sha256,
     verify_password,
 )
+from portal.accounts.models import ActivationCode, RefreshToken
 from portal.audit import service as audit
 from portal.audit.service import Actor
+from portal.drivers import pairing
 from portal.drivers import service as drivers
 from portal.drivers.models import Driver
-from portal.drivers.service import get_driver, get_driver_by_token
-from portal.errors import DomainError, ValidationFailed
+from portal.drivers.service import get_driver
+from portal.errors import DomainError
 from portal.extensions import db
 from portal.hooks import Hook
 from portal.tenancy import activate, found_by, found_row, lookup
@@ -40,13 +42,6 @@ from portal.types import utcnow
 JWT_ALGORITHM = "HS256"
 JWT_ISSUER = "rijplan"
 REFRESH_PREFIX = "rrt_"
-# Unambiguous characters only: a code may be typed from a screen. 10 of 32: 50 bits.
-CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-CODE_LENGTH = 10
-# Draws of a code that no carrier holds: with a million codes stored, one draw in a billion
-# meets one, so a second draw is already rare and a fifth never needed.
-CODE_ATTEMPTS = 5
-CODE_LOOKUP = "rijplan_activatiecode"
 
 
 class InvalidGrant(DomainError):
@@ -233,72 +228,12 @@ def password_grant(*, username: str, password: str, ip: str | None) -> TokenPair
     return _pair(match)
 
 
-def _new_code() -> str:
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-
-
-def _code_holders(code_hash: str) -> list[tuple]:
-    """The (carrier, id) of the activation codes with this hash, of any carrier (at most
-    two: one is a match, two are ambiguous)."""
-    fallback = (
-        select(ActivationCode.transporteur_id, ActivationCode.id)
-        .where(ActivationCode.code_hash == code_hash)
-        .limit(2)
-    )
-    return lookup(db.session, CODE_LOOKUP, fallback, v=code_hash)
-
-
-def create_activation_code(*, carrier_id: uuid.UUID, user_token: str) -> tuple[str, datetime]:
-    """A one-time code that pairs a phone with the driver; earlier unused codes lapse.
-
-    A code is typed before the carrier is known, and is short (50 bits), so two carriers
-    could draw the same one; the database holds it unique per carrier only (a Citus
-    distributed table can not hold it unique across carriers). So a code is drawn again
-    while any carrier's code, used, expired or not, has its hash (asked through the owner's
-    look-up function, which sees every carrier's). Two issued at the same instant could
-    still meet; activation_grant then refuses the code rather than guess a carrier."""
-    driver = get_driver_by_token(carrier_id=carrier_id, user_token=user_token)
-    if not driver.actief:
-        raise ValidationFailed([{"field": "user_token", "message": "driver is deactivated"}])
-    now = utcnow()
-    db.session.execute(
-        update(ActivationCode)
-        .where(
-            ActivationCode.transporteur_id == carrier_id,
-            ActivationCode.chauffeur_id == driver.id,
-            ActivationCode.gebruikt_op.is_(None),
-        )
-        .values(verloopt_op=now)
-    )
-    for _ in range(CODE_ATTEMPTS):
-        code = _new_code()
-        if not _code_holders(sha256(code)):
-            break
-    else:
-        raise RuntimeError(f"{CODE_ATTEMPTS} activation codes drawn, every one taken")
-    expires_at = now + current_app.config["ACTIVATION_CODE_TTL"]
-    db.session.add(
-        ActivationCode(
-            transporteur_id=carrier_id,
-            chauffeur_id=driver.id,
-            code_hash=sha256(code),
-            verloopt_op=expires_at,
-        )
-    )
-    db.session.flush()
-    return code, expires_at
-
-
-def normalise_code(code: str) -> str:
-    return "".join(ch for ch in code.upper() if ch.isalnum())
-
-
 def activation_grant(*, code: str, ip: str | None) -> TokenPair:
     """Pair a phone: exchange a one-time activation code for tokens. A code that two
     carriers hold (see create_activation_code) pairs neither: the office makes a new one."""
-    code = normalise_code(code)
+    code = pairing.normalise_code(code)
     check_throttle(scope="activation", identity=None, ip=ip)
-    found = _code_holders(sha256(code))
+    found = pairing.code_holders(sha256(code))
     if len(found) > 1:
         raise InvalidGrant("This activation code can not be used; ask the office for a new one.")
     row = found_row(db.session, ActivationCode, *found[0]) if found else None
@@ -386,23 +321,6 @@ def sign_out_everywhere(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> None:
 @drivers.on_deactivation
 def _refuse_its_tokens(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> None:
     sign_out_everywhere(carrier_id=carrier_id, driver_id=driver_id)
-
-
-def create_pairing_code(
-    *, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor
-) -> tuple[Driver, str, datetime]:
-    """A one-time activation code for the driver's phone; earlier unused codes lapse."""
-    driver = get_driver(carrier_id=carrier_id, driver_id=driver_id)
-    code, expires_at = create_activation_code(carrier_id=carrier_id, user_token=driver.user_token)
-    audit.record(
-        carrier_id=carrier_id,
-        actor=actor,
-        entity="driver",
-        entity_id=driver.id,
-        action="pairing_code",
-        changes={"geldig_tot": [None, expires_at]},
-    )
-    return driver, code, expires_at
 
 
 phone_signed_out = Hook(

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from portal.accounts.models import ActivationCode
 from portal.accounts.service import sha256
-from portal.drivers import tokens
+from portal.drivers import pairing as tokens
 from portal.extensions import db
 
 TOKEN_URL = "/api/v1/auth/token"

@@ -25,7 +25,7 @@ def password_grant(client, username, password=PASSWORD):
 
 
 def activation_code(app, driver) -> str:
-    from portal.drivers.tokens import create_activation_code
+    from portal.drivers.pairing import create_activation_code
 
     return in_carrier(
         app,

@@ -14,7 +14,7 @@ from flask_babel import format_datetime
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from portal.drivers import service, tokens
+from portal.drivers import pairing, service, tokens
 from portal.drivers.models import Driver
 from portal.drivers.pages.kit import driver_route
 from portal.errors import ValidationFailed
@@ -159,7 +159,7 @@ def pair(driver: Driver):
         return make_response(render_template("drivers/pair.html", driver=driver), status)
     driver_id = driver.id
     try:
-        driver, code, expires_at = tokens.create_pairing_code(
+        driver, code, expires_at = pairing.create_pairing_code(
             carrier_id=current_carrier_id(), driver_id=driver_id, actor=current_actor()
         )
     except ValidationFailed:

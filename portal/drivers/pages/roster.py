@@ -19,7 +19,7 @@ from flask_babel import lazy_gettext as _l
 
 from portal.accounts.permissions import role_required
 from portal.audit.service import ACTOR_LABELS
-from portal.drivers import service
+from portal.drivers import rules, service
 from portal.drivers.models import Driver
 from portal.drivers.pages.forms import (
     CONTRACT_MESSAGE,
@@ -127,7 +127,7 @@ def _apply_errors(form: DriverForm, error: ValidationFailed) -> list[str]:
 def _valid(form: DriverForm, driver_id: uuid.UUID | None) -> bool:
     """The form's own checks, and the email's uniqueness, so every error shows at once."""
     valid = form.validate()
-    if not form.email.errors and service.email_in_use(
+    if not form.email.errors and rules.email_in_use(
         carrier_id=current_carrier_id(), email=form.email.data, driver_id=driver_id
     ):
         form.email.errors = [*form.email.errors, str(SERVICE_MESSAGES[("email", "already in use")])]
