@@ -9,19 +9,27 @@ the loser's flush hits the index and gets a clear 409 here, never a 500.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from portal import events as webhooks
 from portal.audit.service import Actor
 from portal.drivers import service as drivers
-from portal.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from portal.errors import Conflict, Forbidden, ValidationFailed
 from portal.extensions import db
 from portal.fleet import qr
 from portal.fleet.models import Vehicle, VehicleSession
+from portal.fleet.session_reads import (  # noqa: F401 (the door to the sessions, as before)
+    SessionFilters,
+    SessionPage,
+    active_by_vehicle,
+    active_of_driver,
+    current_sessions,
+    get_session,
+    list_sessions,
+)
 from portal.types import utcnow
 
 PENDING_TTL = timedelta(minutes=15)  # how long a started session waits for its scan
@@ -50,44 +58,12 @@ class SessionConflict(Conflict):
     title = "Vehicle session conflict"
 
 
-@dataclass(frozen=True)
-class SessionFilters:
-    """A selection of sessions, newest first."""
-
-    chauffeur_id: uuid.UUID | None = None
-    vehicle_id: uuid.UUID | None = None
-    statuses: tuple[str, ...] = ()
-    limit: int = 100
-    offset: int = 0
-
-
-@dataclass(frozen=True)
-class SessionPage:
-    sessions: list[VehicleSession]
-    total: int
-
-
 def is_expired(session: VehicleSession, now: datetime | None = None) -> bool:
     """A pending session whose scan did not come in time."""
     return session.status == "pending" and session.verloopt_op <= (now or utcnow())
 
 
-# --- reads -------------------------------------------------------------------------------
-
-
-def get_session(
-    *, carrier_id: uuid.UUID, session_id: uuid.UUID, lock: bool = False
-) -> VehicleSession:
-    """The carrier's session; NotFound when absent or another carrier's."""
-    stmt = select(VehicleSession).where(
-        VehicleSession.transporteur_id == carrier_id, VehicleSession.id == session_id
-    )
-    if lock:
-        stmt = stmt.with_for_update().execution_options(populate_existing=True)
-    session = db.session.scalar(stmt)
-    if session is None:
-        raise NotFound("vehicle session not found")
-    return session
+# --- reads: session_reads.py (offered here too); the vehicle's active session --------------
 
 
 def _active_of_vehicle(carrier_id: uuid.UUID, vehicle_id: uuid.UUID) -> VehicleSession | None:
@@ -98,71 +74,6 @@ def _active_of_vehicle(carrier_id: uuid.UUID, vehicle_id: uuid.UUID) -> VehicleS
             VehicleSession.status == "active",
         )
     )
-
-
-def active_of_driver(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> VehicleSession | None:
-    """The driver's active session, if any."""
-    return db.session.scalar(
-        select(VehicleSession).where(
-            VehicleSession.transporteur_id == carrier_id,
-            VehicleSession.chauffeur_id == driver_id,
-            VehicleSession.status == "active",
-        )
-    )
-
-
-def active_by_vehicle(
-    *, carrier_id: uuid.UUID, vehicle_ids: set[uuid.UUID]
-) -> dict[uuid.UUID, VehicleSession]:
-    """The active session of each of these vehicles that has one, in one query."""
-    ids = {i for i in vehicle_ids if i is not None}
-    if not ids:
-        return {}
-    rows = db.session.scalars(
-        select(VehicleSession).where(
-            VehicleSession.transporteur_id == carrier_id,
-            VehicleSession.status == "active",
-            VehicleSession.vehicle_id.in_(ids),
-        )
-    )
-    return {row.vehicle_id: row for row in rows}
-
-
-def current_sessions(*, carrier_id: uuid.UUID) -> list[tuple[VehicleSession, str]]:
-    """Who drives what right now: every active session with its plate, by plate."""
-    stmt = (
-        select(VehicleSession, Vehicle.kenteken)
-        .join(
-            Vehicle,
-            and_(
-                Vehicle.transporteur_id == VehicleSession.transporteur_id,
-                Vehicle.id == VehicleSession.vehicle_id,
-            ),
-        )
-        .where(VehicleSession.transporteur_id == carrier_id, VehicleSession.status == "active")
-        .order_by(Vehicle.kenteken)
-    )
-    return [(row[0], row[1]) for row in db.session.execute(stmt)]
-
-
-def list_sessions(*, carrier_id: uuid.UUID, filters: SessionFilters) -> SessionPage:
-    """A page of the carrier's sessions, newest first, and the size of the selection."""
-    where = [VehicleSession.transporteur_id == carrier_id]
-    if filters.chauffeur_id is not None:
-        where.append(VehicleSession.chauffeur_id == filters.chauffeur_id)
-    if filters.vehicle_id is not None:
-        where.append(VehicleSession.vehicle_id == filters.vehicle_id)
-    if filters.statuses:
-        where.append(VehicleSession.status.in_(filters.statuses))
-    total = db.session.scalar(select(func.count()).select_from(VehicleSession).where(*where)) or 0
-    stmt = (
-        select(VehicleSession)
-        .where(*where)
-        .order_by(VehicleSession.created_at.desc(), VehicleSession.id)
-        .limit(filters.limit)
-        .offset(filters.offset)
-    )
-    return SessionPage(sessions=list(db.session.scalars(stmt)), total=total)
 
 
 # --- writes ------------------------------------------------------------------------------
@@ -286,6 +197,24 @@ def validate_session(
         raise SessionConflict(
             "This session waited too long for its scan; start a new one.", reden="expired"
         )
+    vehicle, sticker = _scanned_vehicle(carrier_id, session, payload)
+    plate, vehicle_id = vehicle.kenteken, vehicle.id
+    # Friendly refusals first; the unique indexes decide races between these checks and now.
+    busy = _active_of_vehicle(carrier_id, vehicle_id)
+    if busy is not None:
+        raise _vehicle_in_use(carrier_id, busy, plate)
+    mine = active_of_driver(carrier_id=carrier_id, driver_id=session.chauffeur_id)
+    if mine is not None:
+        raise _busy_driver(carrier_id, mine)
+    _activate(carrier_id, session, vehicle_id, plate, sticker.versie, now)
+    webhooks.emit(db.session, carrier_id=carrier_id, type="voertuigsessie.actief", subject=session)
+    return session
+
+
+def _scanned_vehicle(carrier_id: uuid.UUID, session: VehicleSession, payload: str):
+    """The carrier's active vehicle the scanned sticker names, and the sticker; QrRefused for
+    a sticker that is not (or no longer) valid for this session, SessionConflict for a
+    deactivated vehicle."""
     try:
         sticker = qr.read(payload)
     except qr.UnreadablePayload:
@@ -313,21 +242,26 @@ def validate_session(
         raise SessionConflict(
             f"{vehicle.kenteken} is deactivated and cannot be driven.", reden="vehicle_inactive"
         )
-    plate, vehicle_id = vehicle.kenteken, vehicle.id
-    # Friendly refusals first; the unique indexes decide races between these checks and now.
-    busy = _active_of_vehicle(carrier_id, vehicle_id)
-    if busy is not None:
-        raise _vehicle_in_use(carrier_id, busy, plate)
-    mine = active_of_driver(carrier_id=carrier_id, driver_id=session.chauffeur_id)
-    if mine is not None:
-        raise _busy_driver(carrier_id, mine)
+    return vehicle, sticker
+
+
+def _activate(
+    carrier_id: uuid.UUID,
+    session: VehicleSession,
+    vehicle_id: uuid.UUID,
+    plate: str,
+    qr_version: int,
+    now,
+) -> None:
+    """Make the session the vehicle's active one; another phone that won the race at the
+    same moment is named in the SessionConflict."""
     chauffeur = session.chauffeur_id
     try:
         with db.session.begin_nested():
             session.status = "active"
             session.vehicle_id = vehicle_id
             session.gestart_op = now
-            session.qr_versie = sticker.versie
+            session.qr_versie = qr_version
             db.session.flush()
     except IntegrityError:
         # Another phone won the race: name what it holds now.
@@ -340,8 +274,6 @@ def validate_session(
         raise SessionConflict(
             "Another session became active at the same moment; try again.", reden="race"
         ) from None
-    webhooks.emit(db.session, carrier_id=carrier_id, type="voertuigsessie.actief", subject=session)
-    return session
 
 
 def end_session(
