@@ -136,7 +136,7 @@ def test_the_page_opens_on_the_current_month(app, client, carrier, planner, driv
 
 
 def test_the_current_month_runs_from_its_first_to_its_last_day():
-    from portal.billing.views import default_period
+    from portal.billing.pages.lines import default_period
 
     assert default_period(date(2025, 2, 14)) == (date(2025, 2, 1), date(2025, 2, 28))
     assert default_period(date(2024, 2, 29)) == (date(2024, 2, 1), date(2024, 2, 29))

@@ -14,7 +14,7 @@ from portal.accounts.permissions import object_route, role_required
 from portal.accounts.service import carrier_zone
 from portal.billing import service
 from portal.billing.forms import ExportForm, ExportQueryForm, FilterForm, PeriodForm
-from portal.billing.tariff_forms import ROUNDING_LABELS, VAT_CATEGORY_LABELS
+from portal.billing.pages.tariff_forms import ROUNDING_LABELS, VAT_CATEGORY_LABELS
 from portal.customers import service as customers
 from portal.drivers import service as drivers
 from portal.errors import Conflict, NotFound, ValidationFailed

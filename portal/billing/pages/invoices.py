@@ -12,8 +12,8 @@ from flask_babel import gettext as _
 
 from portal.accounts.permissions import object_route, role_required
 from portal.billing import service
-from portal.billing.invoice_kit import bp, peppol_text, problem_text
-from portal.billing.tariff_forms import HandPriceForm, reason_text
+from portal.billing.pages.kit import bp, peppol_text, problem_text
+from portal.billing.pages.tariff_forms import HandPriceForm, reason_text
 from portal.customers import service as customers
 from portal.errors import Conflict, NotFound, ValidationFailed
 from portal.tasks import service as tasks
@@ -207,4 +207,4 @@ def _stored(invoice_id: uuid.UUID, *, pdf: bool) -> Response:
     return response
 
 
-from portal.billing import document_views  # noqa: E402, F401  (its routes join the blueprint)
+from portal.billing.pages import documents  # noqa: E402, F401  (its routes join the blueprint)

@@ -12,7 +12,7 @@ from flask_babel import lazy_gettext as _l
 from portal.accounts.permissions import object_route, role_required
 from portal.billing import tariffs
 from portal.billing.models import Tariff
-from portal.billing.tariff_forms import (
+from portal.billing.pages.tariff_forms import (
     ROUNDING_LABELS,
     VAT_CATEGORY_LABELS,
     TariffForm,

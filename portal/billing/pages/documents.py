@@ -17,7 +17,7 @@ from flask_babel import gettext as _
 from portal import spreadsheets
 from portal.accounts.permissions import object_route, role_required
 from portal.billing import invoicing as docs
-from portal.billing.invoice_kit import (
+from portal.billing.pages.kit import (
     CREDIT_MESSAGES,
     KIND_LABELS,
     VAT_CATEGORIES,
