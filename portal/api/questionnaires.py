@@ -147,16 +147,16 @@ def _answerable_task(task_id: uuid.UUID) -> answering.TaskRef:
 def list_answer_sessions():
     query = parse_query(AnswerSessionQuery)
     who = principal()
-    chauffeur_id = chauffeur_filter(query.chauffeur, "answer sessions")
+    driver_id = chauffeur_filter(query.chauffeur, "answer sessions")
     page = answering.list_sessions(
         carrier_id=who.carrier_id,
         filters=answering.SessionFilters(
-            taak_id=query.taak_id,
-            chauffeur_id=chauffeur_id,
+            task_id=query.taak_id,
+            driver_id=driver_id,
             activity_type=query.activity_type,
             status=query.status,
-            van=query.van,
-            tot=query.tot,
+            start=query.van,
+            end=query.tot,
             limit=query.limit,
             offset=query.offset,
         ),

@@ -22,7 +22,7 @@ from portal.questionnaires import answering, presenting
 from portal.questionnaires import service as questionnaires
 from portal.validators import PortalForm
 from portal.web import is_fragment
-from portal.web.kit import Pager, current_carrier_id, page_arg
+from portal.web.kit import Pager, current_carrier_id, page_arg, parse_uuid
 
 bp = Blueprint("answers", __name__)
 
@@ -81,7 +81,7 @@ def index():
     ]
     _optional_days(form)
     valid = form.validate()
-    task_id = _uuid(request.args.get("taak"))
+    task_id = parse_uuid(request.args.get("taak"))
     page = page_arg()
     sessions, total = [], 0
     if valid:
@@ -89,12 +89,12 @@ def index():
         result = answering.list_sessions(
             carrier_id=carrier_id,
             filters=answering.SessionFilters(
-                taak_id=task_id,
-                chauffeur_id=driver.id if driver else None,
+                task_id=task_id,
+                driver_id=driver.id if driver else None,
                 activity_type=form.activity_type.data or None,
                 status=form.status.data or None,
-                van=form.van.data,
-                tot=form.tot.data,
+                start=form.van.data,
+                end=form.tot.data,
                 limit=PER_PAGE,
                 offset=(page - 1) * PER_PAGE,
             ),
@@ -133,13 +133,6 @@ def show(answer_session_id: uuid.UUID):
 
 def _same_site(url: str | None) -> bool:
     return bool(url) and url.startswith(request.host_url)
-
-
-def _uuid(value: str | None) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(value) if value else None
-    except ValueError:
-        return None
 
 
 @bp.app_context_processor

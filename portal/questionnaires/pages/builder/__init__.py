@@ -8,7 +8,8 @@ re-rendered editor, or, for a field being typed in, only what follows from it (p
 save status), so nothing the author is typing is replaced. Every route works as a plain page
 and form; htmx requests get fragments.
 
-One blueprint (`blueprint.bp`), its views by the author's job: `library_views` (the list, a
+One blueprint (`portal.questionnaires.pages.kit.bp`, with what its views share), its views by
+the author's job: `library_views` (the list, a
 new questionnaire, import), `editor_views` (the draft and its edits), `preview_views` (the
 live preview) and `revision_views` (publish, revisions, restore, compare); `state` holds
 what the editor shows of a draft.
