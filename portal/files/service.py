@@ -1,149 +1,62 @@
 """Stored files: upload with type checks, carrier-scoped reads, signed expiring downloads.
 
-The one door to the `bestanden` table. The type of a file comes from its bytes (magic
-numbers), never from its name or the client's content type. Downloads go through a signed
-URL that needs no Authorization header (it goes into <img src> and the driver app): an
-HMAC over carrier, file and expiry, keyed from SECRET_KEY for this purpose only.
+The one door to the `bestanden` table. The type of a file comes from its bytes
+(`detection.py`: magic numbers, never its name or the client's content type). Downloads go
+through a signed URL (`signing.py`) that needs no Authorization header; this module
+re-exports both modules' names, so callers keep one door.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import hmac
 import io
 import logging
 import re
 import tempfile
-import time
 import unicodedata
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import BinaryIO
 
-from flask import current_app, has_request_context, url_for
-from PIL import Image, UnidentifiedImageError
+from flask import current_app
 from sqlalchemy import select
 
 from portal.audit.service import Actor
-from portal.errors import Forbidden, NotFound, ValidationFailed
+from portal.errors import NotFound, ValidationFailed
 from portal.extensions import db
+
+# What a file is (detection.py) and its signed links (signing.py), offered here too: the
+# service is the files' one door.
+from portal.files.detection import (
+    ALLOWED,
+    EXTENSIONS,
+    JPEG,
+    PNG,
+    FileType,
+    check_dimensions,
+    describe,
+)
+from portal.files.detection import HEAD_BYTES as HEAD_BYTES
+from portal.files.detection import SOORTEN as SOORTEN
+from portal.files.detection import detect_type as detect_type
 from portal.files.models import StoredFile
+from portal.files.signing import download_path as download_path
+from portal.files.signing import signature as _signature  # noqa: F401 (tests sign links)
+from portal.files.signing import signed_url as signed_url
+from portal.files.signing import verify_signature
 from portal.files.storage import KeyNotFound, get_storage
 from portal.tenancy import activate
 from portal.types import utcnow
 
 logger = logging.getLogger(__name__)
 
-SOORTEN = ("photo", "signature", "document_scan")
-
-
-@dataclass(frozen=True)
-class FileType:
-    """A file type the product accepts: its family and exact content type."""
-
-    family: str  # JPEG, PNG, PDF, HEIC (HEIC/HEIF)
-    content_type: str
-
-
-JPEG = FileType("JPEG", "image/jpeg")
-PNG = FileType("PNG", "image/png")
-PDF = FileType("PDF", "application/pdf")
-HEIC_BRANDS = {
-    b"heic": FileType("HEIC", "image/heic"),
-    b"heix": FileType("HEIC", "image/heic"),
-    b"heim": FileType("HEIC", "image/heic"),
-    b"heis": FileType("HEIC", "image/heic"),
-    b"hevc": FileType("HEIC", "image/heic-sequence"),
-    b"mif1": FileType("HEIC", "image/heif"),
-    b"msf1": FileType("HEIC", "image/heif-sequence"),
-}
-# File name extensions per content type, the usual one first.
-EXTENSIONS = {
-    "image/jpeg": (".jpg", ".jpeg"),
-    "image/png": (".png",),
-    "application/pdf": (".pdf",),
-    "image/heic": (".heic", ".heif"),
-    "image/heic-sequence": (".heics", ".heic"),
-    "image/heif": (".heif", ".heic"),
-    "image/heif-sequence": (".heifs", ".heif"),
-}
-ALLOWED = {
-    "photo": ("JPEG", "PNG", "HEIC"),
-    "signature": ("PNG", "JPEG"),
-    "document_scan": ("PDF", "JPEG", "PNG", "HEIC"),
-}
 # Soorten whose content another domain checks before it stores them through store_checked
 # (their content type, stored as is): never taken by store_file, so never by POST /bestanden.
 CHECKED_ELSEWHERE = {"tacho": "application/octet-stream"}
-HEAD_BYTES = 32
 CHUNK = 64 * 1024
 SPOOL_IN_MEMORY = 1024 * 1024  # beyond this the upload buffer moves to a temp file
-URL_PURPOSE = b"rijplan/files/signed-download-url/v1"
 _UNSAFE_NAME = re.compile(r'[\x00-\x1f\x7f"\\/;:*?<>|]+')
-
-
-# --- type detection ----------------------------------------------------------------------
-
-
-# A photo of a delivery note is 12-50 megapixels; a few kilobytes of PNG can claim billions
-# (a decompression bomb), which whoever opens the file (a browser, the PDF export, a
-# thumbnailer) then tries to unpack.
-MAX_PIXELS = 100_000_000
-MAX_SIDE = 30_000
-# Pillow's own check only warns between 89 and 179 megapixels and raises above; ours
-# refuses at once, from the header, so Pillow's is switched off (this process opens no
-# image but to read its size).
-Image.MAX_IMAGE_PIXELS = None
-
-
-def _check_dimensions(buffer) -> None:
-    """Refuse an image whose header claims more pixels than a photo has, or that cannot be
-    read as the image it says it is; only the header is read, nothing is decoded."""
-    try:
-        with Image.open(buffer) as image:
-            width, height = image.size
-    except (UnidentifiedImageError, OSError, ValueError):
-        raise ValidationFailed(
-            [{"field": "file", "message": "not a readable image: its header is damaged"}]
-        ) from None
-    if width * height > MAX_PIXELS or max(width, height) > MAX_SIDE:
-        raise ValidationFailed(
-            [
-                {
-                    "field": "file",
-                    "message": f"the image claims more pixels than a photo has; at most "
-                    f"{MAX_PIXELS // 1_000_000} megapixels and {MAX_SIDE} pixels a side",
-                }
-            ]
-        )
-
-
-def detect_type(head: bytes) -> FileType | None:
-    """The file type its first bytes announce, or None for anything we do not accept."""
-    if head.startswith(b"\xff\xd8\xff"):
-        return JPEG
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return PNG
-    if head.startswith(b"%PDF-"):
-        return PDF
-    # ISO-BMFF: a box of at least 16 bytes (size, "ftyp", major brand, minor version) first.
-    if len(head) >= 12 and head[4:8] == b"ftyp" and int.from_bytes(head[:4], "big") >= 16:
-        return HEIC_BRANDS.get(head[8:12])
-    return None
-
-
-def _describe(head: bytes) -> str:
-    if not head.strip():
-        return "it is empty or blank"
-    if head.lstrip()[:1] == b"<":
-        return "it looks like HTML or XML"
-    if len(head) >= 12 and head[4:8] == b"ftyp":
-        brand = head[8:12].decode("ascii", "replace")
-        return f"it is an ISO media file of brand {brand!r}, not HEIC/HEIF"
-    return "its content is not a JPEG, PNG, HEIC/HEIF or PDF file"
 
 
 # --- upload ------------------------------------------------------------------------------
@@ -183,56 +96,68 @@ def store_file(
         raise ValidationFailed(
             [{"field": "soort", "message": f"must be one of: {', '.join(SOORTEN)}"}]
         )
-    limit = int(current_app.config["FILE_MAX_BYTES"])
-    digest = hashlib.sha256()
-    size = 0
-    head = b""
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY) as buffer:
-        while True:
-            # Read at most one byte past the limit: enough to know it is too large.
-            chunk = stream.read(min(CHUNK, limit + 1 - size))
-            if not chunk:
-                break
-            size += len(chunk)
-            if size > limit:
-                raise ValidationFailed(
-                    [{"field": "file", "message": f"the file is larger than {limit} bytes"}]
-                )
-            if len(head) < HEAD_BYTES:
-                head += chunk[: HEAD_BYTES - len(head)]
-            digest.update(chunk)
-            buffer.write(chunk)
-        if size == 0:
-            raise ValidationFailed([{"field": "file", "message": "the file is empty"}])
-        kind = detect_type(head)
-        if kind is None:
-            raise ValidationFailed(
-                [{"field": "file", "message": f"not an accepted file type: {_describe(head)}"}]
-            )
-        if kind.family not in ALLOWED[soort]:
-            raise ValidationFailed(
-                [
-                    {
-                        "field": "file",
-                        "message": f"a {soort} must be {' or '.join(ALLOWED[soort])}, "
-                        f"this file is {kind.family}",
-                    }
-                ]
-            )
+        size, head, sha256 = _copy_upload(stream, buffer, int(current_app.config["FILE_MAX_BYTES"]))
+        kind = _accepted_type(head, soort)
         if kind in (JPEG, PNG):
             buffer.seek(0)
-            _check_dimensions(buffer)
+            check_dimensions(buffer)
         buffer.seek(0)
         return _put_and_record(
             carrier_id=carrier_id,
             stream=buffer,
             size=size,
-            sha256=digest.hexdigest(),
+            sha256=sha256,
             soort=soort,
             content_type=kind.content_type,
             filename=filename,
             actor=actor,
         )
+
+
+def _copy_upload(stream: BinaryIO, buffer: BinaryIO, limit: int) -> tuple[int, bytes, str]:
+    """Copy the upload into buffer: its size, first bytes and SHA-256; ValidationFailed when
+    it is larger than limit bytes (read at most one byte past it) or empty."""
+    digest = hashlib.sha256()
+    size = 0
+    head = b""
+    while True:
+        # Read at most one byte past the limit: enough to know it is too large.
+        chunk = stream.read(min(CHUNK, limit + 1 - size))
+        if not chunk:
+            break
+        size += len(chunk)
+        if size > limit:
+            raise ValidationFailed(
+                [{"field": "file", "message": f"the file is larger than {limit} bytes"}]
+            )
+        if len(head) < HEAD_BYTES:
+            head += chunk[: HEAD_BYTES - len(head)]
+        digest.update(chunk)
+        buffer.write(chunk)
+    if size == 0:
+        raise ValidationFailed([{"field": "file", "message": "the file is empty"}])
+    return size, head, digest.hexdigest()
+
+
+def _accepted_type(head: bytes, soort: str) -> FileType:
+    """The type the first bytes name, when this soort takes it; ValidationFailed else."""
+    kind = detect_type(head)
+    if kind is None:
+        raise ValidationFailed(
+            [{"field": "file", "message": f"not an accepted file type: {describe(head)}"}]
+        )
+    if kind.family not in ALLOWED[soort]:
+        raise ValidationFailed(
+            [
+                {
+                    "field": "file",
+                    "message": f"a {soort} must be {' or '.join(ALLOWED[soort])}, "
+                    f"this file is {kind.family}",
+                }
+            ]
+        )
+    return kind
 
 
 def store_checked(
@@ -340,48 +265,6 @@ def files_by_id(
         )
     )
     return {row.id: row for row in rows}
-
-
-# --- signed URLs -------------------------------------------------------------------------
-
-
-def _signing_key() -> bytes:
-    # A key of its own, derived for this purpose: a signature made for something else with
-    # SECRET_KEY (sessions, CSRF) can never pass as a download signature, nor the reverse.
-    secret = current_app.config["SECRET_KEY"]
-    secret = secret.encode() if isinstance(secret, str) else secret
-    return hmac.new(secret, URL_PURPOSE, hashlib.sha256).digest()
-
-
-def _signature(carrier_id: uuid.UUID, file_id: uuid.UUID, exp: int) -> str:
-    message = f"{carrier_id}\n{file_id}\n{exp}".encode()
-    mac = hmac.new(_signing_key(), message, hashlib.sha256).digest()
-    return base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
-
-
-def download_path(carrier_id: uuid.UUID, file_id: uuid.UUID, exp: int, sig: str) -> str:
-    """The download view's path with the signature in its query string."""
-    if has_request_context():
-        # url_for adds the app's script root when it is mounted below one.
-        return url_for("files.download", carrier_id=carrier_id, file_id=file_id, exp=exp, sig=sig)
-    return f"/bestanden/{carrier_id}/{file_id}?exp={exp}&sig={sig}"
-
-
-def signed_url(file: StoredFile, *, expires_in: int | None = None) -> tuple[str, datetime]:
-    """A download path for file that works without credentials until the returned moment."""
-    ttl = int(current_app.config["FILE_URL_TTL"]) if expires_in is None else int(expires_in)
-    exp = int(time.time()) + ttl
-    sig = _signature(file.transporteur_id, file.id, exp)
-    return download_path(file.transporteur_id, file.id, exp, sig), datetime.fromtimestamp(exp, UTC)
-
-
-def verify_signature(*, carrier_id: uuid.UUID, file_id: uuid.UUID, exp: int, sig: str) -> None:
-    """Forbidden when the signature does not cover (carrier, file, exp) or exp has passed."""
-    expected = _signature(carrier_id, file_id, exp)
-    if not hmac.compare_digest(expected.encode(), str(sig).encode("utf-8", "replace")):
-        raise Forbidden("the download link is not valid")
-    if exp < time.time():
-        raise Forbidden("the download link has expired")
 
 
 def open_signed(
