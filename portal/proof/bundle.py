@@ -251,6 +251,39 @@ def _sessions(sessions, loaded, part_of: dict) -> list[dict]:
 def build(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> Bundle:
     """The bundle of a completed task; NotFound for another carrier's task, TaskNotCompleted
     (409, code task_not_completed) for one that is not completed."""
+    task = _completed_task(carrier_id, task_id)
+    carrier = accounts.get_carrier(carrier_id=carrier_id)
+    evidence = lifecycle.evidence_of(carrier_id=carrier_id, task_id=task.id)
+    sessions = questionnaires.sessions_for_task(carrier_id=carrier_id, task_id=task.id)
+    # Answers are stored as the driver gave them: worded once, in Dutch, whoever asks.
+    with force_locale("nl"):
+        loaded = presenting.load(carrier_id=carrier_id, sessions=sessions)
+        signer = _signer(sessions, loaded)
+        parts, part_of = _file_parts(carrier_id, evidence, sessions, loaded, signer)
+        answered = _sessions(sessions, loaded, part_of)
+    names = drivers.names_by_id(carrier_id=carrier_id, driver_ids={task.chauffeur_id})
+    plates = fleet.plates_by_id(carrier_id=carrier_id, vehicle_ids={task.vehicle_id})
+    facts = {
+        "transporteur": carrier.naam,
+        "tijdzone": accounts.carrier_zone(carrier_id).key,
+        "taak": _task_facts(
+            task,
+            # The planner's remarks stay inside: a shipper sees what a consignment note shows.
+            driver=delivered_by(names.get(task.chauffeur_id), carrier.bewijs_chauffeur),
+            plate=plates.get(task.vehicle_id),
+        ),
+        "statussen": _status_times(tasks.history(carrier_id=carrier_id, task_id=task.id)),
+        "afronding": _completion_facts(task, signer, part_of),
+        "vragenlijsten": answered,
+    }
+    facts_part = Part(
+        FACTS, "facts", "application/json", orjson.dumps(facts, option=orjson.OPT_SORT_KEYS)
+    )
+    return Bundle(facts=facts, parts=sorted([facts_part, *parts], key=lambda p: p.name))
+
+
+def _completed_task(carrier_id: uuid.UUID, task_id: uuid.UUID):
+    """The carrier's task (archived ones too) when it is completed; TaskNotCompleted else."""
     task = tasks.get_task(carrier_id=carrier_id, task_id=task_id, archived=True)
     if task.status != "afgerond" or task.afgerond_op is None:
         raise TaskNotCompleted(
@@ -259,81 +292,78 @@ def build(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> Bundle:
             code="task_not_completed",
             current=task.status,
         )
-    carrier = accounts.get_carrier(carrier_id=carrier_id)
-    evidence = lifecycle.evidence_of(carrier_id=carrier_id, task_id=task.id)
-    sessions = questionnaires.sessions_for_task(carrier_id=carrier_id, task_id=task.id)
-    # Answers are stored as the driver gave them: worded once, in Dutch, whoever asks.
-    with force_locale("nl"):
-        loaded = presenting.load(carrier_id=carrier_id, sessions=sessions)
-        answer_files = presenting.answer_file_ids(sessions, loaded)
-        stored = files.files_by_id(
-            carrier_id=carrier_id, file_ids={r.bestand_id for r in evidence} | answer_files
-        )
-        # Evidence first in the order it came, then files given in the answers by id.
-        order = [r.bestand_id for r in evidence]
-        order += sorted(f for f in answer_files if f not in set(order))
-        signer = _signer(sessions, loaded)
-        parts: list[Part] = []
-        part_of: dict[uuid.UUID, str] = {}
-        counts = dict.fromkeys(KIND_PREFIX, 0)
-        for file_id in order:
-            row = stored.get(file_id)
-            if row is None or row.soort not in KIND_PREFIX or file_id in part_of:
-                continue
-            counts[row.soort] += 1
-            data = files.read_bytes(carrier_id=carrier_id, file_id=file_id)
-            part = _part(row.soort, counts[row.soort], row, data, signer)
-            parts.append(part)
-            part_of[file_id] = part.name
-        answered = _sessions(sessions, loaded, part_of)
-    names = drivers.names_by_id(carrier_id=carrier_id, driver_ids={task.chauffeur_id})
-    plates = fleet.plates_by_id(carrier_id=carrier_id, vehicle_ids={task.vehicle_id})
+    return task
+
+
+def _file_parts(
+    carrier_id: uuid.UUID, evidence, sessions, loaded, signer: str | None
+) -> tuple[list[Part], dict[uuid.UUID, str]]:
+    """The parts of the task's files (evidence first in the order it came, then the files
+    given in the answers by id), and each file's part name by its id."""
+    answer_files = presenting.answer_file_ids(sessions, loaded)
+    stored = files.files_by_id(
+        carrier_id=carrier_id, file_ids={r.bestand_id for r in evidence} | answer_files
+    )
+    order = [r.bestand_id for r in evidence]
+    order += sorted(f for f in answer_files if f not in set(order))
+    parts: list[Part] = []
+    part_of: dict[uuid.UUID, str] = {}
+    counts = dict.fromkeys(KIND_PREFIX, 0)
+    for file_id in order:
+        row = stored.get(file_id)
+        if row is None or row.soort not in KIND_PREFIX or file_id in part_of:
+            continue
+        counts[row.soort] += 1
+        data = files.read_bytes(carrier_id=carrier_id, file_id=file_id)
+        part = _part(row.soort, counts[row.soort], row, data, signer)
+        parts.append(part)
+        part_of[file_id] = part.name
+    return parts, part_of
+
+
+def _task_facts(task, *, driver: str | None, plate: str | None) -> dict:
+    """What, where and when the task was, and who delivered it with which vehicle."""
+    planned = task.locatie_lat is not None and task.locatie_lng is not None
+    return {
+        "id": str(task.id),
+        "naam": task.naam,
+        "type": task.type,
+        "omschrijving": task.omschrijving,
+        "artikel": task.artikel,
+        "hoeveelheid": task.hoeveelheid,
+        "eenheid": task.eenheid,
+        "vdm_nummer": task.vdm_nummer,
+        "adres": task.adres,
+        "postcode": task.postcode,
+        "stad": task.stad,
+        "land": task.land,
+        "contactpersoon": task.contactpersoon,
+        "locatie": [task.locatie_lat, task.locatie_lng] if planned else None,
+        "gepland_op": _iso(task.gepland_op),
+        "afgerond_op": _iso(task.afgerond_op),
+        "chauffeur": driver,
+        "kenteken": plate,
+    }
+
+
+def _completion_facts(task, signer: str | None, part_of: dict[uuid.UUID, str]) -> dict:
+    """Where the task was completed (and how far from its address), temperature and
+    disinfection, who signed, and the paper note's scan when completed on paper."""
     here = task.afgerond_lat is not None and task.afgerond_lng is not None
     planned = task.locatie_lat is not None and task.locatie_lng is not None
-    facts = {
-        "transporteur": carrier.naam,
-        "tijdzone": accounts.carrier_zone(carrier_id).key,
-        "taak": {
-            "id": str(task.id),
-            "naam": task.naam,
-            "type": task.type,
-            "omschrijving": task.omschrijving,
-            "artikel": task.artikel,
-            "hoeveelheid": task.hoeveelheid,
-            "eenheid": task.eenheid,
-            "vdm_nummer": task.vdm_nummer,
-            "adres": task.adres,
-            "postcode": task.postcode,
-            "stad": task.stad,
-            "land": task.land,
-            "contactpersoon": task.contactpersoon,
-            "locatie": [task.locatie_lat, task.locatie_lng] if planned else None,
-            "gepland_op": _iso(task.gepland_op),
-            "afgerond_op": _iso(task.afgerond_op),
-            # The planner's remarks stay inside: a shipper sees what a consignment note shows.
-            "chauffeur": delivered_by(names.get(task.chauffeur_id), carrier.bewijs_chauffeur),
-            "kenteken": plates.get(task.vehicle_id),
-        },
-        "statussen": _status_times(tasks.history(carrier_id=carrier_id, task_id=task.id)),
-        "afronding": {
-            "locatie": [task.afgerond_lat, task.afgerond_lng] if here else None,
-            "afstand_m": distance_m(
-                task.afgerond_lat, task.afgerond_lng, task.locatie_lat, task.locatie_lng
-            )
-            if here and planned
-            else None,
-            "temperatuur_gemeten": task.gemeten_temperatuur,
-            "temperatuur_vereist": task.required_temperatuur,
-            "desinfectie_vereist": task.required_desinfectie,
-            "desinfectie_bevestigd": task.desinfectie_bevestigd,
-            "ondertekenaar": signer,
-            # Completed by a planner on a paper delivery note: its scan's part (the reason
-            # is the office's own, so it is not told here).
-            "papieren_bon": part_of.get(task.papieren_bon_id) if task.papieren_bon_id else None,
-        },
-        "vragenlijsten": answered,
+    return {
+        "locatie": [task.afgerond_lat, task.afgerond_lng] if here else None,
+        "afstand_m": distance_m(
+            task.afgerond_lat, task.afgerond_lng, task.locatie_lat, task.locatie_lng
+        )
+        if here and planned
+        else None,
+        "temperatuur_gemeten": task.gemeten_temperatuur,
+        "temperatuur_vereist": task.required_temperatuur,
+        "desinfectie_vereist": task.required_desinfectie,
+        "desinfectie_bevestigd": task.desinfectie_bevestigd,
+        "ondertekenaar": signer,
+        # Completed by a planner on a paper delivery note: its scan's part (the reason
+        # is the office's own, so it is not told here).
+        "papieren_bon": part_of.get(task.papieren_bon_id) if task.papieren_bon_id else None,
     }
-    facts_part = Part(
-        FACTS, "facts", "application/json", orjson.dumps(facts, option=orjson.OPT_SORT_KEYS)
-    )
-    return Bundle(facts=facts, parts=sorted([facts_part, *parts], key=lambda p: p.name))

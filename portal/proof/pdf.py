@@ -114,6 +114,25 @@ class _Writer:
     # --- the document ------------------------------------------------------------------
 
     def write(self) -> bytes:
+        self._title()
+        facts = self.facts
+        self.heading(_("Taak"))
+        self.rows(wording.task_rows(facts, self.when))
+        self.heading(_("Statustijden"))
+        statuses = wording.status_rows(facts, self.when)
+        if statuses:
+            self.rows(statuses)
+        else:
+            self.note(_("Geen statustijden vastgelegd."))
+        self.heading(_("Afronding"))
+        self.rows(wording.completion_rows(facts))
+        self._files()
+        self._answers()
+        self._manifest()
+        return bytes(self.pdf.output())
+
+    def _title(self) -> None:
+        """The document's properties and its first lines: carrier, title, task, when."""
         pdf, facts, task = self.pdf, self.facts, self.facts["taak"]
         pdf.set_creation_date(self.bundle.completed_at)
         pdf.set_title(latin1(_("Bewijs van aflevering: %(name)s", name=task["naam"])))
@@ -135,17 +154,8 @@ class _Writer:
         pdf.cell(WIDTH, 6, latin1(done), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
         pdf.set_text_color(*INK)
 
-        self.heading(_("Taak"))
-        self.rows(wording.task_rows(facts, self.when))
-        self.heading(_("Statustijden"))
-        statuses = wording.status_rows(facts, self.when)
-        if statuses:
-            self.rows(statuses)
-        else:
-            self.note(_("Geen statustijden vastgelegd."))
-        self.heading(_("Afronding"))
-        self.rows(wording.completion_rows(facts))
-
+    def _files(self) -> None:
+        """The photos, signatures and scans as images, and those that are no image."""
         photos = [p for p in self.bundle.of_kind("photo") if p.shown]
         self.heading(_("Foto's"), need=self.row_height(photos))
         if photos:
@@ -159,12 +169,15 @@ class _Writer:
         scans = [p for p in self.bundle.of_kind("document_scan") if p.shown]
         self.heading(_("Scans"), need=self.row_height(scans))
         if scans:
-            captions = [wording.scan_caption(p.name, i, facts) for i, p in enumerate(scans, 1)]
+            captions = [wording.scan_caption(p.name, i, self.facts) for i, p in enumerate(scans, 1)]
             self.images(scans, captions)
         self._unshown("document_scan", _("Geen scans."))
 
+    def _answers(self) -> None:
+        """Each questionnaire's answers under its title."""
+        pdf = self.pdf
         self.heading(_("Antwoorden"))
-        sessions = facts["vragenlijsten"]
+        sessions = self.facts["vragenlijsten"]
         if not sessions:
             self.note(_("Geen antwoorden."))
         for session in sessions:
@@ -178,6 +191,8 @@ class _Writer:
                 self.note(_("Geen antwoorden."))
             pdf.ln(2)
 
+    def _manifest(self) -> None:
+        """Every part with its SHA-256, and the bundle's."""
         self.heading(_("Manifest"))
         self.note(
             _(
@@ -188,7 +203,6 @@ class _Writer:
         manifest = [(p.name, p.sha256) for p in self.bundle.parts]
         manifest.append((_("Bundel (SHA-256)"), self.bundle.sha256))
         self.rows(manifest, widths=(45, 135), mono=True)
-        return bytes(pdf.output())
 
     def _unshown(self, kind: str, absent: str) -> None:
         parts = self.bundle.of_kind(kind)
