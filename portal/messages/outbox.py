@@ -8,15 +8,14 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, select, update
 
 from portal import counters
 from portal.extensions import db
 from portal.messages.failures import failure
 from portal.messages.models import DeliveryAttempt, Message, PushSubscription
 from portal.messages.push import PushMessage, PushTarget, SendResult
-from portal.tenancy import lookup
-from portal.types import utcnow
+from portal.outbox import Backoff, Decision, Queue, decide
 
 # After attempt n fails in a way worth retrying, wait BACKOFF[n - 1]; attempt 5 is the last.
 BACKOFF = (
@@ -25,11 +24,16 @@ BACKOFF = (
     timedelta(minutes=10),
     timedelta(hours=1),
 )
-MAX_ATTEMPTS = len(BACKOFF) + 1
-MAX_RETRY_AFTER = timedelta(hours=1)
+RETRIES = Backoff(BACKOFF)  # a receiver's Retry-After lengthens a wait up to an hour
+MAX_ATTEMPTS = RETRIES.max_attempts
 # How long a worker holds the messages it claimed; after that another worker may take over.
 LEASE = timedelta(minutes=5)
 NO_SUBSCRIPTION = failure("no_subscription")
+QUEUE = Queue(
+    Message,
+    due_function="rijplan_berichten_te_versturen",
+    backlog_function="rijplan_wachtrij_berichten",
+)
 
 
 def due_carriers(*, now: datetime, limit: int = 1000) -> list[uuid.UUID]:
@@ -37,19 +41,7 @@ def due_carriers(*, now: datetime, limit: int = 1000) -> list[uuid.UUID]:
     before the worker acts per carrier: on PostgreSQL through the owner's function, which
     answers carrier ids only (tenancy.lookup); everything else the worker does runs in one
     carrier's scope."""
-    oldest = func.min(Message.volgende_poging_op)
-    found = lookup(
-        db.session,
-        "rijplan_berichten_te_versturen",
-        select(Message.transporteur_id)
-        .where(Message.status == "queued", Message.volgende_poging_op <= now)
-        .group_by(Message.transporteur_id)
-        .order_by(oldest)
-        .limit(limit),
-        now=now,
-        limit=limit,
-    )
-    return [row[0] for row in found]
+    return QUEUE.due_carriers(now=now, limit=limit)
 
 
 @dataclass(frozen=True)
@@ -71,24 +63,17 @@ def claim_due(
     The claim moves the next attempt to the end of a lease and counts the attempt, so other
     workers pass these messages by; on PostgreSQL the candidates are also locked with
     FOR UPDATE SKIP LOCKED, so concurrent workers pick different rows without waiting."""
-    due = (
-        Message.transporteur_id == carrier_id,
-        Message.status == "queued",
-        Message.volgende_poging_op <= now,
+    candidates = (
+        select(Message.id)
+        .where(*QUEUE.due(carrier_id, now))
+        .order_by(Message.volgende_poging_op)
+        .limit(limit)
     )
-    candidates = select(Message.id).where(*due).order_by(Message.volgende_poging_op).limit(limit)
-    if db.session.get_bind().dialect.name == "postgresql":
-        candidates = candidates.with_for_update(skip_locked=True)
-    ids = list(db.session.scalars(candidates))
+    ids = list(db.session.scalars(QUEUE.skip_locked(candidates)))
     if not ids:
         return []
     claim_id = uuid.uuid4()
-    db.session.execute(
-        update(Message)
-        .where(*due, Message.id.in_(ids))
-        .values(claim_id=claim_id, volgende_poging_op=now + lease, pogingen=Message.pogingen + 1)
-        .execution_options(synchronize_session=False)
-    )
+    QUEUE.claim(carrier_id, ids, now=now, lease=lease, claim_id=claim_id)
     rows = db.session.execute(
         select(
             Message.id,
@@ -100,27 +85,7 @@ def claim_due(
             Message.pogingen,
         ).where(Message.transporteur_id == carrier_id, Message.claim_id == claim_id)
     ).all()
-    targets: dict[uuid.UUID, list[PushTarget]] = {}
-    if rows:
-        for sub in db.session.execute(
-            select(
-                PushSubscription.chauffeur_id,
-                PushSubscription.endpoint,
-                PushSubscription.p256dh,
-                PushSubscription.auth,
-                PushSubscription.verloopt_op,
-            )
-            .where(
-                PushSubscription.transporteur_id == carrier_id,
-                PushSubscription.chauffeur_id.in_({r.chauffeur_id for r in rows}),
-            )
-            .order_by(PushSubscription.created_at)
-        ):
-            if sub.verloopt_op is not None and sub.verloopt_op <= now:
-                continue  # the browser said this subscription ends then
-            targets.setdefault(sub.chauffeur_id, []).append(
-                PushTarget(sub.endpoint, sub.p256dh, sub.auth)
-            )
+    targets = _targets(carrier_id, {r.chauffeur_id for r in rows}, now) if rows else {}
     return [
         Claimed(
             id=row.id,
@@ -139,6 +104,33 @@ def claim_due(
     ]
 
 
+def _targets(
+    carrier_id: uuid.UUID, driver_ids: set[uuid.UUID], now: datetime
+) -> dict[uuid.UUID, list[PushTarget]]:
+    """The drivers' devices to push to, oldest subscription first, per driver."""
+    targets: dict[uuid.UUID, list[PushTarget]] = {}
+    for sub in db.session.execute(
+        select(
+            PushSubscription.chauffeur_id,
+            PushSubscription.endpoint,
+            PushSubscription.p256dh,
+            PushSubscription.auth,
+            PushSubscription.verloopt_op,
+        )
+        .where(
+            PushSubscription.transporteur_id == carrier_id,
+            PushSubscription.chauffeur_id.in_(driver_ids),
+        )
+        .order_by(PushSubscription.created_at)
+    ):
+        if sub.verloopt_op is not None and sub.verloopt_op <= now:
+            continue  # the browser said this subscription ends then
+        targets.setdefault(sub.chauffeur_id, []).append(
+            PushTarget(sub.endpoint, sub.p256dh, sub.auth)
+        )
+    return targets
+
+
 def record_outcome(
     *,
     carrier_id: uuid.UUID,
@@ -153,31 +145,13 @@ def record_outcome(
     subscription the push service no longer knows (404/410) is removed. The status changes
     only while this pass still holds the message and it is still queued, so a driver who
     read it meanwhile stays read."""
-    sent = [r for _, r in results if r.outcome == "sent"]
-    retry = [r for _, r in results if r.outcome == "retry"]
-    final_attempt = claimed.poging >= MAX_ATTEMPTS
-    if not results:
-        status, reason, next_at = "failed", NO_SUBSCRIPTION, None
-    elif sent:
-        status, reason, next_at = "sent", None, None
-    elif retry and not final_attempt:
-        wait = BACKOFF[claimed.poging - 1]
-        asked = max((r.retry_after or 0) for r in retry)
-        wait = max(wait, min(timedelta(seconds=asked), MAX_RETRY_AFTER))
-        status, reason, next_at = "queued", retry[-1].fout, now + wait
-    elif retry:
-        status = "failed"
-        reason = failure("given_up", attempts=claimed.poging, last=retry[-1].fout)
-        next_at = None
-    else:
-        status, reason, next_at = "failed", results[0][1].fout, None
-
+    decision = _decide(claimed, [result for _, result in results], now)
     if not results:
         _attempt(carrier_id, claimed, now, "failed", None, NO_SUBSCRIPTION, None)
     for target, result in results:
         outcome = result.outcome
         kind = "sent" if outcome == "sent" else "retry" if outcome == "retry" else "failed"
-        if kind == "retry" and status != "queued":
+        if kind == "retry" and decision.status != "queued":
             kind = "failed"
         _attempt(carrier_id, claimed, now, kind, result.http_status, result.fout, target.host)
         if outcome == "gone":
@@ -187,27 +161,43 @@ def record_outcome(
                     PushSubscription.endpoint == target.endpoint,
                 )
             )
-
-    values: dict = {"status": status, "fout": reason, "volgende_poging_op": next_at}
-    values["claim_id"] = None
-    if status == "sent":
-        values["verzonden_op"] = now
-    held = (
-        Message.transporteur_id == carrier_id,
-        Message.id == claimed.id,
-        Message.claim_id == claimed.claim_id,
+    changed = QUEUE.finish(
+        carrier_id, claimed.id, claimed.claim_id, decision, now=now, only_queued=True
     )
-    changed = db.session.execute(
-        update(Message)
-        .where(*held, Message.status == "queued")
-        .values(**values)
-        .execution_options(synchronize_session=False)
-    ).rowcount
     if changed:
-        return status
-    # Read meanwhile (or taken over after the lease ran out): keep its status, but note a
-    # push that went out.
-    if sent:
+        return decision.status
+    return _kept(carrier_id, claimed, now, pushed=decision.status == "sent") or decision.status
+
+
+def _decide(claimed: Claimed, results: list[SendResult], now: datetime) -> Decision:
+    """Sent when any device accepted it; a retry (waiting as long as any push service asked)
+    when one may pass; failed (with the first device's failure) otherwise."""
+    if not results:
+        return Decision("failed", NO_SUBSCRIPTION, None)
+    retry = [r for r in results if r.outcome == "retry"]
+    if any(r.outcome == "sent" for r in results):
+        outcome, fout, asked = "sent", None, None
+    elif retry:
+        outcome, fout = "retry", retry[-1].fout
+        asked = max((r.retry_after or 0) for r in retry)
+    else:
+        outcome, fout, asked = "failed", results[0].fout, None
+    return decide(
+        RETRIES,
+        attempt=claimed.poging,
+        outcome=outcome,
+        fout=fout,
+        now=now,
+        given_up=lambda **params: failure("given_up", **params),
+        retry_after=asked,
+    )
+
+
+def _kept(carrier_id: uuid.UUID, claimed: Claimed, now: datetime, *, pushed: bool) -> str | None:
+    """A message read meanwhile (or taken over after the lease ran out) keeps its status,
+    but notes a push that went out; answers its status."""
+    held = QUEUE.held(carrier_id, claimed.id, claimed.claim_id)
+    if pushed:
         db.session.execute(
             update(Message)
             .where(*held, Message.verzonden_op.is_(None))
@@ -220,12 +210,11 @@ def record_outcome(
         .values(claim_id=None)
         .execution_options(synchronize_session=False)
     )
-    current = db.session.scalar(
+    return db.session.scalar(
         select(Message.status).where(
             Message.transporteur_id == carrier_id, Message.id == claimed.id
         )
     )
-    return current or status
 
 
 def _attempt(carrier_id, claimed: Claimed, now, kind, http_status, fout, host) -> None:
@@ -262,9 +251,4 @@ def backlog(now: datetime | None = None) -> tuple[int, int]:
     """How many entries wait across all carriers: (due now, queued in all). One query;
     on PostgreSQL the owner's function `rijplan_wachtrij_berichten` counts (the app role sees
     one carrier)."""
-    now = now or utcnow()
-    fallback = select(func.count().filter(Message.volgende_poging_op <= now), func.count()).where(
-        Message.status == "queued"
-    )
-    ((due, queued),) = lookup(db.session, "rijplan_wachtrij_berichten", fallback, p_now=now)
-    return int(due or 0), int(queued or 0)
+    return QUEUE.backlog(now)

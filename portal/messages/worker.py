@@ -10,9 +10,8 @@ its claims to expire after the lease; the messages are then tried again (at leas
 from __future__ import annotations
 
 import logging
-import signal
 import sys
-import threading
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -24,7 +23,7 @@ from portal.extensions import db
 from portal.messages import outbox, service
 from portal.messages.failures import failure
 from portal.messages.push import Channel, PushTarget, SendResult, WebPushChannel, load_vapid
-from portal.tenancy import carrier_scope
+from portal.outbox import worker as loop
 from portal.types import utcnow
 
 logger = logging.getLogger(__name__)
@@ -82,27 +81,22 @@ def deliver_due(
     the worker's heartbeat (interval: seconds between idle passes; None for a single run),
     so the portal can tell whether anyone pushes."""
     clock: Callable[[], datetime] = (lambda: now) if now is not None else utcnow
-    done: Counter[str] = Counter()
     service.record_heartbeat(now=clock(), interval=interval)
-    carriers = outbox.due_carriers(now=clock())
-    db.session.commit()
-    for carrier_id in carriers:
-        if done.total() >= limit:
-            break
-        with carrier_scope(db.session, carrier_id):
-            claimed = outbox.claim_due(
-                carrier_id=carrier_id, now=clock(), limit=limit - done.total(), lease=lease
+
+    def claim(carrier_id: uuid.UUID, at: datetime, room: int) -> list[outbox.Claimed]:
+        return outbox.claim_due(carrier_id=carrier_id, now=at, limit=room, lease=lease)
+
+    def deliver(carrier_id: uuid.UUID, claimed: list[outbox.Claimed]):
+        for item in claimed:
+            results = [(target, _send(channel, target, item)) for target in item.targets]
+            status = outbox.record_outcome(
+                carrier_id=carrier_id, claimed=item, results=results, now=clock()
             )
             db.session.commit()
-            for item in claimed:
-                results = [(target, _send(channel, target, item)) for target in item.targets]
-                status = outbox.record_outcome(
-                    carrier_id=carrier_id, claimed=item, results=results, now=clock()
-                )
-                db.session.commit()
-                done[status] += 1
-                logger.info("message %s attempt %s: %s", item.id, item.poging, status)
-    return done
+            logger.info("message %s attempt %s: %s", item.id, item.poging, status)
+            yield status
+
+    return loop.run_pass(outbox.QUEUE, clock=clock, limit=limit, claim=claim, deliver=deliver)
 
 
 def _send(channel: Channel, target: PushTarget, item: outbox.Claimed) -> SendResult:
@@ -115,14 +109,15 @@ def _send(channel: Channel, target: PushTarget, item: outbox.Claimed) -> SendRes
         return SendResult("retry", fout=failure("internal_error", error=type(exc).__name__))
 
 
-def main(
-    *,
-    once: bool,
-    interval: float,
-    batch: int,
-    emit: Callable[[dict], None],
-    lease: timedelta = outbox.LEASE,
-) -> None:
+COMMAND = loop.Command(
+    name="send-notifications",
+    entry="message",
+    statuses=("sent", "queued", "failed", "read"),
+    failed="outbox pass failed",
+)
+
+
+def main(run: loop.Run, *, emit: Callable[[dict], None]) -> None:
     """The send-notifications command: one draining run (--once) or a service loop that
     stops cleanly on SIGTERM or Ctrl-C after the message in hand."""
     app = current_app._get_current_object()
@@ -131,50 +126,8 @@ def main(
     except NotConfigured as problem:
         click.echo(f"error: {problem}", err=True)
         sys.exit(1)
-    if once:
-        total: Counter[str] = Counter()
-        while True:
-            done = deliver_due(channel=channel, limit=batch, lease=lease)
-            total.update(done)
-            if done.total() < batch:
-                break
-        emit({status: total.get(status, 0) for status in ("sent", "queued", "failed", "read")})
-        return
-    if not logging.getLogger().handlers:
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    stop = threading.Event()
 
-    def _stop(signum, _frame):
-        logger.info("signal %s: stopping after the message in hand", signum)
-        stop.set()
+    def one_pass(limit: int, interval: float | None) -> Counter[str]:
+        return deliver_due(channel=channel, limit=limit, interval=interval, lease=run.lease)
 
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
-    logger.info("send-notifications: polling every %ss, %s per pass", interval, batch)
-    run(channel=channel, interval=interval, limit=batch, stop=stop, lease=lease)
-
-
-def run(
-    *,
-    channel: Channel,
-    interval: float,
-    limit: int,
-    stop: threading.Event,
-    report: Callable[[Counter[str]], None] | None = None,
-    lease: timedelta = outbox.LEASE,
-) -> None:
-    """Pass after pass until stop is set: at once again after a full batch, else after
-    interval seconds. A failing pass (database away) is logged and retried."""
-    while not stop.is_set():
-        try:
-            done = deliver_due(channel=channel, limit=limit, interval=interval, lease=lease)
-        except Exception:  # keep serving; the next pass tries again
-            logger.exception("outbox pass failed")
-            db.session.rollback()
-            db.session.remove()
-            stop.wait(interval)
-            continue
-        if done and report is not None:
-            report(done)
-        if done.total() < limit:
-            stop.wait(interval)
+    loop.command(one_pass, run, emit=emit, about=COMMAND, logger=logger)

@@ -5,8 +5,7 @@ prefixed "webhook_")."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from portal.outbox.failures import FailureCodes
 
 ENGLISH = {
     "url_refused": "the endpoint's address is refused ({reason})",
@@ -19,64 +18,24 @@ ENGLISH = {
     "internal_error": "internal error in the webhook worker ({error})",
     "given_up": "given up after {attempts} attempts: {last}",
 }
-DETAIL_MAX = 200
 
 
-def failure(code: str, **params: Any) -> str:
-    """The stored form of a failure; given_up's `last` is the last attempt's, kept whole."""
-    if code not in ENGLISH:
-        raise ValueError(f"unknown webhook failure code {code!r}")
-    clean = {
-        name: (value[:DETAIL_MAX] if isinstance(value, str) and name != "last" else value)
-        for name, value in params.items()
-    }
-    return json.dumps({"code": code, **clean}, separators=(",", ":"), ensure_ascii=False)
-
-
-def read(fout: str | None) -> tuple[str, dict] | None:
-    """(code, params) of a stored failure, or None."""
-    if not fout:
-        return None
-    try:
-        doc = json.loads(fout)
-    except ValueError:
-        return None
-    if isinstance(doc, dict) and doc.get("code") in ENGLISH:
-        return doc["code"], {k: v for k, v in doc.items() if k != "code"}
-    return None
-
-
-def code_of(fout: str | None) -> str | None:
-    found = read(fout)
-    return found[0] if found else None
-
-
-def english(fout: str | None) -> str | None:
-    """A stored failure in English, for the API."""
-    found = read(fout)
-    if found is None:
-        return None
-    code, params = found
-    if code == "given_up":
-        params = {**params, "last": english(params.get("last")) or ""}
-    return ENGLISH[code].format_map(_Blank(params))
-
-
-def worded(fout: str | None) -> str:
-    """A stored failure in the user's language, for the portal."""
-    from portal import problems
-
-    found = read(fout)
-    if found is None:
-        return ""
-    code, params = found
-    if code == "given_up":
-        params = {**params, "last": worded(params.get("last"))}
+def _reword(code: str, params: dict) -> dict:
+    """A refused address's reason in the user's language."""
     if code == "url_refused":
-        params = {**params, "reason": problems.say(f"url_{params.get('reason')}", {})}
-    return problems.say(f"webhook_{code}", params, english(fout) or "")
+        from portal import problems
+
+        return {**params, "reason": problems.say(f"url_{params.get('reason')}", {})}
+    return params
 
 
-class _Blank(dict):
-    def __missing__(self, key: str) -> str:
-        return ""
+WEBHOOK_FAILURES = FailureCodes(ENGLISH, name="webhook", prefix="webhook_", reword=_reword)
+
+# The stored form of a failure (given_up's `last`: the last attempt's, kept whole); its
+# (code, params) or None; its code; in English for the API; in the user's language for the
+# portal.
+failure = WEBHOOK_FAILURES.failure
+read = WEBHOOK_FAILURES.read
+code_of = WEBHOOK_FAILURES.code_of
+english = WEBHOOK_FAILURES.english
+worded = WEBHOOK_FAILURES.worded

@@ -15,13 +15,12 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, delete, exists, func, select, tuple_, update
+from sqlalchemy import and_, delete, exists, select, tuple_, update
 from sqlalchemy.orm import aliased
 
 from portal import counters
 from portal.extensions import db
-from portal.tenancy import lookup
-from portal.types import utcnow
+from portal.outbox import Backoff, Queue, decide
 from portal.webhooks.failures import failure
 from portal.webhooks.models import (
     WebhookAttempt,
@@ -44,8 +43,8 @@ BACKOFF = (
     timedelta(hours=8),
     timedelta(hours=8),
 )
-MAX_ATTEMPTS = len(BACKOFF) + 1
-MAX_RETRY_AFTER = timedelta(hours=1)
+RETRIES = Backoff(BACKOFF)  # a receiver's Retry-After lengthens a wait up to an hour
+MAX_ATTEMPTS = RETRIES.max_attempts
 # How long a worker holds what it claimed; after that another worker may take over. Longer
 # than a pass can take: a batch of 50 with receivers at their 10-second limit.
 LEASE = timedelta(minutes=15)
@@ -53,23 +52,17 @@ LEASE = timedelta(minutes=15)
 PAUSE_AFTER = timedelta(days=1)
 # How long sent and failed deliveries (with their attempts and events) are kept.
 KEEP = timedelta(days=30)
+QUEUE = Queue(
+    WebhookDelivery,
+    due_function="rijplan_webhooks_te_bezorgen",
+    backlog_function="rijplan_wachtrij_webhooks",
+)
 
 
 def due_carriers(*, now: datetime, limit: int = 1000) -> list[uuid.UUID]:
     """Carriers with queued deliveries whose next attempt is due, most overdue first (on
     PostgreSQL through the owner's function: carrier ids only, see tenancy.lookup)."""
-    found = lookup(
-        db.session,
-        "rijplan_webhooks_te_bezorgen",
-        select(WebhookDelivery.transporteur_id)
-        .where(WebhookDelivery.status == "queued", WebhookDelivery.volgende_poging_op <= now)
-        .group_by(WebhookDelivery.transporteur_id)
-        .order_by(func.min(WebhookDelivery.volgende_poging_op))
-        .limit(limit),
-        now=now,
-        limit=limit,
-    )
-    return [row[0] for row in found]
+    return QUEUE.due_carriers(now=now, limit=limit)
 
 
 @dataclass(frozen=True)
@@ -97,56 +90,76 @@ def claim_due(
     workers pass these by; on PostgreSQL the candidates are also locked with FOR UPDATE
     SKIP LOCKED, so concurrent workers pick different rows without waiting."""
     d = WebhookDelivery
+    candidates = (
+        select(d.id)
+        .where(*QUEUE.due(carrier_id, now), _active(), ~and_(_ordered(), _held_back()))
+        .order_by(d.volgnummer)
+        .limit(limit)
+    )
+    ids = list(db.session.scalars(QUEUE.skip_locked(candidates)))
+    if not ids:
+        return []
+    claim_id = uuid.uuid4()
+    QUEUE.claim(carrier_id, ids, now=now, lease=lease, claim_id=claim_id)
+    # The later due deliveries of the same tasks to the same endpoints: no other worker
+    # takes them while the earlier ones are queued.
+    room = limit - len(ids)
+    followers = _followers(carrier_id, claim_id, now, room) if room > 0 else []
+    if followers:
+        QUEUE.claim(carrier_id, followers, now=now, lease=lease, claim_id=claim_id)
+    return _claimed(carrier_id, claim_id)
+
+
+def _ordered():
+    return WebhookDelivery.volgorde_sleutel.is_not(None)
+
+
+def _held_back():
+    """An earlier delivery of the same task to the same endpoint is still queued."""
+    d = WebhookDelivery
     earlier = aliased(WebhookDelivery)
-    due = (d.transporteur_id == carrier_id, d.status == "queued", d.volgende_poging_op <= now)
-    held_back = exists().where(
+    return exists().where(
         earlier.transporteur_id == d.transporteur_id,
         earlier.endpoint_id == d.endpoint_id,
         earlier.volgorde_sleutel == d.volgorde_sleutel,
         earlier.status == "queued",
         earlier.volgnummer < d.volgnummer,
     )
-    active = exists().where(
+
+
+def _active():
+    """The delivery's endpoint is active."""
+    d = WebhookDelivery
+    return exists().where(
         WebhookEndpoint.transporteur_id == d.transporteur_id,
         WebhookEndpoint.id == d.endpoint_id,
         WebhookEndpoint.actief.is_(True),
     )
-    candidates = (
-        select(d.id)
-        .where(*due, active, ~and_(d.volgorde_sleutel.is_not(None), held_back))
-        .order_by(d.volgnummer)
-        .limit(limit)
+
+
+def _followers(carrier_id, claim_id, now: datetime, room: int) -> list[uuid.UUID]:
+    """Unclaimed due deliveries of the tasks and endpoints this claim holds, in order."""
+    d = WebhookDelivery
+    heads = select(d.endpoint_id, d.volgorde_sleutel).where(
+        d.transporteur_id == carrier_id, d.claim_id == claim_id, _ordered()
     )
-    if db.session.get_bind().dialect.name == "postgresql":
-        candidates = candidates.with_for_update(skip_locked=True, of=d)
-    ids = list(db.session.scalars(candidates))
-    if not ids:
-        return []
-    claim_id = uuid.uuid4()
-    _claim(carrier_id, due, ids, claim_id, now + lease)
-    # The later due deliveries of the same tasks to the same endpoints: no other worker
-    # takes them while the earlier ones are queued.
-    room = limit - len(ids)
-    if room > 0:
-        heads = select(d.endpoint_id, d.volgorde_sleutel).where(
-            d.transporteur_id == carrier_id,
-            d.claim_id == claim_id,
-            d.volgorde_sleutel.is_not(None),
-        )
-        followers = list(
-            db.session.scalars(
-                select(d.id)
-                .where(
-                    *due,
-                    d.claim_id.is_(None),
-                    tuple_(d.endpoint_id, d.volgorde_sleutel).in_(heads),
-                )
-                .order_by(d.volgnummer)
-                .limit(room)
+    return list(
+        db.session.scalars(
+            select(d.id)
+            .where(
+                *QUEUE.due(carrier_id, now),
+                d.claim_id.is_(None),
+                tuple_(d.endpoint_id, d.volgorde_sleutel).in_(heads),
             )
+            .order_by(d.volgnummer)
+            .limit(room)
         )
-        if followers:
-            _claim(carrier_id, due, followers, claim_id, now + lease)
+    )
+
+
+def _claimed(carrier_id, claim_id) -> list[Claimed]:
+    """What the claim holds, with each delivery's endpoint and event, in order."""
+    d = WebhookDelivery
     rows = db.session.execute(
         select(
             d.id,
@@ -194,29 +207,10 @@ def claim_due(
     ]
 
 
-def _claim(carrier_id, due, ids, claim_id, until) -> None:
-    d = WebhookDelivery
-    db.session.execute(
-        update(d)
-        .where(*due, d.id.in_(ids))
-        .values(claim_id=claim_id, volgende_poging_op=until, pogingen=d.pogingen + 1)
-        .execution_options(synchronize_session=False)
-    )
-
-
 def release(*, carrier_id: uuid.UUID, claimed: Claimed, now: datetime) -> None:
     """Hand back a claimed delivery unsent (an earlier one of its task must wait): due again
     as soon as that one is through, this attempt not counted."""
-    db.session.execute(
-        update(WebhookDelivery)
-        .where(
-            WebhookDelivery.transporteur_id == carrier_id,
-            WebhookDelivery.id == claimed.id,
-            WebhookDelivery.claim_id == claimed.claim_id,
-        )
-        .values(claim_id=None, volgende_poging_op=now, pogingen=WebhookDelivery.pogingen - 1)
-        .execution_options(synchronize_session=False)
-    )
+    QUEUE.release(carrier_id, claimed.id, claimed.claim_id, now=now)
 
 
 def record_outcome(
@@ -226,21 +220,16 @@ def record_outcome(
     retry, failed). A failure that may pass is retried after BACKOFF until the last attempt;
     one that will not (a 4xx, a refused address) fails at once. An endpoint failing since
     PAUSE_AFTER, or whose delivery was given up, is paused with the reason."""
-    final_attempt = claimed.poging >= MAX_ATTEMPTS
-    if answer.outcome == "sent":
-        status, reason, next_at = "sent", None, None
-    elif answer.outcome == "retry" and not final_attempt:
-        wait = BACKOFF[claimed.poging - 1]
-        if answer.retry_after:
-            wait = max(wait, min(timedelta(seconds=answer.retry_after), MAX_RETRY_AFTER))
-        status, reason, next_at = "queued", answer.fout, now + wait
-    elif answer.outcome == "retry":
-        status = "failed"
-        reason = failure("given_up", attempts=claimed.poging, last=answer.fout)
-        next_at = None
-    else:
-        status, reason, next_at = "failed", answer.fout, None
-
+    decision = decide(
+        RETRIES,
+        attempt=claimed.poging,
+        outcome=answer.outcome,
+        fout=answer.fout,
+        now=now,
+        given_up=lambda **params: failure("given_up", **params),
+        retry_after=answer.retry_after,
+    )
+    status = decision.status
     counters.attempt("webhook", "retry" if status == "queued" else status)
     db.session.add(
         WebhookAttempt(
@@ -255,21 +244,8 @@ def record_outcome(
             fout=answer.fout,
         )
     )
-    values: dict = {"status": status, "fout": reason, "volgende_poging_op": next_at}
-    values["claim_id"] = None
-    if status == "sent":
-        values["verzonden_op"] = now
-    changed = db.session.execute(
-        update(WebhookDelivery)
-        .where(
-            WebhookDelivery.transporteur_id == carrier_id,
-            WebhookDelivery.id == claimed.id,
-            WebhookDelivery.claim_id == claimed.claim_id,
-        )
-        .values(**values)
-        .execution_options(synchronize_session=False)
-    ).rowcount
-    _endpoint_after(carrier_id, claimed.endpoint_id, status, reason, now)
+    changed = QUEUE.finish(carrier_id, claimed.id, claimed.claim_id, decision, now=now)
+    _endpoint_after(carrier_id, claimed.endpoint_id, status, decision.reason, now)
     return status if changed else "queued"
 
 
@@ -298,14 +274,19 @@ def pause(*, carrier_id: uuid.UUID, endpoint: WebhookEndpoint, reason: str | Non
     endpoint.actief = False
     endpoint.pauze_reden = reason
     endpoint.gepauzeerd_op = now
+    reschedule(carrier_id=carrier_id, endpoint_id=endpoint.id, at=None)
+
+
+def reschedule(*, carrier_id: uuid.UUID, endpoint_id: uuid.UUID, at: datetime | None) -> None:
+    """The endpoint's queued deliveries, unclaimed, due at `at` (None: wait unscheduled)."""
     db.session.execute(
         update(WebhookDelivery)
         .where(
             WebhookDelivery.transporteur_id == carrier_id,
-            WebhookDelivery.endpoint_id == endpoint.id,
+            WebhookDelivery.endpoint_id == endpoint_id,
             WebhookDelivery.status == "queued",
         )
-        .values(volgende_poging_op=None, claim_id=None)
+        .values(volgende_poging_op=at, claim_id=None)
         .execution_options(synchronize_session=False)
     )
 
@@ -345,9 +326,4 @@ def backlog(now: datetime | None = None) -> tuple[int, int]:
     """How many entries wait across all carriers: (due now, queued in all). One query;
     on PostgreSQL the owner's function `rijplan_wachtrij_webhooks` counts (the app role sees
     one carrier)."""
-    now = now or utcnow()
-    fallback = select(
-        func.count().filter(WebhookDelivery.volgende_poging_op <= now), func.count()
-    ).where(WebhookDelivery.status == "queued")
-    ((due, queued),) = lookup(db.session, "rijplan_wachtrij_webhooks", fallback, p_now=now)
-    return int(due or 0), int(queued or 0)
+    return QUEUE.backlog(now)

@@ -11,8 +11,7 @@ receivers deduplicate by `Rijplan-Event-Id`). Several workers may run side by si
 from __future__ import annotations
 
 import logging
-import signal
-import threading
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -20,7 +19,7 @@ from datetime import datetime, timedelta
 from flask import current_app
 
 from portal.extensions import db
-from portal.tenancy import carrier_scope
+from portal.outbox import worker as loop
 from portal.types import utcnow
 from portal.webhooks import outbox
 from portal.webhooks.failures import failure
@@ -63,42 +62,48 @@ def deliver_due(
     """One pass: post up to limit due deliveries; answers how many ended in each status
     (sent, queued for a retry, failed)."""
     clock = clock or ((lambda: now) if now is not None else utcnow)
-    done: Counter[str] = Counter()
-    carriers = outbox.due_carriers(now=clock())
-    db.session.commit()
-    for carrier_id in carriers:
-        if done.total() >= limit:
-            break
-        with carrier_scope(db.session, carrier_id):
-            claimed = outbox.claim_due(
-                carrier_id=carrier_id, now=clock(), limit=limit - done.total(), lease=lease
-            )
+
+    def claim(carrier_id: uuid.UUID, at: datetime, room: int) -> list[outbox.Claimed]:
+        return outbox.claim_due(carrier_id=carrier_id, now=at, limit=room, lease=lease)
+
+    def deliver(carrier_id: uuid.UUID, claimed: list[outbox.Claimed]):
+        _prune(carrier_id, clock())
+        yield from _deliver(sender, carrier_id, claimed, clock)
+
+    return loop.run_pass(outbox.QUEUE, clock=clock, limit=limit, claim=claim, deliver=deliver)
+
+
+def _deliver(
+    sender: Sender,
+    carrier_id: uuid.UUID,
+    claimed: list[outbox.Claimed],
+    clock: Callable[[], datetime],
+):
+    """Post the carrier's claimed deliveries in order, each recorded and committed; a later
+    one of a task whose earlier delivery must wait is handed back. Yields each status."""
+    waiting: set[tuple] = set()  # (endpoint, task) whose earlier delivery must wait
+    for item in claimed:
+        key = (item.endpoint_id, item.order_key)
+        if item.order_key is not None and key in waiting:
+            outbox.release(carrier_id=carrier_id, claimed=item, now=clock())
             db.session.commit()
-            _prune(carrier_id, clock())
-            waiting: set[tuple] = set()  # (endpoint, task) whose earlier delivery must wait
-            for item in claimed:
-                key = (item.endpoint_id, item.order_key)
-                if item.order_key is not None and key in waiting:
-                    outbox.release(carrier_id=carrier_id, claimed=item, now=clock())
-                    db.session.commit()
-                    continue
-                answer = _send(sender, item, clock())
-                status = outbox.record_outcome(
-                    carrier_id=carrier_id, claimed=item, answer=answer, now=clock()
-                )
-                db.session.commit()
-                if status == "queued":
-                    waiting.add(key)
-                done[status] += 1
-                logger.info(
-                    "webhook %s (%s) to endpoint %s attempt %s: %s",
-                    item.event_id,
-                    item.type,
-                    item.endpoint_id,
-                    item.poging,
-                    status,
-                )
-    return done
+            continue
+        answer = _send(sender, item, clock())
+        status = outbox.record_outcome(
+            carrier_id=carrier_id, claimed=item, answer=answer, now=clock()
+        )
+        db.session.commit()
+        if status == "queued":
+            waiting.add(key)
+        logger.info(
+            "webhook %s (%s) to endpoint %s attempt %s: %s",
+            item.event_id,
+            item.type,
+            item.endpoint_id,
+            item.poging,
+            status,
+        )
+        yield status
 
 
 def _prune(carrier_id, now: datetime) -> None:
@@ -122,58 +127,20 @@ def _send(sender: Sender, item: outbox.Claimed, now: datetime) -> Answer:
         return Answer("retry", fout=failure("internal_error", error=type(exc).__name__))
 
 
-def main(
-    *,
-    once: bool,
-    interval: float,
-    batch: int,
-    emit: Callable[[dict], None],
-    lease: timedelta = outbox.LEASE,
-) -> None:
+COMMAND = loop.Command(
+    name="deliver-webhooks",
+    entry="delivery",
+    statuses=("sent", "queued", "failed"),
+    failed="webhook pass failed",
+)
+
+
+def main(run: loop.Run, *, emit: Callable[[dict], None]) -> None:
     """The deliver-webhooks command: one draining run (--once) or a service loop that stops
     cleanly on SIGTERM or Ctrl-C after the delivery in hand."""
     sender = sender_from_config(current_app._get_current_object())
-    if once:
-        total: Counter[str] = Counter()
-        while True:
-            done = deliver_due(sender=sender, limit=batch, lease=lease)
-            total.update(done)
-            if done.total() < batch:
-                break
-        emit({status: total.get(status, 0) for status in ("sent", "queued", "failed")})
-        return
-    if not logging.getLogger().handlers:
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    stop = threading.Event()
 
-    def _stop(signum, _frame):
-        logger.info("signal %s: stopping after the delivery in hand", signum)
-        stop.set()
+    def one_pass(limit: int, _interval: float | None) -> Counter[str]:
+        return deliver_due(sender=sender, limit=limit, lease=run.lease)
 
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
-    logger.info("deliver-webhooks: polling every %ss, %s per pass", interval, batch)
-    run(sender=sender, interval=interval, limit=batch, stop=stop, lease=lease)
-
-
-def run(
-    *,
-    sender: Sender,
-    interval: float,
-    limit: int,
-    stop: threading.Event,
-    lease: timedelta = outbox.LEASE,
-) -> None:
-    """Pass after pass until stop is set: at once again after a full batch, else after
-    interval seconds. A failing pass (database away) is logged and retried."""
-    while not stop.is_set():
-        try:
-            done = deliver_due(sender=sender, limit=limit, lease=lease)
-        except Exception:  # keep serving; the next pass tries again
-            logger.exception("webhook pass failed")
-            db.session.rollback()
-            db.session.remove()
-            stop.wait(interval)
-            continue
-        if done.total() < limit:
-            stop.wait(interval)
+    loop.command(one_pass, run, emit=emit, about=COMMAND, logger=logger)
