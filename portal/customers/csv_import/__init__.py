@@ -8,30 +8,25 @@ commas, soort by its label); against the carrier's customers each row then says 
 import does: a new customer, a place added to an existing one, or nothing (it exists).
 
 By job: `columns` (what a file may hold), `reading` (the file), `checking` (its rows),
-`writing` (the error report and the example files).
+`writing` (the example files). Reading, staging, the error report and the one unit of work
+of the import are the import kit's (portal/imports/).
 """
 
 from portal.customers.csv_import.checking import check, plan
 from portal.customers.csv_import.columns import (
     COLUMN_HELP,
     COLUMN_ORDER,
+    COLUMNS,
     MAX_BYTES,
     MAX_ROWS,
-    ROW,
-    FileRefused,
-    ParsedFile,
     RowResult,
 )
 from portal.customers.csv_import.reading import read_file
-from portal.customers.csv_import.writing import (
-    EXAMPLE_ROWS,
-    error_report,
-    example_csv,
-    example_xlsx,
-    safe_cell,
-)
+from portal.customers.csv_import.writing import EXAMPLE_ROWS, example_csv, example_xlsx
+from portal.imports import ROW, FileRefused, ParsedFile
 
 __all__ = [
+    "COLUMNS",
     "COLUMN_HELP",
     "COLUMN_ORDER",
     "EXAMPLE_ROWS",
@@ -42,10 +37,8 @@ __all__ = [
     "ParsedFile",
     "RowResult",
     "check",
-    "error_report",
     "example_csv",
     "example_xlsx",
     "plan",
     "read_file",
-    "safe_cell",
 ]

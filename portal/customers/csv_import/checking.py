@@ -10,15 +10,9 @@ from dataclasses import dataclass, field
 from flask_babel import gettext as _
 
 from portal.customers import rules, service
-from portal.customers.csv_import.columns import (
-    CUSTOMER_COLUMNS,
-    PLACE_COLUMNS,
-    ROW,
-    ParsedFile,
-    RowResult,
-    name_key,
-)
+from portal.customers.csv_import.columns import CUSTOMER_COLUMNS, PLACE_COLUMNS, RowResult
 from portal.customers.words import MESSAGES, SOORT_LABELS
+from portal.imports import ROW, ParsedFile, cell_text, name_key
 from portal.validators import refuse_control_characters
 
 # What makes a row a place; soort and land alone do not (a template filled down).
@@ -26,8 +20,6 @@ _PLACE_VALUES = tuple(name for name in PLACE_COLUMNS if name not in ("soort", "l
 _SOORT_WORDS = {"laden en lossen": "beide", "laden/lossen": "beide", "load": "laden",
                 "unload": "lossen", "both": "beide"}  # fmt: skip
 _NUMBER = re.compile(r"^[+-]?\d+(?:[.,]\d+)?$")
-# A cell the error report quoted against formula injection: the quote is ours, not data.
-_QUOTED_FORMULA = re.compile(r"^'[=+\-@\t\r]")
 
 
 def _message(item: dict) -> str:
@@ -52,19 +44,13 @@ def _soort(text: str) -> str:
     return _SOORT_WORDS.get(wanted, text)
 
 
-def _cell_text(cell: str) -> str:
-    text = cell.strip()
-    return text[1:] if _QUOTED_FORMULA.match(text) else text
-
-
 def _read_row(result: RowResult, columns: list[str | None]) -> None:
     """The row's customer and place checked by the rules; errors at their cells."""
     index_of = {column: i for i, column in enumerate(columns) if column is not None}
-    if len(result.cells) > len(columns) and any(c.strip() for c in result.cells[len(columns) :]):
-        result.add(ROW, _("Meer cellen dan kolommen in de kopregel"))
+    result.extra_cells(columns)
     refuse_control_characters(result, columns)
     values = {
-        column: _cell_text(result.cells[i]) or None
+        column: cell_text(result.cells[i]) or None
         for i, column in enumerate(columns)
         if column is not None
     }

@@ -1,21 +1,21 @@
-"""The columns a file of customers may have, what each holds, and the file and its rows as
-the import carries them from reading to checking to writing."""
+"""The columns a file of customers may have, what each holds, and what a row checked
+becomes; the file itself is the import kit's (portal/imports/)."""
 
 from __future__ import annotations
 
-import re
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
+from portal import imports
 from portal.customers import rules
 
 MAX_BYTES = 5 * 1024 * 1024  # as the tasks import
 MAX_ROWS = 5000
 MAX_COLUMNS = 100
 MAX_UNPACKED = 32 * 1024 * 1024  # what an XLSX may unpack to: more is no list of customers
-ROW = -1  # the key of errors that belong to the row, not to one cell
 
 CUSTOMER_COLUMNS = rules.CUSTOMER_FIELDS
 # The place's columns and the field of the place each fills.
@@ -38,7 +38,6 @@ ALIASES = {
     "lat": "locatie_lat",
     "lng": "locatie_lng",
 }
-SILENT_COLUMNS = ("fouten",)  # the error report's own column
 COLUMN_HELP = {
     "naam": _l("Naam van de klant, zoals op de factuur"),
     "debiteurnummer": _l(
@@ -75,50 +74,11 @@ COLUMN_HELP = {
 }
 
 
-class FileRefused(Exception):
-    """The whole file cannot be read as customers; the message says why, for the planner."""
-
-    def __init__(self, message: str, status: int = 422):
-        super().__init__(message)
-        self.message = message
-        self.status = status
-
-
 @dataclass
-class ParsedFile:
-    """The file's header and rows as text; `columns` holds the column each one fills."""
+class RowResult(imports.RowResult):
+    """One row checked (errors by column index, ROW for the row, each message once per
+    cell), and what the import does with it (`kind`) when it has no errors."""
 
-    header: list[str]
-    columns: list[str | None]
-    rows: list[list[str]]
-    numbers: list[int]  # each row's number in the file (the header is 1)
-    kind: str  # csv or xlsx
-    delimiter: str = ";"
-
-    @property
-    def unknown(self) -> list[str]:
-        return [
-            name
-            for name, column in zip(self.header, self.columns, strict=True)
-            if column is None and name.strip() and normalise_header(name) not in SILENT_COLUMNS
-        ]
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> ParsedFile:
-        return cls(**data)
-
-
-@dataclass
-class RowResult:
-    """One row checked: its cells, errors by column index (ROW for the row), and what the
-    import does with it (`kind`) when it has no errors."""
-
-    number: int
-    cells: list[str]
-    errors: dict[int, list[str]] = field(default_factory=dict)
     kind: str | None = None  # new, new_place, same, place or exists
     customer: str = ""  # the customer's name, as the preview shows it
     place: str | None = None  # the place's name, when the row has one
@@ -128,31 +88,23 @@ class RowResult:
     place_data: dict | None = None
     customer_bad: bool = False
 
-    @property
-    def valid(self) -> bool:
-        return not self.errors
-
     def add(self, index: int, message: str) -> None:
         if message not in self.errors.get(index, []):
-            self.errors.setdefault(index, []).append(message)
-
-    def error_columns(self, header: list[str]) -> list[str]:
-        """The names of the columns with an error, in the file's order."""
-        return [header[i] for i in sorted(self.errors) if 0 <= i < len(header)]
-
-    def messages(self, header: list[str]) -> list[str]:
-        """Every error as 'column: message', row errors first."""
-        out = list(self.errors.get(ROW, []))
-        for index in sorted(i for i in self.errors if i != ROW):
-            name = header[index] if index < len(header) else f"#{index + 1}"
-            out.extend(f"{name}: {m}" for m in self.errors[index])
-        return out
+            super().add(index, message)
 
 
-def normalise_header(name: str) -> str:
-    """A header as the import compares it: 'Btw-nummer' and 'btw nummer' are btw_nummer."""
-    return re.sub(r"[\s\-]+", "_", name.strip().lower())
+def _missing(names: list[str]) -> str:
+    return _(
+        "De kolom naam ontbreekt. De eerste regel moet de kolomnamen geven, met ten minste naam."
+    )
 
 
-def name_key(name: str) -> str:
-    return " ".join(name.split()).casefold()
+COLUMNS = imports.Columns(
+    known=COLUMN_ORDER,
+    aliases=ALIASES,
+    required=("naam",),
+    missing=_missing,
+    max_bytes=MAX_BYTES,
+    max_rows=MAX_ROWS,
+    max_columns=MAX_COLUMNS,
+)

@@ -8,10 +8,12 @@ would accept; only the CSV's way of writing values (ja/nee, decimal commas, loca
 names instead of ids) is translated here first.
 
 By job: `columns` (what a file may hold), `reading` (the file), `matching` (names against the
-carrier's own), `checking` (its rows), `writing` (the error report and the example); this
-package answers for all of them.
+carrier's own), `checking` (its rows), `writing` (the example); this package answers for all
+of them. Reading, staging, the error report and the one unit of work of the import are the
+import kit's (portal/imports/).
 """
 
+from portal.imports import ROW, SILENT_COLUMNS, FileRefused, ParsedFile, normalise_header
 from portal.tasks.csv_import.checking import (
     FALSE,
     LOCAL_FORMATS,
@@ -25,6 +27,7 @@ from portal.tasks.csv_import.columns import (
     ALIASES,
     COLUMN_HELP,
     COLUMN_ORDER,
+    COLUMNS,
     FIELD_COLUMNS,
     ID_FIELDS,
     KINDS,
@@ -33,12 +36,7 @@ from portal.tasks.csv_import.columns import (
     MAX_BYTES,
     MAX_ROWS,
     REQUIRED_COLUMNS,
-    ROW,
-    SILENT_COLUMNS,
-    FileRefused,
-    ParsedFile,
     RowResult,
-    normalise_header,
 )
 from portal.tasks.csv_import.matching import (
     PLACE_COLUMNS,
@@ -49,11 +47,12 @@ from portal.tasks.csv_import.matching import (
     match_place,
     match_vehicle,
 )
-from portal.tasks.csv_import.reading import decode, read_csv, sniff_delimiter
-from portal.tasks.csv_import.writing import EXAMPLE_ROWS, error_report, example_csv, safe_cell
+from portal.tasks.csv_import.reading import read_csv
+from portal.tasks.csv_import.writing import EXAMPLE_ROWS, example_csv
 
 __all__ = [
     "ALIASES",
+    "COLUMNS",
     "COLUMN_HELP",
     "COLUMN_ORDER",
     "EXAMPLE_ROWS",
@@ -78,9 +77,7 @@ __all__ = [
     "add_service_errors",
     "check",
     "check_row",
-    "decode",
     "directory",
-    "error_report",
     "example_csv",
     "match_customer",
     "match_driver",
@@ -89,6 +86,4 @@ __all__ = [
     "normalise_header",
     "parse_moment",
     "read_csv",
-    "safe_cell",
-    "sniff_delimiter",
 ]

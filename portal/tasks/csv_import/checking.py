@@ -11,24 +11,16 @@ from zoneinfo import ZoneInfo
 from flask_babel import gettext as _
 from pydantic import ValidationError
 
+from portal.imports import ROW, ParsedFile, cell_text, name_key
 from portal.labels import ACTIVITY_LABELS
-from portal.tasks.csv_import.columns import (
-    FIELD_COLUMNS,
-    KINDS,
-    LOOKUP_FIELDS,
-    ROW,
-    ParsedFile,
-    RowResult,
-)
+from portal.tasks.csv_import.columns import FIELD_COLUMNS, KINDS, LOOKUP_FIELDS, RowResult
 from portal.tasks.csv_import.matching import (
     PLACE_COLUMNS,
     Directory,
-    cell_text,
     match_customer,
     match_driver,
     match_place,
     match_vehicle,
-    name_key,
 )
 from portal.tasks.schemas import TaskCreate
 from portal.validators import refuse_control_characters
@@ -171,8 +163,7 @@ def check_row(
     checked by the API's TaskCreate; every problem at its cell."""
     result = RowResult(number=number, cells=cells)
     index_of = {column: i for i, column in enumerate(columns) if column is not None}
-    if len(cells) > len(columns) and any(c.strip() for c in cells[len(columns) :]):
-        result.add(ROW, _("Meer cellen dan kolommen in de kopregel"))
+    result.extra_cells(columns)
     refuse_control_characters(result, columns)
     body: dict = {}
     vehicle_id = None

@@ -1,23 +1,23 @@
-"""The columns a CSV of tasks may have, what each holds, and the file and its rows as the
-import carries them from reading to checking to writing."""
+"""The columns a CSV of tasks may have, what each holds, and what a row checked becomes;
+the file itself is the import kit's (portal/imports/)."""
 
 from __future__ import annotations
 
-import re
 import types
 import typing
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
+from portal import imports
 from portal.tasks.schemas import TaskCreate
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_ROWS = 5000
 REQUIRED_COLUMNS = ("naam", "type")
-ROW = -1  # the key of errors that belong to the row, not to one cell
 
 # Ids a CSV does not hold: it names the vehicle by its licence plate, the customer by its
 # debtor number or name, and the customer's places by their names (LOOKUP_COLUMNS).
@@ -41,8 +41,6 @@ LOOKUP_FIELDS = {
     "laadlocatie_id": "laadplaats",
     "loslocatie_id": "losplaats",
 }
-# Columns the import reads past without a warning: the error report's own column.
-SILENT_COLUMNS = ("fouten",)
 COLUMN_ORDER = (
     "naam",
     "type",
@@ -128,85 +126,30 @@ COLUMN_HELP = {
 }
 
 
-class FileRefused(Exception):
-    """The whole file cannot be read as tasks; the message says why, for the planner."""
-
-    def __init__(self, message: str, status: int = 422):
-        super().__init__(message)
-        self.message = message
-        self.status = status
-
-
 @dataclass
-class ParsedFile:
-    """The file's header and rows as text; `columns` holds the field each column fills."""
+class RowResult(imports.RowResult):
+    """One row checked (errors by column index, ROW for the row), and the task data when it
+    has no errors."""
 
-    header: list[str]
-    columns: list[str | None]
-    rows: list[list[str]]
-    numbers: list[int]  # each row's record number in the file (the header is 1)
-    delimiter: str
-    encoding: str
-
-    @property
-    def unknown(self) -> list[str]:
-        return [
-            name
-            for name, column in zip(self.header, self.columns, strict=True)
-            if column is None and name.strip() and normalise_header(name) not in SILENT_COLUMNS
-        ]
-
-    def to_dict(self) -> dict:
-        return {
-            "header": self.header,
-            "columns": self.columns,
-            "rows": self.rows,
-            "numbers": self.numbers,
-            "delimiter": self.delimiter,
-            "encoding": self.encoding,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> ParsedFile:
-        return cls(
-            header=list(data["header"]),
-            columns=list(data["columns"]),
-            rows=[list(row) for row in data["rows"]],
-            numbers=list(data["numbers"]),
-            delimiter=data["delimiter"],
-            encoding=data["encoding"],
-        )
-
-
-@dataclass
-class RowResult:
-    """One row checked: its cells, errors by column index (ROW for the row), and the task
-    data when it has no errors."""
-
-    number: int
-    cells: list[str]
-    errors: dict[int, list[str]] = field(default_factory=dict)
     data: dict | None = None
     chauffeur_id: uuid.UUID | None = None
     klant: str | None = None  # the customer's name, for the preview
     route: tuple[str, str] | None = None  # where it loads and unloads, for the preview
 
-    @property
-    def valid(self) -> bool:
-        return not self.errors
 
-    def add(self, index: int, message: str) -> None:
-        self.errors.setdefault(index, []).append(message)
-
-    def messages(self, header: list[str]) -> list[str]:
-        """Every error as 'column: message', row errors first."""
-        out = list(self.errors.get(ROW, []))
-        for index in sorted(i for i in self.errors if i != ROW):
-            name = header[index] if index < len(header) else f"#{index + 1}"
-            out.extend(f"{name}: {m}" for m in self.errors[index])
-        return out
+def _missing(names: list[str]) -> str:
+    return _(
+        "De kolom %(names)s ontbreekt. De eerste regel moet de kolomnamen geven, "
+        "met ten minste naam en type.",
+        names=", ".join(names),
+    )
 
 
-def normalise_header(name: str) -> str:
-    """A header as the import compares it: 'Gepland op' and 'gepland-op' are gepland_op."""
-    return re.sub(r"[\s\-]+", "_", name.strip().lower())
+COLUMNS = imports.Columns(
+    known=(*FIELD_COLUMNS, *LOOKUP_COLUMNS),
+    aliases=ALIASES,
+    required=REQUIRED_COLUMNS,
+    missing=_missing,
+    max_bytes=MAX_BYTES,
+    max_rows=MAX_ROWS,
+)

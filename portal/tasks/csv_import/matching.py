@@ -4,7 +4,6 @@ lists are read once per import (`directory`), in a fixed number of queries."""
 
 from __future__ import annotations
 
-import re
 import uuid
 from dataclasses import dataclass, field
 
@@ -13,10 +12,8 @@ from flask_babel import gettext as _
 from portal.customers import service as customers
 from portal.drivers import service as drivers
 from portal.fleet import service as fleet
-from portal.tasks.csv_import.columns import ParsedFile
+from portal.imports import ParsedFile, cell_text, name_key
 
-# A cell the error report quoted against formula injection: the quote is ours, not data.
-_QUOTED_FORMULA = re.compile(r"^'[=+\-@\t\r]")
 # The end of the route each place column names, and the kinds of place that fit it.
 PLACE_COLUMNS = {"laadplaats": "laad", "losplaats": "los"}
 _PLACE_KINDS = {"laad": ("laden", "beide"), "los": ("lossen", "beide")}
@@ -33,19 +30,6 @@ class Directory:
     customers_by_number: dict[str, object] = field(default_factory=dict)
     customers_by_name: dict[str, list] = field(default_factory=dict)
     places: dict[uuid.UUID, list] = field(default_factory=dict)
-
-
-def name_key(name: str) -> str:
-    """A name as the import compares it: case and runs of spaces do not count."""
-    return " ".join(name.split()).casefold()
-
-
-def cell_text(cell: str) -> str:
-    """A cell's text without surrounding spaces or the error report's formula quote."""
-    text = cell.strip()
-    if _QUOTED_FORMULA.match(text):
-        text = text[1:]
-    return text
 
 
 def directory(*, carrier_id: uuid.UUID, parsed: ParsedFile | None = None) -> Directory:

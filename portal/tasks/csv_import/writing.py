@@ -1,40 +1,9 @@
-"""Writing CSV for the planner: the error report of an import, and the example file."""
+"""The example file for the planner (the error report is the import kit's)."""
 
 from __future__ import annotations
 
 from portal import spreadsheets
-from portal.tasks.csv_import.columns import (
-    COLUMN_ORDER,
-    SILENT_COLUMNS,
-    ParsedFile,
-    RowResult,
-    normalise_header,
-)
-
-
-def safe_cell(value: str) -> str:
-    """A cell a spreadsheet shows as text, never runs as a formula."""
-    return spreadsheets.safe_text(value)
-
-
-def error_report(parsed: ParsedFile, results: list[RowResult]) -> str:
-    """The rows with errors, as the planner sent them, plus a `fouten` column: fix and upload
-    again (the import skips that column)."""
-    lines: list[list[str]] = []
-    # An earlier report's own fouten column is left out: this one writes it afresh.
-    keep = [
-        i
-        for i, name in enumerate(parsed.header)
-        if parsed.columns[i] is not None or normalise_header(name) not in SILENT_COLUMNS
-    ]
-    lines.append([parsed.header[i] for i in keep] + ["fouten"])
-    for result in results:
-        if result.valid:
-            continue
-        cells = [result.cells[i] if i < len(result.cells) else "" for i in keep]
-        lines.append([*cells, "; ".join(result.messages(parsed.header))])
-    return spreadsheets.csv_text(lines, delimiter=parsed.delimiter)
-
+from portal.tasks.csv_import.columns import COLUMN_ORDER
 
 EXAMPLE_ROWS = (
     {

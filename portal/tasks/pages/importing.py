@@ -1,112 +1,40 @@
 """CSV import of tasks: upload, preview with errors at the cell, import of the valid rows.
 
-Between the preview and the import the upload waits on the server, in the instance folder
-under `imports/<token>.json` with the carrier, the uploader and an expiry. Not in the session
-cookie: a 5 MB file does not fit in one (browsers keep about 4 kB), and the rows must never
-come back from the client. The stored record holds the rows as the planner sent them, not
-their verdict: the preview, the import and the error report each check them again against
-the carrier's drivers, vehicles, customers and places of that moment.
+The steps are the import kit's (portal/imports/), as for the customers import: between the
+preview and the import the upload waits in the instance folder (`imports/<token>.json`), never
+in the cookie. The preview, the import and the error report each check the rows again
+against the carrier's drivers, vehicles, customers and places of that moment.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import os
-import re
-import secrets
-import tempfile
-import time
-from pathlib import Path
 
-from flask import (
-    Blueprint,
-    Response,
-    abort,
-    current_app,
-    flash,
-    redirect,
-    render_template,
-    request,
-    url_for,
-)
+from flask import Blueprint, redirect, render_template, request, url_for
 from flask_babel import format_decimal, ngettext
 from flask_babel import gettext as _
 from flask_login import current_user
 
+from portal import imports
 from portal.accounts.permissions import role_required
 from portal.accounts.service import carrier_zone
 from portal.errors import ValidationFailed
 from portal.extensions import csrf
+from portal.imports import FileRefused, ParsedFile
 from portal.tasks import csv_import, service
-from portal.tasks.csv_import import FileRefused, ParsedFile
 from portal.tasks.pages.detail import FIELD_LABELS
-from portal.unit_of_work import after_commit, after_rollback, portal_write, refused
+from portal.unit_of_work import portal_write
 from portal.web.kit import current_actor, current_carrier_id
 
 logger = logging.getLogger(__name__)
 
 bp = Blueprint("task_import", __name__)
 
-TTL_SECONDS = 2 * 60 * 60
-_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32}$")
-
-
-# --- the stored upload -----------------------------------------------------------------
-
-
-def _folder() -> Path:
-    return Path(current_app.instance_path) / "imports"
-
-
-def _path(token: str, suffix: str = ".json") -> Path:
-    # The token is checked before it names a file: nothing but 32 URL-safe characters.
-    if not _TOKEN.match(token):
-        abort(404)
-    return _folder() / f"{token}{suffix}"
-
-
-def _write(path: Path, record: dict) -> None:
-    """Write the record atomically: a reader sees the old or the new file, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".import-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(record, out, ensure_ascii=False)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
-def _sweep() -> None:
-    """Remove uploads past their expiry (by file age: no other carrier's file is read)."""
-    folder = _folder()
-    if not folder.is_dir():
-        return
-    cutoff = time.time() - TTL_SECONDS - 60
-    for path in folder.iterdir():
-        try:
-            if path.stat().st_mtime < cutoff:
-                path.unlink(missing_ok=True)
-        except OSError:
-            continue
+STAGING = imports.Staging("imports")
 
 
 def _load(token: str) -> dict:
-    """The carrier's stored upload; 404 when absent or another carrier's. An expired one of
-    the carrier's own answers 404 as well, after removing it."""
-    path = _path(token)
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        abort(404)
-    if record.get("carrier_id") != str(current_carrier_id()):
-        abort(404)
-    if record.get("expires_at", 0) < time.time() and not record.get("imported"):
-        path.unlink(missing_ok=True)
-        abort(404)
-    return record
+    return STAGING.load(token, carrier_id=current_carrier_id())
 
 
 def _check(record: dict) -> tuple[ParsedFile, list[csv_import.RowResult]]:
@@ -167,50 +95,24 @@ def form():
 @bp.get("/taken/import/voorbeeld.csv")
 @role_required("planner")
 def example():
-    return Response(
-        csv_import.example_csv().encode("utf-8"),
-        mimetype="text/csv",
-        headers={"Content-Disposition": 'attachment; filename="taken-voorbeeld.csv"'},
-    )
+    return imports.download(csv_import.example_csv(), "taken-voorbeeld.csv")
 
 
 @bp.post("/taken/import")
 @role_required("planner")
 @portal_write
 def upload():
-    upload = request.files.get("bestand")
-    if upload is None or not upload.filename:
-        return _form(_("Kies een CSV-bestand om te uploaden."), 422)
-    # One byte past the limit is enough to know the file is too large.
-    raw = upload.stream.read(csv_import.MAX_BYTES + 1)
     try:
-        parsed = csv_import.read_csv(raw)
-    except FileRefused as refused:
-        return _form(refused.message, refused.status)
-    if not parsed.rows:
-        return _form(_("Het bestand heeft geen rijen onder de kopregel."), 422)
-    _sweep()
-    # 192 random bits, in the URL-safe alphabet the path checks.
-    token = secrets.token_urlsafe(24)
-    now = time.time()
-    _write(
-        _path(token),
-        {
-            "carrier_id": str(current_carrier_id()),
-            "user_id": str(current_user.id),
-            "created_at": now,
-            "expires_at": now + TTL_SECONDS,
-            "bestandsnaam": os.path.basename(upload.filename.replace("\\", "/"))[:200],
-            "parsed": parsed.to_dict(),
-            "imported": None,
-        },
-    )
-    logger.info(
-        "import %s: %s rows uploaded for carrier %s",
-        token[:6],
-        len(parsed.rows),
-        current_carrier_id(),
-    )
+        token = imports.receive(
+            STAGING,
+            lambda raw, _name: csv_import.read_csv(raw),
+            max_bytes=csv_import.MAX_BYTES,
+            carrier_id=current_carrier_id(),
+            user_id=current_user.id,
+            choose=_("Kies een CSV-bestand om te uploaden."),
+        )
+    except FileRefused as refusal:
+        return _form(refusal.message, refusal.status)
     return redirect(url_for("task_import.preview", token=token), 303)
 
 
@@ -252,60 +154,41 @@ def run(token: str):
     record = _load(token)
     csrf.protect()
     back = redirect(url_for("task_import.preview", token=token), 303)
-    lock = _path(token, ".lock")
-    if record.get("imported"):
-        flash(_("Dit bestand is al geïmporteerd."), "error")
-        return back
-    try:
-        # Only one import per upload, even when the button is pressed twice at once.
-        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-    except FileExistsError:
-        flash(_("Dit bestand wordt al geïmporteerd."), "error")
-        return back
-    # Whatever refuses or breaks the import from here (also its commit) frees the upload.
-    after_rollback(lambda: lock.unlink(missing_ok=True))
-    try:
-        parsed, results, found = _check_with_directory(record)
-        good = [r for r in results if r.valid]
-        if not good:
-            lock.unlink(missing_ok=True)
-            flash(_("Er zijn geen geldige rijen om te importeren."), "error")
-            return back
+    run = _Import(token, record)
+    return imports.commit(STAGING, token, record, back=back, work=run, refusal=run.refused)
+
+
+class _Import:
+    """The valid rows of one upload made tasks: what imports.commit runs."""
+
+    def __init__(self, token: str, record: dict) -> None:
+        self.token, self.record = token, record
+
+    def __call__(self) -> imports.Imported | imports.Nothing:
+        self.parsed, self.results, self.found = _check_with_directory(self.record)
+        self.good = [r for r in self.results if r.valid]
+        if not self.good:
+            return imports.Nothing(_("Er zijn geen geldige rijen om te importeren."))
         carrier_id = current_carrier_id()
-        actor = current_actor()
         service.create_tasks(
             carrier_id=carrier_id,
-            rows=[(row.chauffeur_id, row.data) for row in good],
-            actor=actor,
+            rows=[(row.chauffeur_id, row.data) for row in self.good],
+            actor=current_actor(),
         )
-    except ValidationFailed as failed:
-        # The rows were checked a moment ago; a driver, vehicle, customer or place changed
-        # since then lands here. Nothing is imported: the planner sees the refused rows at
-        # their cells when the service names them, else the fresh preview, and tries again.
-        logger.warning("import %s refused by the service: %s", token[:6], failed)
-        flash(
-            _(
-                "De import is afgebroken; er is niets geïmporteerd. Controleer het voorbeeld "
-                "en probeer het opnieuw."
-            ),
-            "error",
+        count = len(self.good)
+        logger.info("import %s: %s tasks created for carrier %s", self.token[:6], count, carrier_id)
+        return imports.Imported(
+            {"count": count, "skipped": len(self.results) - count},
+            ngettext("%(num)s taak geïmporteerd.", "%(num)s taken geïmporteerd.", count),
         )
-        if csv_import.add_service_errors(good, failed.errors, parsed.columns):
-            return refused(_preview(token, record, parsed, results, found, 422))
-        return refused(back)
-    record["imported"] = {
-        "at": time.time(),
-        "count": len(good),
-        "skipped": len(results) - len(good),
-    }
-    # The upload says "imported" once the tasks are committed, not before.
-    after_commit(lambda: _write(_path(token), record))
-    logger.info("import %s: %s tasks created for carrier %s", token[:6], len(good), carrier_id)
-    flash(
-        ngettext("%(num)s taak geïmporteerd.", "%(num)s taken geïmporteerd.", len(good)),
-        "success",
-    )
-    return back
+
+    def refused(self, failed: ValidationFailed):
+        """The rows were checked a moment ago; a driver, vehicle, customer or place changed
+        since then lands here. The planner sees the refused rows at their cells when the
+        service names them, else the fresh preview, and tries again."""
+        if csv_import.add_service_errors(self.good, failed.errors, self.parsed.columns):
+            return _preview(self.token, self.record, self.parsed, self.results, self.found, 422)
+        return None
 
 
 @bp.get("/taken/import/<string(length=32):token>/fouten.csv")
@@ -313,10 +196,4 @@ def run(token: str):
 def errors(token: str):
     record = _load(token)
     parsed, results = _check(record)
-    stem = re.sub(r"[^A-Za-z0-9_-]+", "-", Path(record.get("bestandsnaam") or "taken").stem)
-    name = f"{stem.strip('-')[:60] or 'taken'}-fouten.csv"
-    return Response(
-        csv_import.error_report(parsed, results).encode("utf-8"),
-        mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="{name}"'},
-    )
+    return imports.report_download(record, parsed, results, name="taken")
