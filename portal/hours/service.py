@@ -46,6 +46,7 @@ from portal.hours.days.checks import (
     HoursConflict,
     HoursInvalid,
     PreconditionFailed,
+    apply_changes,
     check_moment,
     check_version,
     clean_text,
@@ -53,6 +54,7 @@ from portal.hours.days.checks import (
     flush_or,
     local_text,
     racing,
+    record_update,
 )
 from portal.hours.days.queries import (
     DayPage,
@@ -220,6 +222,68 @@ def start_work_day(
     return day
 
 
+def _refuse_second_running(carrier_id: uuid.UUID, driver_id: uuid.UUID) -> None:
+    """A work day runs again only while no other day of the driver runs."""
+    running = _running_day(carrier_id, driver_id)
+    if running is not None:
+        raise HoursConflict(
+            f"The driver's work day {running.id} is running; only one day can run.",
+            code="werkdag_loopt",
+            params={"begin": running.gestart_op},
+            werkdag_id=str(running.id),
+        )
+
+
+def _activity_closed_by(carrier_id: uuid.UUID, day: WorkDay, begin, end, zone):
+    """Refuse new times that would leave one of the day's activities outside it; the running
+    activity an end closes, if any."""
+    activities = activities_of(carrier_id=carrier_id, work_day_ids={day.id})[day.id]
+    closing = None
+    for activity in activities:
+        if activity.begin < begin:
+            raise HoursInvalid(
+                "gestart_op",
+                f"activity {english(ACTIVITY_KIND, activity.soort)} begins earlier, at "
+                f"{local_text(activity.begin, zone)}",
+                code="activiteit_voor_begin",
+                params={"soort": activity.soort, "begin": activity.begin},
+            )
+        if end is None:
+            continue
+        if activity.begin >= end or (activity.einde is not None and activity.einde > end):
+            shown = local_text(activity.einde or activity.begin, zone)
+            raise HoursInvalid(
+                "beeindigd_op",
+                f"activity {english(ACTIVITY_KIND, activity.soort)} runs until {shown}, after this "
+                "end",
+                code="activiteit_na_einde",
+                params={"soort": activity.soort, "einde": activity.einde or activity.begin},
+            )
+        if activity.einde is None:
+            closing = activity
+    return closing
+
+
+def _record_changes(
+    carrier_id: uuid.UUID, day: WorkDay, values: dict, *, closing, actor: Actor
+) -> None:
+    """Set the day's changed values (and end the activity the day's end closes), with the
+    changes in the audit trail."""
+    end = values["beeindigd_op"]
+    changes = apply_changes(day, values)
+    if closing is not None:
+        closing.einde = end
+        audit.record(
+            carrier_id=carrier_id,
+            actor=actor,
+            entity="activiteit",
+            entity_id=closing.id,
+            action="updated",
+            changes={"einde": [None, end]},
+        )
+    record_update(carrier_id=carrier_id, actor=actor, entity="werkdag", row=day, changes=changes)
+
+
 WORK_DAY_FIELDS = ("gestart_op", "beeindigd_op", "opmerking")
 
 
@@ -257,62 +321,14 @@ def update_work_day(
         carrier_id, day.chauffeur_id, [(day.gestart_op, day.beeindigd_op), (begin, end)], zone, now
     )
     if end is None and day.beeindigd_op is not None:
-        running = _running_day(carrier_id, day.chauffeur_id)
-        if running is not None:
-            raise HoursConflict(
-                f"The driver's work day {running.id} is running; only one day can run.",
-                code="werkdag_loopt",
-                params={"begin": running.gestart_op},
-                werkdag_id=str(running.id),
-            )
+        _refuse_second_running(carrier_id, day.chauffeur_id)
     _refuse_clashing_day(carrier_id, day.chauffeur_id, begin, end, zone, exclude=day.id)
-    activities = activities_of(carrier_id=carrier_id, work_day_ids={day.id})[day.id]
-    closing = None
-    for activity in activities:
-        if activity.begin < begin:
-            raise HoursInvalid(
-                "gestart_op",
-                f"activity {english(ACTIVITY_KIND, activity.soort)} begins earlier, at "
-                f"{local_text(activity.begin, zone)}",
-                code="activiteit_voor_begin",
-                params={"soort": activity.soort, "begin": activity.begin},
-            )
-        if end is None:
-            continue
-        if activity.begin >= end or (activity.einde is not None and activity.einde > end):
-            shown = local_text(activity.einde or activity.begin, zone)
-            raise HoursInvalid(
-                "beeindigd_op",
-                f"activity {english(ACTIVITY_KIND, activity.soort)} runs until {shown}, after this "
-                "end",
-                code="activiteit_na_einde",
-                params={"soort": activity.soort, "einde": activity.einde or activity.begin},
-            )
-        if activity.einde is None:
-            closing = activity
-    changes = {}
-    for name, value in (("gestart_op", begin), ("beeindigd_op", end), ("opmerking", opmerking)):
-        if getattr(day, name) != value:
-            changes[name] = [getattr(day, name), value]
-            setattr(day, name, value)
-    if closing is not None:
-        closing.einde = end
-        audit.record(
-            carrier_id=carrier_id,
-            actor=actor,
-            entity="activiteit",
-            entity_id=closing.id,
-            action="updated",
-            changes={"einde": [None, end]},
-        )
-    if changes:
-        flush_or(racing())
-        audit.record(
-            carrier_id=carrier_id,
-            actor=actor,
-            entity="werkdag",
-            entity_id=day.id,
-            action="updated",
-            changes=changes,
-        )
+    closing = _activity_closed_by(carrier_id, day, begin, end, zone)
+    _record_changes(
+        carrier_id,
+        day,
+        {"gestart_op": begin, "beeindigd_op": end, "opmerking": opmerking},
+        closing=closing,
+        actor=actor,
+    )
     return day

@@ -229,6 +229,26 @@ def summarize(
     return summarize_rows(rows, zone=zone, van=van, tot=tot, now=now, driver_ids=driver_ids)
 
 
+def _driver_hours(
+    chauffeur_id: uuid.UUID, buckets, van: date, weeks: list[IsoWeek], running: bool
+) -> DriverHours:
+    """A driver's totals per day, week and period from the seconds per day and kind."""
+    driver = DriverHours(chauffeur_id, lopend=running)
+    driver.per_week = {week: Totals() for week in weeks}
+    for n, bucket in enumerate(buckets):
+        if bucket is None:
+            continue
+        # Rounded to the millisecond first: times read as floats carry a little noise.
+        totals = Totals({s: minutes(round(v, 3)) for s, v in bucket.items()})
+        if not totals:
+            continue
+        day = van + timedelta(days=n)
+        driver.per_dag[day] = totals
+        driver.per_week[IsoWeek.of(day)].add(totals)
+        driver.totaal.add(totals)
+    return driver
+
+
 def summarize_rows(
     rows: Iterable[tuple],
     *,
@@ -276,18 +296,7 @@ def summarize_rows(
     for chauffeur_id in [*driver_ids, *seconds]:
         if chauffeur_id in result:
             continue
-        driver = DriverHours(chauffeur_id, lopend=chauffeur_id in running)
-        driver.per_week = {week: Totals() for week in weeks}
-        for n, bucket in enumerate(seconds.get(chauffeur_id, ())):
-            if bucket is None:
-                continue
-            # Rounded to the millisecond first: times read as floats carry a little noise.
-            totals = Totals({s: minutes(round(v, 3)) for s, v in bucket.items()})
-            if not totals:
-                continue
-            day = van + timedelta(days=n)
-            driver.per_dag[day] = totals
-            driver.per_week[IsoWeek.of(day)].add(totals)
-            driver.totaal.add(totals)
-        result[chauffeur_id] = driver
+        result[chauffeur_id] = _driver_hours(
+            chauffeur_id, seconds.get(chauffeur_id, ()), van, weeks, chauffeur_id in running
+        )
     return result

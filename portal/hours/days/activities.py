@@ -15,6 +15,7 @@ from portal.audit.service import Actor
 from portal.english_names import ACTIVITY_KIND, english
 from portal.errors import NotFound, ValidationFailed
 from portal.extensions import db
+from portal.hours.days.checks import apply_changes, record_update
 from portal.hours.models import SOORTEN, Activity, WorkDay
 from portal.hours.service import (
     HoursConflict,
@@ -52,25 +53,8 @@ def _clashing_activity(
     return db.session.scalar(select(Activity).where(*where).order_by(Activity.begin).limit(1))
 
 
-def _check_activity(
-    carrier_id: uuid.UUID,
-    day: WorkDay,
-    *,
-    soort: str,
-    begin: datetime,
-    einde: datetime | None,
-    taak_id: uuid.UUID | None,
-    exclude: uuid.UUID | None,
-    zone,
-    now: datetime,
-    changed: list,
-) -> None:
-    """The rules of an activity, most basic first; changed lists the (begin, end) spans the
-    change touches (old and new), which must lie outside approved weeks."""
-    if soort not in SOORTEN:
-        raise HoursInvalid("soort", f"one of {', '.join(SOORTEN)}", code="soort")
-    if einde is not None and einde <= begin:
-        raise HoursInvalid("einde", "must be after begin", code="volgorde")
+def _check_within_day(day: WorkDay, begin: datetime, einde: datetime | None, zone) -> None:
+    """An activity lies within its work day; a running one needs a running day."""
     day_until = day.beeindigd_op or day.gestart_op + MAX_DAY
     bounds = {"begin": day.gestart_op, "einde": day.beeindigd_op}
     shown = f"{local_text(day.gestart_op, zone)} to " + (
@@ -91,34 +75,66 @@ def _check_activity(
         raise HoursInvalid(
             "einde", f"outside its work day ({shown})", code="buiten_werkdag", params=bounds
         )
+
+
+def _overlap(clash: Activity, zone) -> HoursConflict:
+    """The refusal of an activity that overlaps another of the driver (or one still running)."""
+    until = local_text(clash.einde, zone) if clash.einde else "still running"
+    params = {"soort": clash.soort, "begin": clash.begin, "einde": clash.einde}
+    kind = english(ACTIVITY_KIND, clash.soort)
+    if clash.einde is None:
+        detail = (
+            f"The driver's activity {clash.id} ({kind} since "
+            f"{local_text(clash.begin, zone)}) is still running; end it first."
+        )
+        code = "activiteit_loopt"
+    else:
+        detail = (
+            f"Overlaps the driver's activity {clash.id} ({kind}, "
+            f"{local_text(clash.begin, zone)} to {until})."
+        )
+        code = "overlap_activiteit"
+    return HoursConflict(
+        detail, code=code, params=params, activiteit_id=str(clash.id), soort=clash.soort
+    )
+
+
+def _check_task(carrier_id: uuid.UUID, day: WorkDay, taak_id: uuid.UUID) -> None:
+    """An activity names a task of the day's driver (an archived one too)."""
+    try:
+        task = tasks.get_task(carrier_id=carrier_id, task_id=taak_id, archived=True)
+    except NotFound:
+        task = None
+    if task is None or task.chauffeur_id != day.chauffeur_id:
+        raise HoursInvalid("taak_id", "not a task of this driver", code="taak")
+
+
+def _check_activity(
+    carrier_id: uuid.UUID,
+    day: WorkDay,
+    *,
+    soort: str,
+    begin: datetime,
+    einde: datetime | None,
+    taak_id: uuid.UUID | None,
+    exclude: uuid.UUID | None,
+    zone,
+    now: datetime,
+    changed: list,
+) -> None:
+    """The rules of an activity, most basic first; changed lists the (begin, end) spans the
+    change touches (old and new), which must lie outside approved weeks."""
+    if soort not in SOORTEN:
+        raise HoursInvalid("soort", f"one of {', '.join(SOORTEN)}", code="soort")
+    if einde is not None and einde <= begin:
+        raise HoursInvalid("einde", "must be after begin", code="volgorde")
+    _check_within_day(day, begin, einde, zone)
     refuse_locked(carrier_id, day.chauffeur_id, changed, zone, now)
     clash = _clashing_activity(carrier_id, day.chauffeur_id, begin, einde, exclude)
     if clash is not None:
-        until = local_text(clash.einde, zone) if clash.einde else "still running"
-        params = {"soort": clash.soort, "begin": clash.begin, "einde": clash.einde}
-        kind = english(ACTIVITY_KIND, clash.soort)
-        if clash.einde is None:
-            detail = (
-                f"The driver's activity {clash.id} ({kind} since "
-                f"{local_text(clash.begin, zone)}) is still running; end it first."
-            )
-            code = "activiteit_loopt"
-        else:
-            detail = (
-                f"Overlaps the driver's activity {clash.id} ({kind}, "
-                f"{local_text(clash.begin, zone)} to {until})."
-            )
-            code = "overlap_activiteit"
-        raise HoursConflict(
-            detail, code=code, params=params, activiteit_id=str(clash.id), soort=clash.soort
-        )
+        raise _overlap(clash, zone)
     if taak_id is not None:
-        try:
-            task = tasks.get_task(carrier_id=carrier_id, task_id=taak_id, archived=True)
-        except NotFound:
-            task = None
-        if task is None or task.chauffeur_id != day.chauffeur_id:
-            raise HoursInvalid("taak_id", "not a task of this driver", code="taak")
+        _check_task(carrier_id, day, taak_id)
 
 
 ACTIVITY_FIELDS = ("soort", "begin", "einde", "taak_id", "opmerking")
@@ -185,6 +201,21 @@ def add_activity(
     return activity
 
 
+def _merged(activity: Activity, data: dict, now: datetime) -> dict:
+    """The activity's fields with data's changes, each changed one checked on its own."""
+    for name in ("soort", "begin"):
+        if name in data and data[name] is None:
+            raise HoursInvalid(name, "cannot be null", code="verplicht")
+    merged = {name: data.get(name, getattr(activity, name)) for name in ACTIVITY_FIELDS}
+    if "begin" in data:
+        check_moment("begin", merged["begin"], now)
+    if "einde" in data and merged["einde"] is not None:
+        check_moment("einde", merged["einde"], now)
+    if "opmerking" in data:
+        merged["opmerking"] = clean_text("opmerking", data["opmerking"])
+    return merged
+
+
 def update_activity(
     *,
     carrier_id: uuid.UUID,
@@ -208,16 +239,7 @@ def update_activity(
         raise ValidationFailed(
             [{"field": f, "message": "cannot be changed"} for f in sorted(unknown)]
         )
-    for name in ("soort", "begin"):
-        if name in data and data[name] is None:
-            raise HoursInvalid(name, "cannot be null", code="verplicht")
-    merged = {name: data.get(name, getattr(activity, name)) for name in ACTIVITY_FIELDS}
-    if "begin" in data:
-        check_moment("begin", merged["begin"], now)
-    if "einde" in data and merged["einde"] is not None:
-        check_moment("einde", merged["einde"], now)
-    if "opmerking" in data:
-        merged["opmerking"] = clean_text("opmerking", data["opmerking"])
+    merged = _merged(activity, data, now)
     _check_activity(
         carrier_id,
         day,
@@ -230,19 +252,8 @@ def update_activity(
         now=now,
         changed=[(activity.begin, activity.einde), (merged["begin"], merged["einde"])],
     )
-    changes = {}
-    for name in ACTIVITY_FIELDS:
-        if getattr(activity, name) != merged[name]:
-            changes[name] = [getattr(activity, name), merged[name]]
-            setattr(activity, name, merged[name])
-    if changes:
-        flush_or(racing())
-        audit.record(
-            carrier_id=carrier_id,
-            actor=actor,
-            entity="activiteit",
-            entity_id=activity.id,
-            action="updated",
-            changes=changes,
-        )
+    changes = apply_changes(activity, merged)
+    record_update(
+        carrier_id=carrier_id, actor=actor, entity="activiteit", row=activity, changes=changes
+    )
     return activity

@@ -7,6 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.exc import IntegrityError
 
+from portal.audit import service as audit
+from portal.audit.service import Actor
 from portal.errors import Conflict, DomainError, ValidationFailed
 from portal.extensions import db
 from portal.hours.models import Activity, WorkDay
@@ -93,4 +95,29 @@ def check_version(row, expected: Expected, what: str) -> None:
             f"The {what} changed meanwhile (version {row.versie}, you sent "
             f"{versions_text(expected)}).",
             etag=etag_of(row),
+        )
+
+
+def apply_changes(row, values: dict) -> dict:
+    """Set on row the values that differ from its own; what changed as {name: [old, new]}."""
+    changes = {}
+    for name, value in values.items():
+        if getattr(row, name) != value:
+            changes[name] = [getattr(row, name), value]
+            setattr(row, name, value)
+    return changes
+
+
+def record_update(*, carrier_id, actor: Actor, entity: str, row, changes: dict) -> None:
+    """Write a changed row (a concurrent change is refused as `tegelijk`) with what changed in
+    the audit trail; nothing when nothing changed."""
+    if changes:
+        flush_or(racing())
+        audit.record(
+            carrier_id=carrier_id,
+            actor=actor,
+            entity=entity,
+            entity_id=row.id,
+            action="updated",
+            changes=changes,
         )

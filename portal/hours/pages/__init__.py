@@ -1,9 +1,10 @@
-"""Hours in the portal (planners): the overview of every driver's hours and a driver's week
-(overview.py), the payroll export (payroll.py) and the pay rule sets (rulesets.py), with
-their forms. The app registers `bp` (/uren), `payroll_bp` and `rulesets_bp`."""
+"""Hours in the portal (planners): the overview of every driver's hours (overview.py), a
+driver's week with approving and reopening it (week.py), correcting a recorded activity
+(activity.py), the payroll export (payroll.py) and the pay rule sets (rulesets.py), with
+their forms; the blueprints and what the pages share are in kit.py. The app registers
+`bp` (/uren), `payroll_bp` and `rulesets_bp`."""
 
-from portal.hours.pages.overview import bp
-from portal.hours.pages.payroll import bp as payroll_bp
-from portal.hours.pages.rulesets import bp as rulesets_bp
+from portal.hours.pages import activity, overview, payroll, rulesets, week
+from portal.hours.pages.kit import bp, payroll_bp, rulesets_bp
 
-__all__ = ["bp", "payroll_bp", "rulesets_bp"]
+__all__ = ["activity", "bp", "overview", "payroll", "payroll_bp", "rulesets", "rulesets_bp", "week"]

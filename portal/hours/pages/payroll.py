@@ -12,7 +12,6 @@ import uuid
 from datetime import date, datetime, timedelta
 
 from flask import (
-    Blueprint,
     Response,
     flash,
     make_response,
@@ -31,22 +30,19 @@ from portal.accounts import payroll_columns as settings
 from portal.accounts.permissions import role_required
 from portal.errors import NotFound, ValidationFailed
 from portal.hours.days import queries
+from portal.hours.pages.kit import MIMETYPES
+from portal.hours.pages.kit import payroll_bp as bp
 from portal.hours.pages.payroll_forms import ColumnsForm, ExportForm, ExportQueryForm, PeriodForm
 from portal.hours.payroll import batches as service
+from portal.hours.payroll import columns as payroll_columns
 from portal.hours.totals import IsoWeek
 from portal.labels import window_name
 from portal.unit_of_work import portal_write
-from portal.web.kit import current_actor, current_carrier_id, current_zone
-
-bp = Blueprint("payroll", __name__, url_prefix="/uren/loonexport")
+from portal.web.kit import current_actor, current_carrier_id, current_zone, errors_at_fields
 
 ROWS_SHOWN = 500
 EXPORTS_PER_PAGE = 20
 DOWNLOAD_KEY = "payroll_download"
-MIMETYPES = {
-    "csv": "text/csv",
-    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-}
 CATEGORIES = {
     "personeelsnummer": _l("Personeelsnummer"),
     "naam": _l("Naam van de chauffeur"),
@@ -79,13 +75,13 @@ def _helpers():
         "category_label": category_label,
         "fout_text": lambda fout: FOUTEN.get(fout.code, _l("deze week kan niet worden berekend")),
         "units": UNITS,
-        "value": service.value,
+        "value": payroll_columns.value,
     }
 
 
-def category_label(column: service.Column) -> str:
-    if column.key.startswith(service.WINDOW):
-        name = window_name(column.key[len(service.WINDOW) :])
+def category_label(column: payroll_columns.Column) -> str:
+    if column.key.startswith(payroll_columns.WINDOW):
+        name = window_name(column.key[len(payroll_columns.WINDOW) :])
         return _("Onregelmatige uren: %(venster)s", venster=name)
     return str(CATEGORIES.get(column.key, column.key))
 
@@ -180,7 +176,7 @@ def _render(form, *, valid: bool, status: int = 200, problem: str | None = None)
     if valid:
         preview = service.preview(carrier_id=carrier_id, van=form.van.data, tot=form.tot.data)
         figures = [row.cijfers for row in preview.rows if row.cijfers]
-        kop, columns = service.column_settings(carrier_id=carrier_id, figures=figures)
+        kop, columns = payroll_columns.column_settings(carrier_id=carrier_id, figures=figures)
     context = {
         "form": form,
         "valid": valid,
@@ -249,7 +245,7 @@ def confirm_export():
         drivers=len({row.driver_id for row in chosen}),
         period_args=form.args,
         left_out=left_out,
-        no_number=without_number(chosen, service.column_settings(carrier_id=carrier_id)[1]),
+        no_number=without_number(chosen, payroll_columns.column_settings(carrier_id=carrier_id)[1]),
     )
 
 
@@ -314,7 +310,7 @@ def columns():
     """The columns of the export: per category included or not, its name and code, and
     whether the header row carries the names or the codes."""
     carrier_id = current_carrier_id()
-    kop, found = service.column_settings(carrier_id=carrier_id)
+    kop, found = payroll_columns.column_settings(carrier_id=carrier_id)
     known = {c.key: c for c in found}
     if request.method == "GET":
         rows = [{"key": c.key, "mee": c.mee, "naam": c.naam, "code": c.code} for c in found]
@@ -323,7 +319,7 @@ def columns():
         form = ColumnsForm()
         if form.validate():
             data = form.data_for_service(set(known))
-            data["kolommen"] = service.default_names_as_source(
+            data["kolommen"] = payroll_columns.default_names_as_source(
                 columns=found, kolommen=data["kolommen"]
             )
             # Keep the settings of windows no current rule set has (an old week may need them).
@@ -345,6 +341,8 @@ def columns():
     )
 
 
+# The column settings' refusals by code (accounts/payroll_columns.py names the code in
+# `message` where the error has no `code` of its own).
 COLUMN_ERRORS = {
     "required": _l("Vul een naam in."),
     "duplicate": _l("Twee kolommen die meegaan hebben dezelfde waarde."),
@@ -352,12 +350,11 @@ COLUMN_ERRORS = {
 
 
 def _errors_at_rows(form: ColumnsForm, errors: list[dict]) -> None:
-    entries = {entry.form.key.data: entry.form for entry in form.kolommen.entries}
+    """Each refusal at its column's row (naam or code), else at the header choice."""
+    rows = {entry.form.key.data: entry.form for entry in form.kolommen.entries}
     for item in errors:
         key, _dot, part = item["field"].rpartition(".")
-        row = entries.get(key)
-        text = str(COLUMN_ERRORS.get(item["message"], item["message"]))
-        if row is not None and part in ("naam", "code"):
-            row[part].errors = [*row[part].errors, text]
-        else:
-            form.kop.errors = [*form.kop.errors, text]
+        row = rows.get(key) if part in ("naam", "code") else None
+        target, field = (row, part) if row is not None else (form, "kop")
+        coded = {**item, "field": field, "code": item.get("code") or item["message"]}
+        errors_at_fields(target, [coded], COLUMN_ERRORS)

@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 from itertools import pairwise
 
 from babel.lists import format_list
-from flask import Blueprint, flash, make_response, redirect, render_template, request, url_for
+from flask import flash, make_response, redirect, render_template, request, url_for
 from flask_babel import format_date, get_locale
 from flask_babel import gettext as _
 
@@ -19,7 +19,16 @@ from portal.accounts.permissions import object_route, role_required
 from portal.errors import NotFound, ValidationFailed
 from portal.hours import cao
 from portal.hours.pages.forms import SOORT_LABELS
+from portal.hours.pages.kit import rulesets_bp as bp
 from portal.hours.pages.ruleset_forms import (
+    RuleSetForm,
+    add_empty_rows,
+    amounts,
+    fill,
+    rules_from,
+    used_rows,
+)
+from portal.hours.pages.ruleset_labels import (
     DEEL_LABELS,
     FEESTDAG_LABELS,
     OVERUREN_HELP,
@@ -27,13 +36,7 @@ from portal.hours.pages.ruleset_forms import (
     SAMENLOOP_HELP,
     SAMENLOOP_LABELS,
     WEEKDAG_NAMEN,
-    RuleSetForm,
-    add_empty_rows,
-    amounts,
-    fill,
-    rules_from,
     source_text,
-    used_rows,
 )
 from portal.hours.pay_models import RuleSet
 from portal.hours.payroll import rulesets
@@ -41,7 +44,6 @@ from portal.hours.totals import IsoWeek
 from portal.unit_of_work import portal_write
 from portal.web.kit import current_actor, current_carrier_id, current_zone
 
-bp = Blueprint("rulesets", __name__, url_prefix="/uren/regels")
 ROLES = ("planner",)
 PRESET = "preset"
 

@@ -19,12 +19,11 @@ def _moment(value: datetime | None) -> str:
     return format_datetime(value, "EEE d MMM HH:mm") if value else _("loopt nog")
 
 
-def explain(error: HoursConflict | HoursInvalid) -> str:
-    """A refusal of the hours service in the user's language."""
-    p = error.params
+def _day_refusals(p: dict) -> dict:
+    """The refusals of a work day's or an activity's times, by code."""
     soort = str(SOORT_LABELS.get(p.get("soort"), p.get("soort", "")))
     week = p["week"].label if "week" in p else ""
-    messages = {
+    return {
         "week_goedgekeurd": lambda: _(
             "Week %(week)s is goedgekeurd: heropen de week om iets te wijzigen.", week=week
         ),
@@ -64,6 +63,12 @@ def explain(error: HoursConflict | HoursInvalid) -> str:
         "activiteit_na_einde": lambda: _(
             "%(soort)s loopt door tot %(einde)s.", soort=soort, einde=_moment(p["einde"])
         ),
+    }
+
+
+def _week_refusals(p: dict) -> dict:
+    """The refusals of approving, reopening and correcting a week, by code."""
+    return {
         "week_loopt": lambda: _(
             "De werkdag van %(begin)s loopt nog: keur de week goed als alle dagen zijn afgesloten.",
             begin=_moment(p["begin"]),
@@ -85,6 +90,11 @@ def explain(error: HoursConflict | HoursInvalid) -> str:
             "Geef een reden op: de chauffeur ziet de correctie met deze reden in de app."
         ),
     }
+
+
+def explain(error: HoursConflict | HoursInvalid) -> str:
+    """A refusal of the hours service in the user's language."""
+    messages = _day_refusals(error.params) | _week_refusals(error.params)
     return messages[error.code]() if error.code in messages else error.detail
 
 

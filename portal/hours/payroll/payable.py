@@ -81,6 +81,22 @@ def _werkdagen(days, now: datetime) -> list[cao.Werkdag]:
     return out
 
 
+def _computed(week: IsoWeek, werkdagen, sets, contract_hours, zone):
+    """The week computed under the rule sets: (result, None), or (None, the problem)."""
+    try:
+        result = cao.bereken_week(
+            jaar=week.jaar,
+            week=week.week,
+            werkdagen=werkdagen,
+            regelsets=sets,
+            contracturen=contract_hours,
+            zone=zone,
+        )
+    except cao.CaoFout as error:
+        return None, error
+    return result, None
+
+
 def payable_weeks(
     *,
     carrier_id: uuid.UUID,
@@ -121,18 +137,9 @@ def payable_weeks(
                 and day.gestart_op >= week_start - LONGEST_DAY
                 and (day.beeindigd_op is None or day.beeindigd_op > week_start)
             ]
-            result, fout = None, None
-            try:
-                result = cao.bereken_week(
-                    jaar=week.jaar,
-                    week=week.week,
-                    werkdagen=_werkdagen(touching, now),
-                    regelsets=sets,
-                    contracturen=contract.get(driver_id),
-                    zone=zone,
-                )
-            except cao.CaoFout as error:
-                fout = error
+            result, fout = _computed(
+                week, _werkdagen(touching, now), sets, contract.get(driver_id), zone
+            )
             out[driver_id, week] = PayableWeek(
                 driver_id=driver_id,
                 week=week,

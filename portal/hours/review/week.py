@@ -9,9 +9,17 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from portal.hooks import Provider
 from portal.hours.payroll import payable
 from portal.hours.totals import IsoWeek
-from portal.tacho import driving
+
+driving_days = Provider(
+    "hours.driving_days",
+    """A driver's tachograph days in [start, end), asked with carrier_id, driver_id, start,
+    end and now: each with its `datum` and its `verschillen` from the app's hours ((code,
+    params) pairs). The tachograph (above hours) answers; unanswered, no days.""",
+    default=(),
+)
 
 
 @dataclass(frozen=True)
@@ -44,11 +52,11 @@ def week_review(
         for code, day in found.waarschuwingen:
             params = {"uur": f"{max_uur:g}"} if code == "dag_te_lang" else {}
             warnings.append(Warning(code, day, params))
-    for view in driving.days(
+    for view in driving_days(
         carrier_id=carrier_id,
         driver_id=driver_id,
-        van=week.monday,
-        tot=week.monday + timedelta(days=7),
+        start=week.monday,
+        end=week.monday + timedelta(days=7),
         now=now,
     ):
         for code, params in view.verschillen:

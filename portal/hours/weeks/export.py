@@ -15,7 +15,7 @@ from portal import spreadsheets
 from portal.hours import totals
 from portal.hours.models import SOORTEN
 from portal.hours.totals import IsoWeek
-from portal.hours.weeks.approval import Overview
+from portal.hours.weeks.overview import Overview
 
 DAY_COLUMNS = (
     "chauffeur",
