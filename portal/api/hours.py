@@ -22,14 +22,13 @@ from portal.api.core import (
 from portal.errors import Forbidden, ValidationFailed
 from portal.hours import service, weeks
 from portal.hours.days import activities
-from portal.hours.pay_schemas import Correctie, CorrectieReactie
+from portal.hours.pay_schemas import BetaaldeWeek, Correctie, CorrectieReactie
 from portal.hours.payroll import payable
 from portal.hours.review import corrections
 from portal.hours.schemas import (
     Activiteit,
     ActiviteitIn,
     ActiviteitUpdate,
-    BetaaldeWeek,
     UrenPerChauffeur,
     UrenQuery,
     Werkdag,
