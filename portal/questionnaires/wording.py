@@ -85,36 +85,10 @@ def problem_text(name: str, problem: engine.Problem) -> str:
     code, field_name = problem.code, field_label(name)
     # The engine's reason and params, worded in the author's language (never its English).
     detail = problems.say(problem.reason, problem.params, problem.message)
-    required = {
-        "id": _("Geef de vraag een id."),
-        "label": _("Schrijf de vraag (het label)."),
-        "type": _("Kies een type."),
-        "title": _("Geef de vragenlijst een titel."),
-        "activity_type": _("Kies een activiteit."),
-        "questionnaire_id": _("De vragenlijst heeft een id nodig."),
-        "schema_version": _("De schemaversie ontbreekt."),
-        "formula": _("Een berekening heeft een formule nodig."),
-        "visible_if.question_id": _("Kies de vraag waar dit van afhangt."),
-        "visible_if.operator": _("Kies een vergelijking."),
-    }
     if code == "required_field":
-        if name == "questions":
-            if problem.question_id is not None or "questions[" in problem.path:
-                return _("Een groep heeft minstens één vraag nodig.")
-            if problem.reason == "questionnaire_needs_question":
-                return detail
-            return _("De vragenlijst heeft een lijst met vragen nodig.")
-        return required.get(name, _("%(field)s is verplicht.", field=field_name))
+        return _missing_text(name, problem, detail)
     if code == "invalid_value":
-        if name == "id":
-            return _("Een id bestaat uit letters, cijfers, '_', '.' en '-' (geen spaties).")
-        if name == "activity_type":
-            return _("Een activiteit bestaat uit kleine letters, cijfers, '_' en '-'.")
-        if name == "options":
-            return _("Een keuze mag niet leeg zijn.")
-        if name == "max_files":
-            return _("Minstens 1 bestand.")
-        return _("%(field)s mag niet negatief zijn.", field=field_name)
+        return _invalid_value_text(name)
     if code == "min_gt_max":
         if "length" in name:
             return _("De minimale lengte is groter dan de maximale.")
@@ -134,7 +108,48 @@ def problem_text(name: str, problem: engine.Problem) -> str:
         return _("De standaardwaarde past niet bij deze vraag: %(detail)s", detail=detail)
     if code == "not_an_option":
         return _("De waarde is geen van de keuzes van die vraag.")
-    fixed = {
+    return _fixed_texts().get(code, detail)
+
+
+def _missing_text(name: str, problem: engine.Problem, detail: str) -> str:
+    """A required field left out, by the field."""
+    if name == "questions":
+        if problem.question_id is not None or "questions[" in problem.path:
+            return _("Een groep heeft minstens één vraag nodig.")
+        if problem.reason == "questionnaire_needs_question":
+            return detail
+        return _("De vragenlijst heeft een lijst met vragen nodig.")
+    required = {
+        "id": _("Geef de vraag een id."),
+        "label": _("Schrijf de vraag (het label)."),
+        "type": _("Kies een type."),
+        "title": _("Geef de vragenlijst een titel."),
+        "activity_type": _("Kies een activiteit."),
+        "questionnaire_id": _("De vragenlijst heeft een id nodig."),
+        "schema_version": _("De schemaversie ontbreekt."),
+        "formula": _("Een berekening heeft een formule nodig."),
+        "visible_if.question_id": _("Kies de vraag waar dit van afhangt."),
+        "visible_if.operator": _("Kies een vergelijking."),
+    }
+    return required.get(name) or _("%(field)s is verplicht.", field=field_label(name))
+
+
+def _invalid_value_text(name: str) -> str:
+    """A value of the wrong form, by the field."""
+    if name == "id":
+        return _("Een id bestaat uit letters, cijfers, '_', '.' en '-' (geen spaties).")
+    if name == "activity_type":
+        return _("Een activiteit bestaat uit kleine letters, cijfers, '_' en '-'.")
+    if name == "options":
+        return _("Een keuze mag niet leeg zijn.")
+    if name == "max_files":
+        return _("Minstens 1 bestand.")
+    return _("%(field)s mag niet negatief zijn.", field=field_label(name))
+
+
+def _fixed_texts() -> dict[str, str]:
+    """The problems worded the same whatever the field."""
+    return {
         "duplicate_id": _("Deze id wordt al gebruikt door een eerdere vraag."),
         "type_unknown": _("Onbekend vraagtype."),
         "schema_version": _("Deze schemaversie kent Rijplan niet (alleen 1)."),
@@ -150,7 +165,6 @@ def problem_text(name: str, problem: engine.Problem) -> str:
             "Een verplichte alleen-lezen vraag heeft een standaardwaarde nodig."
         ),
     }
-    return fixed.get(code, detail)
 
 
 def answer_problem_text(question: dict, problem: engine.Problem) -> str:

@@ -16,14 +16,15 @@ params in the user's language (portal/problems.py).
 
 The package by job: `vocabulary` (types, fields, operators, limits), `messages` (problems and
 their wording), `values` (one value against its question), `formula` (the formula language),
-`checker` (definitions) and `answers` (visibility and the answer check). The names the rest of
-the portal uses are imported here.
+`evaluation` (a formula's value), `checker` (definitions; `fields_check` one question's
+fields) and `answers` (visibility and the answer check). The names the rest of the portal
+uses are imported here.
 """
 
 from portal.questionnaires.engine.answers import validate_answers, visible_questions
 from portal.questionnaires.engine.checker import check_definition
+from portal.questionnaires.engine.evaluation import evaluate_formula
 from portal.questionnaires.engine.formula import (
-    evaluate_formula,
     formula_references,
     parse_formula,
     rename_reference,

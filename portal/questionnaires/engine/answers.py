@@ -5,11 +5,8 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from portal.questionnaires.engine.formula import (
-    evaluate_formula,
-    formula_references,
-    strong_components,
-)
+from portal.questionnaires.engine.evaluation import evaluate_formula
+from portal.questionnaires.engine.formula import formula_references, strong_components
 from portal.questionnaires.engine.messages import FormulaError, Problem, make_problem, show
 from portal.questionnaires.engine.values import check_value, condition_holds, is_empty
 from portal.questionnaires.engine.vocabulary import MAX_ID_LENGTH, NO_ANSWER_TYPES

@@ -1,93 +1,49 @@
-"""The definition checker: every problem of a QuestionnaireDefinition, and its canonical form."""
+"""The definition checker: every problem of a QuestionnaireDefinition, and its canonical form.
+It walks the questions (each question's fields are `field_checks`'), then checks the
+references between them and the order of their formulas."""
 
 from __future__ import annotations
 
-import copy
-import re
-from dataclasses import dataclass, field
-
-from portal.questionnaires.engine.formula import formula_references, strong_components
+from portal.questionnaires.engine.field_checks import Entry, FieldChecks
+from portal.questionnaires.engine.formula import strong_components
 from portal.questionnaires.engine.messages import (
-    FormulaError,
     Problem,
     join_path,
-    make_problem,
-    number_issue,
     show,
 )
-from portal.questionnaires.engine.values import check_value, compile_regex, condition_value
+from portal.questionnaires.engine.values import condition_value
 from portal.questionnaires.engine.vocabulary import (
-    CHOICE_TYPES,
-    CONDITION_FIELDS,
-    FILE_TYPES,
     FORMULA_OPERAND_TYPES,
     ID_RE,
-    MAX_FILES,
     MAX_GROUP_DEPTH,
     MAX_ID_LENGTH,
     MAX_LABEL_LENGTH,
-    MAX_OPTION_LENGTH,
-    MAX_OPTIONS,
     MAX_QUESTIONS,
-    MAX_REGEX_LENGTH,
-    MAX_REGEX_PROGRAM,
     MAX_TITLE_LENGTH,
     MAX_UNIT_LENGTH,
     NO_ANSWER_TYPES,
-    NO_DEFAULT_TYPES,
-    OPERATORS,
     OPERATORS_BY_TYPE,
     QUESTION_FIELDS,
     QUESTION_TYPES,
-    RANGE_TYPES,
     SCHEMA_VERSIONS,
     SLUG_RE,
-    TEXT_TYPES,
     TOP_FIELDS,
-    VALIDATION_FIELDS,
     is_int,
     json_kind,
 )
 
 
-@dataclass
-class _Entry:
-    """One question met while checking a definition (or, with index -1, the definition itself)."""
-
-    index: int
-    path: str
-    qid: str | None
-    raw: dict
-    parent: int | None = None
-    ancestors: tuple[int, ...] = ()
-    qtype: str | None = None
-    canonical: dict = field(default_factory=lambda: dict.fromkeys(QUESTION_FIELDS))
-    formula_refs: set[str] | None = None
-    edges: list[int] = field(default_factory=list)
-
-
-class _DefinitionChecker:
+class _DefinitionChecker(FieldChecks):
     """Collects every problem of one definition while building its canonical form."""
 
     def __init__(self) -> None:
         self.problems: list[Problem] = []
-        self.entries: list[_Entry] = []
+        self.entries: list[Entry] = []
         self.first_by_id: dict[str, int] = {}
         self.seen = 0
 
-    def flag(self, at: _Entry, key: str, code: str, reason: str, /, **params: object) -> None:
-        path = join_path(at.path, key) if key else at.path
-        self.problems.append(make_problem(path, at.qid, code, reason, params))
-
-    def flag_value(self, at: _Entry, key: str, issue: tuple, lead: str) -> None:
-        """Flag a value's (code, reason, params), its English message led by the field's name."""
-        code, reason, params = issue
-        problem = make_problem(join_path(at.path, key), at.qid, code, reason, params)
-        message = f"{lead} {problem.message}"
-        self.problems.append(Problem(problem.path, at.qid, message, code, reason, problem.params))
-
     def run(self, doc: object) -> dict | None:
-        top = _Entry(-1, "", None, doc if isinstance(doc, dict) else {})
+        top = Entry(-1, "", None, doc if isinstance(doc, dict) else {})
         if not isinstance(doc, dict):
             self.flag(top, "", "field_type", "definition_not_object", type=json_kind(doc))
             return None
@@ -115,51 +71,7 @@ class _DefinitionChecker:
         self.check_cycles()
         return canonical
 
-    def unknown_keys(self, at: _Entry, prefix: str, obj: dict, allowed: tuple) -> None:
-        for key in obj:
-            if key not in allowed:
-                name = key if isinstance(key, str) else show(key)
-                self.flag(at, join_path(prefix, key), "unknown_field", "unknown_field", name=name)
-
-    def string(
-        self, at: _Entry, key: str, max_length: int, pattern: re.Pattern | None = None,
-        hint: str = "id_invalid", *, required: bool = True, obj: dict | None = None,
-    ) -> str | None:  # fmt: skip
-        name = key.rsplit(".", 1)[-1]
-        value = (at.raw if obj is None else obj).get(name)
-        if value is None:
-            if required:
-                self.flag(at, key, "required_field", "field_required", name=name)
-        elif not isinstance(value, str):
-            self.flag(at, key, "field_type", "field_not_string", name=name, type=json_kind(value))
-        elif required and not value.strip():
-            self.flag(at, key, "required_field", "field_empty", name=name)
-        elif len(value) > max_length:
-            self.flag(at, key, "too_large", "field_too_long", name=name, limit=max_length)
-        elif pattern is not None and not pattern.fullmatch(value):
-            self.flag(at, key, "invalid_value", hint, name=name)
-        else:
-            return value
-        return None
-
-    def boolean(self, at: _Entry, key: str) -> bool:
-        value = at.raw.get(key)
-        if value is None or isinstance(value, bool):
-            return bool(value)
-        self.flag(at, key, "field_type", "field_not_boolean", name=key)
-        return False
-
-    def only_for(self, at: _Entry, key: str, types: tuple, names: str) -> bool:
-        """Flag a field set on a question type it does not apply to; True when flagged."""
-        if at.raw.get(key) is None or at.qtype is None or at.qtype in types:
-            return False
-        self.flag(
-            at, key, "field_not_allowed", "field_not_for_type", name=key, types=names,
-            qtype=at.qtype,
-        )  # fmt: skip
-        return True
-
-    def question_list(self, at: _Entry) -> list | None:
+    def question_list(self, at: Entry) -> list | None:
         """The questions of the definition (at.index -1) or of a group."""
         value, in_group = at.raw.get("questions"), at.index >= 0
         if value is None or (in_group and isinstance(value, list) and not value):
@@ -195,11 +107,11 @@ class _DefinitionChecker:
 
     def question(self, raw: object, path: str, parent: int | None, ancestors: tuple) -> dict | None:
         if not isinstance(raw, dict):
-            at = _Entry(-1, path, None, {})
+            at = Entry(-1, path, None, {})
             self.flag(at, "", "field_type", "question_not_object", type=json_kind(raw))
             return None
         qid = raw["id"][:MAX_ID_LENGTH] if isinstance(raw.get("id"), str) else None
-        entry = _Entry(len(self.entries), path, qid, raw, parent, ancestors)
+        entry = Entry(len(self.entries), path, qid, raw, parent, ancestors)
         self.entries.append(entry)
         self.unknown_keys(entry, "", raw, QUESTION_FIELDS)
         qtype = raw.get("type")
@@ -242,166 +154,6 @@ class _DefinitionChecker:
             self.only_for(entry, "questions", ("group",), "group")
         return canonical
 
-    def max_files(self, entry: _Entry) -> int | None:
-        value = entry.raw.get("max_files")
-        if value is None or self.only_for(entry, "max_files", FILE_TYPES, ", ".join(FILE_TYPES)):
-            return None
-        if not is_int(value):
-            self.flag(entry, "max_files", "field_type", "field_not_integer", name="max_files")
-        elif value < 1:
-            self.flag(entry, "max_files", "invalid_value", "field_below_one", name="max_files")
-        elif value > MAX_FILES:
-            limit = MAX_FILES
-            self.flag(
-                entry, "max_files", "too_large", "field_above_limit", name="max_files", limit=limit
-            )
-        else:
-            return value
-        return None
-
-    def options(self, entry: _Entry) -> list | None:
-        value = entry.raw.get("options")
-        if value is None and entry.qtype in CHOICE_TYPES:
-            self.flag(entry, "options", "options_missing", "options_missing", qtype=entry.qtype)
-        if value is None or self.only_for(entry, "options", CHOICE_TYPES, "select, multiselect"):
-            return None
-        if not isinstance(value, list):
-            self.flag(entry, "options", "field_type", "options_not_list")
-            return None
-        if not value:
-            self.flag(entry, "options", "options_missing", "options_empty")
-        if len(value) > MAX_OPTIONS:
-            self.flag(entry, "options", "too_large", "too_many_options", limit=MAX_OPTIONS)
-            return None
-        seen: set[str] = set()
-        for position, option in enumerate(value):
-            at = f"options[{position}]"
-            if not isinstance(option, str):
-                self.flag(entry, at, "field_type", "option_not_string", type=json_kind(option))
-                continue
-            if not option.strip():
-                self.flag(entry, at, "invalid_value", "option_empty")
-            elif len(option) > MAX_OPTION_LENGTH:
-                self.flag(entry, at, "too_large", "option_too_long", limit=MAX_OPTION_LENGTH)
-            elif option in seen:
-                self.flag(entry, at, "duplicate_option", "duplicate_option", option=option)
-            seen.add(option)
-        return [option for option in value if isinstance(option, str)]
-
-    def validation(self, entry: _Entry) -> dict | None:
-        value, qtype = entry.raw.get("validation"), entry.qtype
-        if value is None:
-            return None
-        if not isinstance(value, dict):
-            self.flag(entry, "validation", "field_type", "field_not_object", name="validation")
-            return None
-        self.unknown_keys(entry, "validation", value, VALIDATION_FIELDS)
-        rule = dict.fromkeys(VALIDATION_FIELDS)
-        for key in VALIDATION_FIELDS:
-            item, at = value.get(key), f"validation.{key}"
-            counts = key in ("minlength", "maxlength") or qtype == "multiselect"
-            fits = RANGE_TYPES if key in ("min", "max") else TEXT_TYPES
-            issue = None if key == "regex" else number_issue(item, integer=counts)
-            if item is None:
-                continue
-            if issue:
-                code = "too_large" if issue[1] == "number_too_large" else "field_type"
-                self.flag_value(entry, at, (code, *issue[1:]), key)
-            elif key == "regex" and not isinstance(item, str):
-                self.flag(entry, at, "field_type", "regex_not_string")
-            elif qtype is not None and qtype not in fits:
-                self.flag(
-                    entry, at, "field_not_allowed", "field_not_for_type", name=key,
-                    types=", ".join(fits), qtype=qtype,
-                )  # fmt: skip
-            elif key != "regex" and counts and item < 0:
-                self.flag(entry, at, "invalid_value", "field_negative", name=key)
-            elif key == "regex" and len(item) > MAX_REGEX_LENGTH:
-                self.flag(entry, at, "too_large", "regex_too_long", limit=MAX_REGEX_LENGTH)
-            elif key == "regex" and compile_regex(item)[0] is None:
-                error = compile_regex(item)[1]
-                self.flag(entry, at, "regex_invalid", "regex_invalid", error=error)
-            elif key == "regex" and compile_regex(item)[0].programsize > MAX_REGEX_PROGRAM:
-                # RE2 is linear in the answer, but a huge program (e.g. (.*a){1000}) is
-                # slow for each character: hundreds of ms per long answer.
-                self.flag(entry, at, "too_large", "regex_too_complex", limit=MAX_REGEX_PROGRAM)
-            else:
-                rule[key] = item
-        for low, high in (("min", "max"), ("minlength", "maxlength")):
-            if rule[low] is not None and rule[high] is not None and rule[low] > rule[high]:
-                self.flag(
-                    entry, f"validation.{low}", "min_gt_max", "min_gt_max", low=low,
-                    low_value=rule[low], high=high, high_value=rule[high],
-                )  # fmt: skip
-        # An all-null rule means no rule: one canonical spelling keeps check_definition idempotent.
-        return rule if any(item is not None for item in rule.values()) else None
-
-    def condition(self, entry: _Entry) -> dict | None:
-        value = entry.raw.get("visible_if")
-        if value is None:
-            return None
-        if not isinstance(value, dict):
-            self.flag(entry, "visible_if", "field_type", "field_not_object", name="visible_if")
-            return None
-        self.unknown_keys(entry, "visible_if", value, CONDITION_FIELDS)
-        operator = value.get("operator")
-        if operator is None:
-            at = "visible_if.operator"
-            self.flag(entry, at, "required_field", "field_required", name="operator")
-        elif not isinstance(operator, str) or operator not in OPERATORS:
-            self.flag(
-                entry, "visible_if.operator", "operator_unknown", "operator_unknown",
-                operator=operator if isinstance(operator, str) else show(operator),
-                known=", ".join(OPERATORS),
-            )  # fmt: skip
-            operator = None
-        ref = self.string(entry, "visible_if.question_id", MAX_ID_LENGTH, obj=value)
-        # The value is copied only once it is known to fit (check_condition): it may be huge.
-        return {"question_id": ref, "operator": operator, "value": value.get("value")}
-
-    def formula(self, entry: _Entry) -> str | None:
-        value = entry.raw.get("formula")
-        if value is None and entry.qtype == "calculated":
-            self.flag(entry, "formula", "required_field", "formula_missing")
-        if value is None or self.only_for(entry, "formula", ("calculated",), "calculated"):
-            return None
-        if not isinstance(value, str):
-            self.flag(
-                entry,
-                "formula",
-                "field_type",
-                "field_not_string",
-                name="formula",
-                type=json_kind(value),
-            )
-            return None
-        try:
-            entry.formula_refs = formula_references(value)
-        except FormulaError as exc:
-            self.flag(entry, "formula", "formula_syntax", exc.reason, **exc.params)
-            return None
-        return value
-
-    def default_value(self, entry: _Entry) -> object:
-        value, qtype, canonical = entry.raw.get("default_value"), entry.qtype, entry.canonical
-        if value is None:
-            answerable = qtype not in (*NO_ANSWER_TYPES, "calculated")
-            if canonical["readonly"] and canonical["required"] and answerable:
-                code = "readonly_without_default"
-                self.flag(entry, "default_value", code, code)
-            return None
-        if qtype is None:
-            return None
-        if qtype in NO_DEFAULT_TYPES:
-            self.flag(
-                entry, "default_value", "field_not_allowed", "default_not_allowed", qtype=qtype
-            )
-            return None
-        cleaned, problems = check_value(canonical, value)
-        for issue in problems:
-            self.flag_value(entry, "default_value", issue, "default_value")
-        return None if problems else copy.deepcopy(cleaned)
-
     def check_references(self) -> None:
         for entry in self.entries:
             if entry.parent is not None:
@@ -411,7 +163,7 @@ class _DefinitionChecker:
             for ref in sorted(entry.formula_refs or ()):
                 self.check_formula_ref(entry, ref)
 
-    def check_condition(self, entry: _Entry) -> None:
+    def check_condition(self, entry: Entry) -> None:
         condition = entry.canonical["visible_if"]
         ref_id, operator = condition["question_id"], condition["operator"]
         if ref_id is None:
@@ -430,7 +182,7 @@ class _DefinitionChecker:
             self.check_operator(entry, self.entries[target], operator, condition)
 
     def check_operator(
-        self, entry: _Entry, ref: _Entry, operator: str | None, condition: dict
+        self, entry: Entry, ref: Entry, operator: str | None, condition: dict
     ) -> None:
         if ref.qtype is None or operator is None:
             return
@@ -449,7 +201,7 @@ class _DefinitionChecker:
                 self.flag_value(entry, "visible_if.value", problem, "value")
             condition["value"] = value
 
-    def check_formula_ref(self, entry: _Entry, ref_id: str) -> None:
+    def check_formula_ref(self, entry: Entry, ref_id: str) -> None:
         target = self.first_by_id.get(ref_id)
         if target is None:
             self.flag(entry, "formula", "formula_unknown_id", "formula_unknown_id", id=ref_id)

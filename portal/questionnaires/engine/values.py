@@ -104,51 +104,71 @@ def check_value(question: dict, value: object, *, rules: bool = True) -> tuple[o
             return None, [("value_type", "not_a_boolean", {"type": json_kind(value)})]
         return value, []
     if qtype in TEXT_TYPES or qtype == "select":
-        if not isinstance(value, str):
-            return None, [("value_type", "not_a_string", {"type": json_kind(value)})]
-        if len(value) > MAX_TEXT_LENGTH:
-            return None, [("too_large", "text_too_long", {"limit": MAX_TEXT_LENGTH})]
-        if qtype == "select":
-            if options is not None and value not in options:
-                return None, [("not_an_option", "not_an_option", {"value": value})]
-            return value, []
-        return value, _text_problems(value, rule)
+        return _text_value(qtype, value, rule, options)
     if qtype == "multiselect":
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            return None, [("value_type", "not_an_option_list", {})]
-        if len(set(value)) != len(value):
-            return None, [("value_type", "option_chosen_twice", {})]
-        unknown = [item for item in value if options is not None and item not in options]
-        if unknown:
-            return None, [("not_an_option", "not_an_option", {"value": unknown[0]})]
-        return list(value), _range_problems(len(value), rule, counted=True)
+        return _choices_value(value, rule, options)
     if qtype in TEMPORAL_TYPES:
         if _temporal(qtype, value) is None:
             return None, [("value_type", f"{qtype}_invalid", {})]
         return value, []
     if qtype in FILE_TYPES:
-        if not isinstance(value, list) or not all(
-            isinstance(item, str) and UUID_RE.fullmatch(item) for item in value
-        ):
-            return None, [("value_type", "files_invalid", {})]
-        files = [item.lower() for item in value]
-        if len(set(files)) != len(files):
-            return None, [("value_type", "file_listed_twice", {})]
         limit = question.get("max_files") if rules else None
-        limit = min(limit, MAX_FILES) if is_int(limit) else MAX_FILES
-        if rules and len(files) > limit:
-            return None, [("out_of_range", "too_many_files", {"limit": limit})]
-        return files, []
+        return _files_value(value, limit, rules=rules)
     if qtype == "location":
-        if not isinstance(value, dict) or set(value) != {"lat", "lng"}:
-            return None, [("value_type", "location_invalid", {})]
-        lat, lng = value["lat"], value["lng"]
-        if number_error(lat) or number_error(lng):
-            return None, [("value_type", "location_not_numbers", {})]
-        if not (-90 <= lat <= 90 and -180 <= lng <= 180):
-            return None, [("out_of_range", "location_out_of_range", {})]
-        return {"lat": lat, "lng": lng}, []
+        return _location_value(value)
     return None, [("value_type", "takes_no_answer", {})]
+
+
+def _text_value(qtype: str, value: object, rule: dict, options: list | None):
+    """A text's (or a single choice's) value."""
+    if not isinstance(value, str):
+        return None, [("value_type", "not_a_string", {"type": json_kind(value)})]
+    if len(value) > MAX_TEXT_LENGTH:
+        return None, [("too_large", "text_too_long", {"limit": MAX_TEXT_LENGTH})]
+    if qtype == "select":
+        if options is not None and value not in options:
+            return None, [("not_an_option", "not_an_option", {"value": value})]
+        return value, []
+    return value, _text_problems(value, rule)
+
+
+def _choices_value(value: object, rule: dict, options: list | None):
+    """A multiselect's choices: each an option, none twice, as many as the rule allows."""
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        return None, [("value_type", "not_an_option_list", {})]
+    if len(set(value)) != len(value):
+        return None, [("value_type", "option_chosen_twice", {})]
+    unknown = [item for item in value if options is not None and item not in options]
+    if unknown:
+        return None, [("not_an_option", "not_an_option", {"value": unknown[0]})]
+    return list(value), _range_problems(len(value), rule, counted=True)
+
+
+def _files_value(value: object, limit: object, *, rules: bool):
+    """A file question's file ids (lower case), none twice, at most its max_files."""
+    if not isinstance(value, list) or not all(
+        isinstance(item, str) and UUID_RE.fullmatch(item) for item in value
+    ):
+        return None, [("value_type", "files_invalid", {})]
+    files = [item.lower() for item in value]
+    if len(set(files)) != len(files):
+        return None, [("value_type", "file_listed_twice", {})]
+    limit = min(limit, MAX_FILES) if is_int(limit) else MAX_FILES
+    if rules and len(files) > limit:
+        return None, [("out_of_range", "too_many_files", {"limit": limit})]
+    return files, []
+
+
+def _location_value(value: object):
+    """A location: {lat, lng}, numbers on the globe."""
+    if not isinstance(value, dict) or set(value) != {"lat", "lng"}:
+        return None, [("value_type", "location_invalid", {})]
+    lat, lng = value["lat"], value["lng"]
+    if number_error(lat) or number_error(lng):
+        return None, [("value_type", "location_not_numbers", {})]
+    if not (-90 <= lat <= 90 and -180 <= lng <= 180):
+        return None, [("out_of_range", "location_out_of_range", {})]
+    return {"lat": lat, "lng": lng}, []
 
 
 def _range_problems(amount: float | int, rule: dict, *, counted: bool) -> list:

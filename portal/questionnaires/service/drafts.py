@@ -87,6 +87,39 @@ def overview(*, carrier_id: uuid.UUID) -> list[QuestionnaireOverview]:
             ActivityQuestionnaire.is_active,
         ).where(ActivityQuestionnaire.transporteur_id == carrier_id)
     ).all()
+    counts, shown, latest = _revisions_in_short(heads)
+    rows = _revisions_by_id(carrier_id, {*shown.values(), *latest.values()})
+    drafts = {
+        d.questionnaire_id: d
+        for d in db.session.scalars(
+            select(QuestionnaireDraft).where(QuestionnaireDraft.transporteur_id == carrier_id)
+        )
+    }
+    result = []
+    for qid in set(counts) | set(drafts):
+        revision = rows.get(shown[qid]) if qid in shown else None
+        draft = drafts.get(qid)
+        doc = _loads(revision.definition) if revision else draft_document(draft)
+        result.append(
+            QuestionnaireOverview(
+                questionnaire_id=qid,
+                title=text_field(doc, "title") or qid,
+                activity_type=revision.activity_type
+                if revision
+                else text_field(doc, "activity_type"),
+                revision_count=counts.get(qid, 0),
+                active=revision if revision is not None and revision.is_active else None,
+                latest=rows[latest[qid]] if qid in latest else None,
+                draft=draft,
+            )
+        )
+    result.sort(key=lambda item: (item.activity_type, item.title.lower(), item.questionnaire_id))
+    return result
+
+
+def _revisions_in_short(heads) -> tuple[dict[str, int], dict[str, uuid.UUID], dict]:
+    """Per questionnaire: how many revisions, the one shown (the active one, else the
+    latest) and the latest, by their ids."""
     counts: dict[str, int] = {}
     shown: dict[str, tuple] = {}
     for row in heads:
@@ -99,9 +132,17 @@ def overview(*, carrier_id: uuid.UUID) -> list[QuestionnaireOverview]:
         latest_numbers[row.questionnaire_id] = max(
             latest_numbers.get(row.questionnaire_id, 0), row.revisie
         )
-    wanted = {row.id for row in shown.values()}
-    wanted |= {row.id for row in heads if row.revisie == latest_numbers[row.questionnaire_id]}
-    rows = {
+    latest: dict[str, uuid.UUID] = {}
+    for row in heads:
+        if row.revisie == latest_numbers[row.questionnaire_id]:
+            latest.setdefault(row.questionnaire_id, row.id)
+    return counts, {qid: row.id for qid, row in shown.items()}, latest
+
+
+def _revisions_by_id(
+    carrier_id: uuid.UUID, wanted: set[uuid.UUID]
+) -> dict[uuid.UUID, ActivityQuestionnaire]:
+    return {
         r.id: r
         for r in db.session.scalars(
             select(ActivityQuestionnaire).where(
@@ -110,41 +151,6 @@ def overview(*, carrier_id: uuid.UUID) -> list[QuestionnaireOverview]:
             )
         )
     }
-    drafts = {
-        d.questionnaire_id: d
-        for d in db.session.scalars(
-            select(QuestionnaireDraft).where(QuestionnaireDraft.transporteur_id == carrier_id)
-        )
-    }
-    result = []
-    for qid in set(counts) | set(drafts):
-        head = shown.get(qid)
-        revision = rows.get(head.id) if head else None
-        latest = next(
-            (
-                rows[row.id]
-                for row in heads
-                if row.questionnaire_id == qid and row.revisie == latest_numbers[qid]
-            ),
-            None,
-        )
-        draft = drafts.get(qid)
-        doc = _loads(revision.definition) if revision else draft_document(draft)
-        title = text_field(doc, "title") or qid
-        activity_type = revision.activity_type if revision else text_field(doc, "activity_type")
-        result.append(
-            QuestionnaireOverview(
-                questionnaire_id=qid,
-                title=title,
-                activity_type=activity_type,
-                revision_count=counts.get(qid, 0),
-                active=revision if revision is not None and revision.is_active else None,
-                latest=latest,
-                draft=draft,
-            )
-        )
-    result.sort(key=lambda item: (item.activity_type, item.title.lower(), item.questionnaire_id))
-    return result
 
 
 def questionnaire_exists(*, carrier_id: uuid.UUID, questionnaire_id: str) -> bool:
