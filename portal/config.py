@@ -64,11 +64,44 @@ def load(overrides: dict | None = None) -> dict:
     """Build the Flask config mapping from the environment (and test overrides)."""
     folder = instance_path()
     production = os.environ.get("RIJPLAN_ENV", "development") == "production"
+    cfg = {
+        "RIJPLAN_ENV": "production" if production else "development",
+        "INSTANCE_PATH": str(folder),
+        "SECRET_KEY": None,
+        **_database(folder),
+        **_requests(production),
+        **_accounts(),
+        **_files(),
+        **_outbound(),
+    }
+    if overrides:
+        cfg.update(overrides)
+    if cfg["SECRET_KEY"] is None:
+        cfg["SECRET_KEY"] = _secret_key(Path(cfg["INSTANCE_PATH"]), production)
+    return cfg
+
+
+def _database(folder: Path) -> dict:
+    """The database: the app's, the admin's, a replica's, and how the engine connects."""
     database_url = _normalise_db_url(
         os.environ.get("DATABASE_URL") or f"sqlite:///{folder / 'rijplan.sqlite'}"
     )
     admin_url = os.environ.get("DATABASE_ADMIN_URL")
     replica_url = os.environ.get("DATABASE_REPLICA_URL")
+    return {
+        "SQLALCHEMY_DATABASE_URI": database_url,
+        "DATABASE_ADMIN_URL": _normalise_db_url(admin_url) if admin_url else None,
+        # A streaming replica for reads that tolerate a little lag (portal/replica.py).
+        "DATABASE_REPLICA_URL": _normalise_db_url(replica_url) if replica_url else None,
+        # Where each worker LISTENs for change notices (portal/change_feed.py); unset: the
+        # app's own database; "" switches the feed off.
+        "CHANGE_FEED_URL": os.environ.get("CHANGE_FEED_URL"),
+        "REPLICA_RETRY_SECONDS": float(os.environ.get("RIJPLAN_REPLICA_RETRY_SECONDS", "5")),
+        "SQLALCHEMY_ENGINE_OPTIONS": _engine_options(),
+    }
+
+
+def _engine_options() -> dict:
     engine_options: dict = {
         # No `SELECT 1` per checkout: reads.install_liveness_check looks at the socket
         # instead, and reads.read retries a read once on a connection that broke.
@@ -80,19 +113,12 @@ def load(overrides: dict | None = None) -> dict:
     if os.environ.get("DATABASE_PGBOUNCER") == "1":
         # pgbouncer in transaction mode: no server-side prepared statements.
         engine_options["connect_args"] = {"prepare_threshold": None}
-    cfg = {
-        "RIJPLAN_ENV": "production" if production else "development",
-        "INSTANCE_PATH": str(folder),
-        "SECRET_KEY": None,
-        "SQLALCHEMY_DATABASE_URI": database_url,
-        "DATABASE_ADMIN_URL": _normalise_db_url(admin_url) if admin_url else None,
-        # A streaming replica for reads that tolerate a little lag (portal/replica.py).
-        "DATABASE_REPLICA_URL": _normalise_db_url(replica_url) if replica_url else None,
-        # Where each worker LISTENs for change notices (portal/change_feed.py); unset: the
-        # app's own database; "" switches the feed off.
-        "CHANGE_FEED_URL": os.environ.get("CHANGE_FEED_URL"),
-        "REPLICA_RETRY_SECONDS": float(os.environ.get("RIJPLAN_REPLICA_RETRY_SECONDS", "5")),
-        "SQLALCHEMY_ENGINE_OPTIONS": engine_options,
+    return engine_options
+
+
+def _requests(production: bool) -> dict:
+    """Requests and sessions: sizes, logs, cookies, languages, proxies, compression."""
+    return {
         "MAX_CONTENT_LENGTH": int(os.environ.get("RIJPLAN_MAX_UPLOAD_MB", "25")) * 1024 * 1024,
         # Operations (portal/ops): JSON or text logs set up by the app (else left as whoever
         # runs it set them up), and the bearer token /metrics asks for (unset: no /metrics).
@@ -110,6 +136,20 @@ def load(overrides: dict | None = None) -> dict:
         "BABEL_DEFAULT_TIMEZONE": "Europe/Amsterdam",
         "BABEL_TRANSLATION_DIRECTORIES": str(ROOT / "translations"),
         "LANGUAGES": ("nl", "en"),
+        # How many proxies in front of the app (the TLS proxy: 1) may say who the client is
+        # (X-Forwarded-For, -Proto, -Host, -Port). 0 (default): none; the app is reached
+        # directly and such headers are a client's claim, ignored.
+        "TRUSTED_PROXIES": int(os.environ.get("RIJPLAN_TRUSTED_PROXIES", "0")),
+        "COMPRESS_MIMETYPES": ["application/json", "application/problem+json", "text/html"],
+        "COMPRESS_LEVEL": 1,
+        "COMPRESS_MIN_SIZE": 1024,
+        "COMPRESS_ALGORITHM": ["gzip"],
+    }
+
+
+def _accounts() -> dict:
+    """Sign-in: tokens' lifetimes and the throttling of failed sign-ins."""
+    return {
         "ACCESS_TOKEN_TTL": timedelta(minutes=15),
         "REFRESH_TOKEN_TTL": timedelta(days=60),
         "REFRESH_TOKEN_GRACE": timedelta(seconds=120),
@@ -119,19 +159,12 @@ def load(overrides: dict | None = None) -> dict:
         "LOGIN_THROTTLE": (5, timedelta(minutes=15)),
         "LOGIN_THROTTLE_ACCOUNT": (20, timedelta(minutes=15)),
         "LOGIN_THROTTLE_IP": (30, timedelta(minutes=15)),
-        # The EU's VIES service, asked about a customer's VAT number for reverse charge
-        "VIES_URL": os.environ.get(
-            "VIES_URL", "https://ec.europa.eu/taxation_customs/vies/rest-api/check-vat-number"
-        ),
-        "VIES_TIMEOUT": float(os.environ.get("VIES_TIMEOUT", "10")),
-        # How many proxies in front of the app (the TLS proxy: 1) may say who the client is
-        # (X-Forwarded-For, -Proto, -Host, -Port). 0 (default): none; the app is reached
-        # directly and such headers are a client's claim, ignored.
-        "TRUSTED_PROXIES": int(os.environ.get("RIJPLAN_TRUSTED_PROXIES", "0")),
-        "COMPRESS_MIMETYPES": ["application/json", "application/problem+json", "text/html"],
-        "COMPRESS_LEVEL": 1,
-        "COMPRESS_MIN_SIZE": 1024,
-        "COMPRESS_ALGORITHM": ["gzip"],
+    }
+
+
+def _files() -> dict:
+    """Stored files: where (a folder or S3) and how they are served."""
+    return {
         # Stored files: "local" (a folder; default <instance>/bestanden) or "s3" (S3-compatible).
         "FILE_STORAGE": os.environ.get("FILE_STORAGE", "local"),
         "FILE_STORAGE_PATH": os.environ.get("FILE_STORAGE_PATH") or None,
@@ -146,6 +179,17 @@ def load(overrides: dict | None = None) -> dict:
         "S3_ACCESS_KEY_ID": os.environ.get("S3_ACCESS_KEY_ID") or None,
         "S3_SECRET_ACCESS_KEY": os.environ.get("S3_SECRET_ACCESS_KEY") or None,
         "S3_PREFIX": os.environ.get("S3_PREFIX", ""),
+    }
+
+
+def _outbound() -> dict:
+    """What the app asks of others: VIES, Web Push, webhook receivers, map tiles."""
+    return {
+        # The EU's VIES service, asked about a customer's VAT number for reverse charge
+        "VIES_URL": os.environ.get(
+            "VIES_URL", "https://ec.europa.eu/taxation_customs/vies/rest-api/check-vat-number"
+        ),
+        "VIES_TIMEOUT": float(os.environ.get("VIES_TIMEOUT", "10")),
         # Web Push for messages to drivers: the VAPID key pair's private half (from
         # `flask generate-vapid-keys`) and a contact push services can reach (mailto: or https).
         "VAPID_PRIVATE_KEY": os.environ.get("VAPID_PRIVATE_KEY", "").strip() or None,
@@ -165,8 +209,3 @@ def load(overrides: dict | None = None) -> dict:
         "MAP_TILE_URL": os.environ.get("MAP_TILE_URL", "").strip(),
         "MAP_TILE_ATTRIBUTION": os.environ.get("MAP_TILE_ATTRIBUTION", "").strip(),
     }
-    if overrides:
-        cfg.update(overrides)
-    if cfg["SECRET_KEY"] is None:
-        cfg["SECRET_KEY"] = _secret_key(Path(cfg["INSTANCE_PATH"]), production)
-    return cfg
