@@ -5,8 +5,11 @@ status through the lifecycle's state machine, and are created and edited in one 
 route works as a plain page and form without JavaScript; htmx requests get fragments.
 Each request loads, checks and acts through the tasks service, then commits once.
 
-All routes are on one blueprint, `tasks` (`common.bp`); importing this package registers
-them: the board (`board`), a task's moves (`moves`) and its form (`form`).
+The board's routes are on one blueprint, `tasks` (`kit.bp`, with what the board's pages
+share); importing this package registers them: the board (`board`, its cards in `cards`), a
+task's moves (`moves`) and its form (`form`; the WTForms in `forms` and `task_forms`). The
+task page (`detail`, blueprint `task_detail`), completion on a paper note (`paper`,
+`task_paper`) and the import (`importing`, `task_import`) have blueprints of their own.
 """
 
 from portal.tasks.pages import board, form, moves

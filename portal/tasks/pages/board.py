@@ -41,7 +41,9 @@ class BoardQuery:
     form: BoardFilterForm = field(repr=False, compare=False)
     view: str  # "dag" (lanes per driver on one day) or "status" (columns by status)
     day: date  # the chosen day; today when none (or no valid one) is asked for
-    van: date | None  # the first and last day shown: `day` in the day view
+    # The first and last day shown (`day` in the day view); named as the query string names
+    # them (van, tot).
+    van: date | None
     tot: date | None
     chauffeur: str | None  # a driver's id, UNASSIGNED, or None for every driver
     vehicle: str | None  # a vehicle's id
@@ -66,13 +68,13 @@ class BoardQuery:
         if form.clean("datum") and day != today:  # today stays "today", also after midnight
             tidy["datum"] = day.isoformat()
         if view == "dag":
-            van = tot = day
+            start = end = day
         else:
-            van = form.clean("van") if "van" in args else day
-            tot = form.clean("tot") if "tot" in args else day + timedelta(days=STATUS_WEEK - 1)
+            start = form.clean("van") if "van" in args else day
+            end = form.clean("tot") if "tot" in args else day + timedelta(days=STATUS_WEEK - 1)
             if "van" in args or "tot" in args:
-                tidy["van"] = van.isoformat() if van else ""
-                tidy["tot"] = tot.isoformat() if tot else ""
+                tidy["van"] = start.isoformat() if start else ""
+                tidy["tot"] = end.isoformat() if end else ""
         for name in FILTER_NAMES:
             value = form.clean(name)
             if value:
@@ -82,8 +84,8 @@ class BoardQuery:
             form=form,
             view=view,
             day=day,
-            van=van,
-            tot=tot,
+            van=start,
+            tot=end,
             chauffeur=form.clean("chauffeur"),
             vehicle=form.clean("voertuig"),
             type=form.clean("type"),
@@ -94,7 +96,7 @@ class BoardQuery:
         # The inputs show the day and range in use, also when they came from the defaults.
         form.datum.data = day
         if view != "dag":
-            form.van.data, form.tot.data = van, tot
+            form.van.data, form.tot.data = start, end
         return query
 
     def filters(self, *, limit: int) -> service.TaskFilters:
@@ -199,7 +201,7 @@ def _driver_names(drivers: list, tasks: list[Task], warnings: dict) -> tuple[dic
     found = drivers_service.names_by_id(
         carrier_id=current_carrier_id(), driver_ids=missing | (named - names.keys() - {None})
     )
-    inactive = {key: naam for key, naam in found.items() if key in missing}
+    inactive = {key: name for key, name in found.items() if key in missing}
     names.update(found)
     return names, inactive
 
@@ -216,8 +218,8 @@ def _lanes(
     for driver in drivers:
         if chauffeur is None or chauffeur == str(driver.id):
             by_key[str(driver.id)] = Lane(str(driver.id), driver.naam)
-    for driver_id, naam in sorted(inactive.items(), key=lambda item: item[1]):
-        by_key[str(driver_id)] = Lane(str(driver_id), naam, inactive=True)
+    for driver_id, name in sorted(inactive.items(), key=lambda item: item[1]):
+        by_key[str(driver_id)] = Lane(str(driver_id), name, inactive=True)
     for task in tasks:
         lane = by_key.get(str(task.chauffeur_id) if task.chauffeur_id else "")
         if lane is not None:

@@ -1,7 +1,7 @@
 """The task page: every field, history, evidence, answers, and what blocks completion.
 
-A second views module of the tasks domain so the board (views.py) and the task page can
-grow apart; both use the same service. The page runs a fixed number of queries: the files of
+A blueprint of its own (`task_detail`), so the board and the task page can grow apart; both
+use the same service. The page runs a fixed number of queries: the files of
 all evidence and all answers come in one `files_by_id`, names and plates in one each.
 """
 

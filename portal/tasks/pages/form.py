@@ -120,7 +120,7 @@ def _form_warnings(form: TaskForm, task: Task | None) -> list:
     data = {
         "type": form.type.data if ok("type") and form.type.data else (task.type if task else ""),
         "naam": text("naam") or (task.naam if task else ""),
-        "gepland_op": _gepland_op(form) if ok("gepland_datum") and ok("gepland_tijd") else None,
+        "gepland_op": _planned_at(form) if ok("gepland_datum") and ok("gepland_tijd") else None,
         "duur_min": form.duur_min.data if ok("duur_min") else None,
         "vehicle_id": parse_uuid(form.vehicle_id.data) if ok("vehicle_id") else None,
         "vdm_nummer": text("vdm_nummer"),
@@ -252,7 +252,7 @@ def _saved(task: Task, text: str):
     return redirect(target, code=303)
 
 
-def _gepland_op(form: TaskForm) -> datetime | None:
+def _planned_at(form: TaskForm) -> datetime | None:
     if form.gepland_datum.data is None or form.gepland_tijd.data is None:
         return None
     return _instant(form.gepland_datum.data, form.gepland_tijd.data)
@@ -269,16 +269,16 @@ def new():
             form.gepland_datum.data = date.fromisoformat(request.args.get("datum", ""))
         except ValueError:
             form.gepland_datum.data = datetime.now(current_zone()).date()
-        chauffeur = request.args.get("chauffeur", "")
-        if chauffeur in {value for value, *_rest in form.chauffeur_id.iter_choices()}:
-            form.chauffeur_id.data = chauffeur
+        driver = request.args.get("chauffeur", "")
+        if driver in {value for value, *_rest in form.chauffeur_id.iter_choices()}:
+            form.chauffeur_id.data = driver
         form.land.data = "NL"
         form.terug.data = board_back(request.args.get("terug"))
         return _render_form(form, None)
     if not form.validate():
         return _render_form(form, None, 422)
     data = form.task_data()
-    data["gepland_op"] = _gepland_op(form)
+    data["gepland_op"] = _planned_at(form)
     try:
         task = service.create_task(
             carrier_id=current_carrier_id(),
@@ -314,7 +314,7 @@ def edit(task: Task):
     if not form.validate():
         return _render_form(form, task, 422)
     data = form.task_data()
-    data["gepland_op"] = _gepland_op(form)
+    data["gepland_op"] = _planned_at(form)
     data["chauffeur_id"] = parse_uuid(form.chauffeur_id.data)
     if form.versie.data is None:
         form.versie.errors = [_("Laad het formulier opnieuw.")]

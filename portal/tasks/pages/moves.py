@@ -43,7 +43,7 @@ from portal.web.kit import current_actor, current_carrier_id, current_zone, form
 def change_status(task: Task):
     """Move a task along the state machine; completion lists what still blocks it."""
     to = request.form.get("status", "")
-    task_id, naam = task.id, task.naam
+    task_id, name = task.id, task.naam
     try:
         moved = lifecycle.move_task(
             carrier_id=current_carrier_id(),
@@ -59,7 +59,7 @@ def change_status(task: Task):
             if allowed
             else _("Deze taak kan geen andere status meer krijgen.")
         )
-        return _status_refused(task_id, naam, text, [], 409)
+        return _status_refused(task_id, name, text, [], 409)
     except ValidationFailed as error:
         # A blocker with a code says itself in the planner's language; the rest by its field.
         blockers = [
@@ -69,19 +69,19 @@ def change_status(task: Task):
             for e in error.errors
         ]
         text = (
-            _("Taak “%(naam)s” kan nog niet worden afgerond:", naam=naam)
+            _("Taak “%(naam)s” kan nog niet worden afgerond:", naam=name)
             if to == "afgerond"
             else _("Deze status bestaat niet.")
         )
-        return _status_refused(task_id, naam, text, blockers, 422)
+        return _status_refused(task_id, name, text, blockers, 422)
     label = STATUS_LABELS[moved.status]
     if not is_fragment():
-        flash(_("Taak “%(naam)s” is nu %(status)s.", naam=naam, status=str(label).lower()))
+        flash(_("Taak “%(naam)s” is nu %(status)s.", naam=name, status=str(label).lower()))
         return redirect(_back(), code=303)
     return _trigger(_card(moved))
 
 
-def _status_refused(task_id, naam, text: str, blockers: list[dict], status: int):
+def _status_refused(task_id, name, text: str, blockers: list[dict], status: int):
     if not is_fragment():
         flash(text, "error")
         for blocker in blockers:
@@ -157,7 +157,7 @@ def _move_data(task: Task, form: MoveForm) -> dict:
 def _save_move(task: Task, data: dict, *, expected_version: int | None):
     """Save the move and say where the task went; a stale version, a closed task or a
     driver that is gone is said in the board's message region."""
-    naam = task.naam
+    name = task.naam
     try:
         moved = service.update_task(
             carrier_id=current_carrier_id(),
@@ -183,7 +183,7 @@ def _save_move(task: Task, data: dict, *, expected_version: int | None):
     ).get(moved.chauffeur_id) or _("niet toegewezen")
     when = format_when(moved.gepland_op, empty=_("zonder datum"))
     return _message(
-        _("“%(naam)s” verplaatst: %(driver)s, %(when)s.", naam=naam, driver=driver, when=when)
+        _("“%(naam)s” verplaatst: %(driver)s, %(when)s.", naam=name, driver=driver, when=when)
     )
 
 
@@ -213,7 +213,7 @@ def cancel(task: Task):
     """Cancel a task after a confirmation (a dialog with JavaScript, this page without)."""
     if request.method == "GET":
         return _confirm(task, "cancel")
-    naam = task.naam
+    name = task.naam
     try:
         lifecycle.move_task(
             carrier_id=current_carrier_id(),
@@ -224,9 +224,9 @@ def cancel(task: Task):
         )
     except lifecycle.IllegalMove:
         return _message(
-            _("Taak “%(naam)s” kan niet meer worden geannuleerd.", naam=naam), "error", 409
+            _("Taak “%(naam)s” kan niet meer worden geannuleerd.", naam=name), "error", 409
         )
-    return _message(_("Taak “%(naam)s” is geannuleerd.", naam=naam))
+    return _message(_("Taak “%(naam)s” is geannuleerd.", naam=name))
 
 
 @task_route("/taken/<uuid:task_id>/heropenen", methods=("GET", "POST"))
@@ -235,10 +235,10 @@ def reopen(task: Task):
     completion (an exported one stays as it was)."""
     if request.method == "GET":
         return _confirm(task, "reopen")
-    naam = task.naam
+    name = task.naam
     if task.status != "afgerond":
         return _message(
-            _("Taak “%(naam)s” is niet afgerond en kan dus niet worden heropend.", naam=naam),
+            _("Taak “%(naam)s” is niet afgerond en kan dus niet worden heropend.", naam=name),
             "error",
             409,
         )
@@ -249,7 +249,7 @@ def reopen(task: Task):
         actor=current_actor(),
         office=True,
     )
-    return _message(_("Taak “%(naam)s” is heropend en staat weer op gestart.", naam=naam))
+    return _message(_("Taak “%(naam)s” is heropend en staat weer op gestart.", naam=name))
 
 
 @task_route("/taken/<uuid:task_id>/verwijderen", methods=("GET", "POST"))
@@ -257,7 +257,7 @@ def delete(task: Task):
     """Delete a task after a confirmation; one that holds work is archived instead."""
     if request.method == "GET":
         return _confirm(task, "delete")
-    naam = task.naam
+    name = task.naam
     outcome = service.delete_task(
         carrier_id=current_carrier_id(), task_id=task.id, actor=current_actor()
     )
@@ -266,10 +266,10 @@ def delete(task: Task):
             _(
                 "Taak “%(naam)s” is gearchiveerd, niet verwijderd: er is al werk op "
                 "vastgelegd, en dat blijft bewaard.",
-                naam=naam,
+                naam=name,
             )
         )
-    return _message(_("Taak “%(naam)s” is verwijderd.", naam=naam))
+    return _message(_("Taak “%(naam)s” is verwijderd.", naam=name))
 
 
 def _confirm(task: Task, action: str):
