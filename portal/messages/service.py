@@ -80,7 +80,7 @@ def send_message(
         Message(
             transporteur_id=carrier_id,
             verzending_id=batch,
-            chauffeur_id=chauffeur_id,
+            chauffeur_id=driver_id,
             titel=titel,
             tekst=tekst,
             status="queued",
@@ -90,7 +90,7 @@ def send_message(
             pogingen=0,
             volgende_poging_op=now,
         )
-        for chauffeur_id in ids
+        for driver_id in ids
     ]
     db.session.add_all(rows)
     record(

@@ -9,11 +9,12 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import case, delete, func, select, update
+from sqlalchemy import case, delete, func, select
 
 from portal import events
 from portal.audit import service as audit
 from portal.audit.service import Actor
+from portal.audit.switching import Switchable, switch
 from portal.errors import Conflict, NotFound, ValidationFailed
 from portal.extensions import db
 from portal.outbound import ENGLISH as URL_ENGLISH
@@ -26,7 +27,7 @@ from portal.webhooks.models import (
     WebhookEndpoint,
     WebhookEvent,
 )
-from portal.webhooks.outbox import pause
+from portal.webhooks.outbox import pause, reschedule
 from portal.webhooks.signing import new_secret
 
 MAX_ENDPOINTS = 20
@@ -172,41 +173,29 @@ def update_endpoint(
     return endpoint
 
 
+# Pausing and resuming an endpoint, audited as "paused" and "resumed" with its flag.
+ENDPOINT = Switchable("webhook_endpoint", off_action="paused", on_action="resumed")
+
+
 def set_active(
     *, carrier_id: uuid.UUID, endpoint_id: uuid.UUID, active: bool, actor: Actor
 ) -> WebhookEndpoint:
     """Pause (deliveries wait) or resume (waiting deliveries are due at once) an endpoint."""
     endpoint = get_endpoint(carrier_id=carrier_id, endpoint_id=endpoint_id)
-    if endpoint.actief == active:
-        return endpoint
     now = utcnow()
-    if active:
-        endpoint.actief = True
-        endpoint.pauze_reden = None
-        endpoint.gepauzeerd_op = None
-        endpoint.fouten_sinds = None
-        db.session.execute(
-            update(WebhookDelivery)
-            .where(
-                WebhookDelivery.transporteur_id == carrier_id,
-                WebhookDelivery.endpoint_id == endpoint.id,
-                WebhookDelivery.status == "queued",
-            )
-            .values(volgende_poging_op=now, claim_id=None)
-            .execution_options(synchronize_session=False)
-        )
-    else:
-        pause(carrier_id=carrier_id, endpoint=endpoint, reason=None, now=now)
-    db.session.flush()
-    events.forget_endpoints(db.session)
-    audit.record(
-        carrier_id=carrier_id,
-        actor=actor,
-        entity="webhook_endpoint",
-        entity_id=endpoint.id,
-        action="resumed" if active else "paused",
-        changes={"actief": [not active, active]},
-    )
+
+    def then() -> None:
+        if active:
+            endpoint.pauze_reden = None
+            endpoint.gepauzeerd_op = None
+            endpoint.fouten_sinds = None
+            reschedule(carrier_id=carrier_id, endpoint_id=endpoint.id, at=now)
+        else:
+            pause(carrier_id=carrier_id, endpoint=endpoint, reason=None, now=now)
+        db.session.flush()
+        events.forget_endpoints(db.session)
+
+    switch(endpoint, kind=ENDPOINT, on=active, carrier_id=carrier_id, actor=actor, then=then)
     return endpoint
 
 
