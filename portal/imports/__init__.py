@@ -7,8 +7,8 @@ keeps only what is its own (its columns, its matching, its rows' rules, its serv
 - `reading`: a CSV (Dutch Excel's or another) or an XLSX's first sheet as header and rows;
 - `xlsx_rows`: the XLSX reader itself, as a stream within budgets;
 - `staging`: where an upload waits between its preview and its import (`Staging`);
-- `steps`: the upload received, the valid rows committed once in one unit of work, the
-  error report.
+- `steps`: a domain's `Steps`: the upload received, the valid rows committed once in one
+  unit of work; the preview's context, the error report.
 
 A shared leaf: it imports no domain.
 """
@@ -30,10 +30,10 @@ from portal.imports.staging import TTL_SECONDS, Staging
 from portal.imports.steps import (
     Imported,
     Nothing,
-    commit,
+    Steps,
     download,
     error_report,
-    receive,
+    preview_context,
     report_download,
 )
 
@@ -48,16 +48,16 @@ __all__ = [
     "ParsedFile",
     "RowResult",
     "Staging",
+    "Steps",
     "cell_text",
-    "commit",
     "decode",
     "download",
     "error_report",
     "map_columns",
     "name_key",
     "normalise_header",
+    "preview_context",
     "read_table",
-    "receive",
     "report_download",
     "sniff_delimiter",
 ]

@@ -1,8 +1,8 @@
-"""The steps every import takes, the same for each domain: the upload read and kept
-(`receive`), the valid rows imported in one unit of work, once (`commit`), and the rows with
-errors handed back as a CSV to fix (`error_report`, `report_download`). What a row holds and
-becomes is the domain's: it reads the file by its `Columns`, checks the rows, and imports
-them through its service."""
+"""The steps every import takes, the same for each domain (a domain's `Steps`): the upload
+read and kept (`receive`), the valid rows imported in one unit of work, once (`commit`), the
+preview's context, and the rows with errors handed back as a CSV to fix (`error_report`,
+`report_download`). What a row holds and becomes is the domain's: it reads the file by its
+`Columns`, checks the rows, and imports them through its service."""
 
 from __future__ import annotations
 
@@ -15,42 +15,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from flask import Response, flash, request
+from flask import Response, flash, redirect, request, url_for
 from flask_babel import gettext as _
 
 from portal import spreadsheets
 from portal.errors import ValidationFailed
-from portal.imports.files import SILENT_COLUMNS, FileRefused, ParsedFile, RowResult
+from portal.imports.files import ROW, SILENT_COLUMNS, FileRefused, ParsedFile, RowResult
 from portal.imports.files import normalise_header as _normalise
 from portal.imports.staging import Staging
 from portal.unit_of_work import after_commit, after_rollback, refused
 
 logger = logging.getLogger(__name__)
-
-
-def receive(
-    staging: Staging,
-    read: Callable[[bytes, str], ParsedFile],
-    *,
-    max_bytes: int,
-    carrier_id: uuid.UUID,
-    user_id: uuid.UUID,
-    choose: str,
-) -> str:
-    """The form's file (`bestand`) read and kept for its preview: its token. FileRefused
-    says why not: no file (`choose`), a file that cannot be read, or no rows."""
-    upload = request.files.get("bestand")
-    if upload is None or not upload.filename:
-        raise FileRefused(choose, 422)
-    # One byte past the limit is enough to know the file is too large.
-    raw = upload.stream.read(max_bytes + 1)
-    name = os.path.basename(upload.filename.replace("\\", "/"))[:200]
-    parsed = read(raw, name)
-    if not parsed.rows:
-        raise FileRefused(_("Het bestand heeft geen rijen onder de kopregel."), 422)
-    token = staging.keep(parsed, name, carrier_id=carrier_id, user_id=user_id)
-    logger.info("%s %s: %s rows uploaded", staging.folder, token[:6], len(parsed.rows))
-    return token
 
 
 @dataclass(frozen=True)
@@ -68,52 +43,117 @@ class Nothing:
     message: str
 
 
-def commit(
-    staging: Staging,
-    token: str,
-    record: dict,
-    *,
-    back: Response,
-    work: Callable[[], Imported | Nothing | Response],
-    refusal: Callable[[ValidationFailed], Response | None] = lambda failed: None,
-) -> Response:
-    """Import an upload once, in the request's one unit of work: `work` checks the rows
-    again and writes them through the domain's service. Its answer is what was imported
-    (the upload then says so once the unit of work is committed), nothing, or a refusal the
-    domain words. When the service refuses a row (ValidationFailed: something changed since
-    the preview) nothing is kept: the planner sees `refusal(failed)`'s page, else `back`."""
-    if record.get("imported"):
-        flash(_("Dit bestand is al geïmporteerd."), "error")
+Work = Callable[[], "Imported | Nothing | Response"]
+
+
+@dataclass(frozen=True)
+class Steps:
+    """One domain's import: where its uploads wait, how it reads a file, the text that asks
+    for one, and its preview page (an endpoint taking the upload's token)."""
+
+    staging: Staging
+    read: Callable[[bytes, str], ParsedFile]
+    max_bytes: int
+    choose: str  # lazy text: no file was chosen
+    preview: str
+
+    def back(self, token: str) -> Response:
+        return redirect(url_for(self.preview, token=token), 303)
+
+    def load(self, token: str, *, carrier_id: uuid.UUID) -> dict:
+        return self.staging.load(token, carrier_id=carrier_id)
+
+    def receive(
+        self, form: Callable[[str, int], object], *, carrier_id: uuid.UUID, user_id: uuid.UUID
+    ):
+        """The form's file (`bestand`) read and kept: to its preview. A file that cannot be
+        read, or none, or one without rows goes back to the form with the reason."""
+        try:
+            token = self._keep(carrier_id, user_id)
+        except FileRefused as refusal:
+            return form(refusal.message, refusal.status)
+        return redirect(url_for(self.preview, token=token), 303)
+
+    def _keep(self, carrier_id: uuid.UUID, user_id: uuid.UUID) -> str:
+        upload = request.files.get("bestand")
+        if upload is None or not upload.filename:
+            raise FileRefused(str(self.choose), 422)
+        # One byte past the limit is enough to know the file is too large.
+        raw = upload.stream.read(self.max_bytes + 1)
+        name = os.path.basename(upload.filename.replace("\\", "/"))[:200]
+        parsed = self.read(raw, name)
+        if not parsed.rows:
+            raise FileRefused(_("Het bestand heeft geen rijen onder de kopregel."), 422)
+        token = self.staging.keep(parsed, name, carrier_id=carrier_id, user_id=user_id)
+        logger.info("%s %s: %s rows uploaded", self.staging.folder, token[:6], len(parsed.rows))
+        return token
+
+    def commit(
+        self,
+        token: str,
+        record: dict,
+        work: Work,
+        refusal: Callable[[ValidationFailed], object] = lambda failed: None,
+    ):
+        """Import an upload once, in the request's one unit of work: `work` checks the rows
+        again and writes them through the domain's service. Its answer is what was imported
+        (the upload says so once the unit of work is committed), nothing, or a refusal the
+        domain words. When the service refuses a row (ValidationFailed: something changed
+        since the preview) nothing is kept: the planner sees `refusal(failed)`'s page, else
+        the preview again."""
+        back = self.back(token)
+        if record.get("imported"):
+            flash(_("Dit bestand is al geïmporteerd."), "error")
+            return back
+        # Only one import per upload, even when the button is pressed twice at once.
+        if not self.staging.claim(token):
+            flash(_("Dit bestand wordt al geïmporteerd."), "error")
+            return back
+        # Whatever refuses or breaks the import from here (also its commit) frees the upload.
+        after_rollback(lambda: self.staging.release(token))
+        try:
+            outcome = work()
+        except ValidationFailed as failed:
+            logger.warning(
+                "%s %s refused by the service: %s", self.staging.folder, token[:6], failed
+            )
+            flash(
+                _(
+                    "De import is afgebroken; er is niets geïmporteerd. Controleer het voorbeeld "
+                    "en probeer het opnieuw."
+                ),
+                "error",
+            )
+            return refused(refusal(failed) or back)
+        return self._done(token, record, outcome, back)
+
+    def _done(self, token: str, record: dict, outcome, back: Response):
+        if isinstance(outcome, Nothing):
+            self.staging.release(token)
+            flash(outcome.message, "error")
+            return back
+        if not isinstance(outcome, Imported):
+            return outcome
+        record["imported"] = {"at": time.time(), **outcome.summary}
+        # The upload says "imported" once the rows are committed, not before.
+        after_commit(lambda: self.staging.write(token, record))
+        flash(outcome.message, "success")
         return back
-    # Only one import per upload, even when the button is pressed twice at once.
-    if not staging.claim(token):
-        flash(_("Dit bestand wordt al geïmporteerd."), "error")
-        return back
-    # Whatever refuses or breaks the import from here (also its commit) frees the upload.
-    after_rollback(lambda: staging.release(token))
-    try:
-        outcome = work()
-    except ValidationFailed as failed:
-        logger.warning("%s %s refused by the service: %s", staging.folder, token[:6], failed)
-        flash(
-            _(
-                "De import is afgebroken; er is niets geïmporteerd. Controleer het voorbeeld "
-                "en probeer het opnieuw."
-            ),
-            "error",
-        )
-        return refused(refusal(failed) or back)
-    if isinstance(outcome, Nothing):
-        staging.release(token)
-        flash(outcome.message, "error")
-        return back
-    if not isinstance(outcome, Imported):
-        return outcome
-    record["imported"] = {"at": time.time(), **outcome.summary}
-    # The upload says "imported" once the rows are committed, not before.
-    after_commit(lambda: staging.write(token, record))
-    flash(outcome.message, "success")
-    return back
+
+
+def preview_context(token: str, record: dict, parsed: ParsedFile, results: list) -> dict:
+    """What every import's preview page shows: the upload, its rows (only those with errors
+    when asked: `?alleen=fouten`) and how many there are."""
+    only_errors = request.args.get("alleen") == "fouten"
+    return {
+        "token": token,
+        "record": record,
+        "parsed": parsed,
+        "results": [r for r in results if not r.valid] if only_errors else results,
+        "only_errors": only_errors,
+        "total": len(results),
+        "row_key": ROW,
+    }
 
 
 def error_report(parsed: ParsedFile, results: list[RowResult]) -> str:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 
-from flask import Response, redirect, render_template, request, url_for
+from flask import Response, render_template
 from flask_babel import format_decimal, ngettext
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 
 from portal import imports
@@ -23,18 +24,24 @@ from portal.customers import csv_import, service
 from portal.customers.pages.kit import bp
 from portal.customers.words import SOORT_LABELS
 from portal.extensions import csrf
-from portal.imports import FileRefused, ParsedFile
+from portal.imports import ParsedFile
 from portal.unit_of_work import portal_write
 from portal.web.kit import current_actor, current_carrier_id
 
 logger = logging.getLogger(__name__)
 
-STAGING = imports.Staging("customer-imports")
+STEPS = imports.Steps(
+    staging=imports.Staging("customer-imports"),
+    read=csv_import.read_file,
+    max_bytes=csv_import.MAX_BYTES,
+    choose=_l("Kies een CSV- of Excel-bestand om te uploaden."),
+    preview="customers.import_preview",
+)
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
 def _load(token: str) -> dict:
-    return STAGING.load(token, carrier_id=current_carrier_id())
+    return STEPS.load(token, carrier_id=current_carrier_id())
 
 
 def _check(record: dict) -> tuple[ParsedFile, list[csv_import.RowResult]]:
@@ -84,18 +91,7 @@ def import_example_xlsx():
 def import_upload():
     """Read the file and keep its rows for the preview; a file that cannot be read is
     refused on the form, with the reason."""
-    try:
-        token = imports.receive(
-            STAGING,
-            csv_import.read_file,
-            max_bytes=csv_import.MAX_BYTES,
-            carrier_id=current_carrier_id(),
-            user_id=current_user.id,
-            choose=_("Kies een CSV- of Excel-bestand om te uploaden."),
-        )
-    except FileRefused as refusal:
-        return _form(refusal.message, refusal.status)
-    return redirect(url_for("customers.import_preview", token=token), 303)
+    return STEPS.receive(_form, carrier_id=current_carrier_id(), user_id=current_user.id)
 
 
 def _counts(results: list[csv_import.RowResult]) -> dict:
@@ -121,18 +117,11 @@ def import_preview(token: str):
             result.errors = {}
             result.kind, result.customer, result.place, result.first = done[str(result.number)]
     counts = _counts(results)
-    only_errors = request.args.get("alleen") == "fouten"
     return render_template(
         "customers/import_preview.html",
-        token=token,
-        record=record,
-        parsed=parsed,
-        results=[r for r in results if not r.valid] if only_errors else results,
-        only_errors=only_errors,
-        total=len(results),
+        **imports.preview_context(token, record, parsed, results),
         counts=counts,
         todo=counts["customers"] + counts["places"],
-        row_key=csv_import.ROW,
         soort_labels=SOORT_LABELS,
     )
 
@@ -146,8 +135,7 @@ def import_run(token: str):
     refuses one (a customer or number added meanwhile)."""
     record = _load(token)
     csrf.protect()
-    back = redirect(url_for("customers.import_preview", token=token), 303)
-    return imports.commit(STAGING, token, record, back=back, work=lambda: _import(token, record))
+    return STEPS.commit(token, record, lambda: _import(token, record))
 
 
 def _import(token: str, record: dict) -> imports.Imported | imports.Nothing:

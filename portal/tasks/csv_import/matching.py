@@ -79,20 +79,25 @@ def match_driver(value: str, found: Directory):
         candidates = found.drivers_by_email.get(key.casefold(), [])
     else:
         candidates = found.drivers_by_name.get(name_key(key), [])
-    active = [d for d in candidates if d.actief]
+    return _one_active(
+        candidates,
+        lambda count: _(
+            "%(count)s chauffeurs heten “%(name)s”: gebruik het e-mailadres", count=count, name=key
+        ),
+        lambda: _("Chauffeur “%(name)s” is niet actief", name=key),
+        lambda: _("Geen chauffeur met naam of e-mailadres “%(name)s”", name=key),
+    )
+
+
+def _one_active(candidates: list, many, inactive, unknown):
+    """The one active candidate; else ValueError in the words for many of them (`many` of
+    their count), for only inactive ones, or for none."""
+    active = [c for c in candidates if c.actief]
     if len(active) == 1:
         return active[0]
     if len(active) > 1:
-        raise ValueError(
-            _(
-                "%(count)s chauffeurs heten “%(name)s”: gebruik het e-mailadres",
-                count=len(active),
-                name=key,
-            )
-        )
-    if candidates:
-        raise ValueError(_("Chauffeur “%(name)s” is niet actief", name=key))
-    raise ValueError(_("Geen chauffeur met naam of e-mailadres “%(name)s”", name=key))
+        raise ValueError(many(len(active)))
+    raise ValueError(inactive() if candidates else unknown())
 
 
 def match_vehicle(value: str, found: Directory):
@@ -116,20 +121,14 @@ def match_customer(value: str, found: Directory):
         candidates = [by_number]
     else:
         candidates = found.customers_by_name.get(name_key(key), [])
-    active = [c for c in candidates if c.actief]
-    if len(active) == 1:
-        return active[0]
-    if len(active) > 1:
-        raise ValueError(
-            _(
-                "%(count)s klanten heten “%(name)s”: gebruik het debiteurnummer",
-                count=len(active),
-                name=key,
-            )
-        )
-    if candidates:
-        raise ValueError(_("Klant “%(name)s” is niet actief", name=key))
-    raise ValueError(_("Geen klant met debiteurnummer of naam “%(name)s”", name=key))
+    return _one_active(
+        candidates,
+        lambda count: _(
+            "%(count)s klanten heten “%(name)s”: gebruik het debiteurnummer", count=count, name=key
+        ),
+        lambda: _("Klant “%(name)s” is niet actief", name=key),
+        lambda: _("Geen klant met debiteurnummer of naam “%(name)s”", name=key),
+    )
 
 
 def match_place(value: str, end: str, customer, found: Directory):

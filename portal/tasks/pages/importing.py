@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import logging
 
-from flask import Blueprint, redirect, render_template, request, url_for
+from flask import Blueprint, render_template
 from flask_babel import format_decimal, ngettext
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 
 from portal import imports
@@ -20,7 +21,7 @@ from portal.accounts.permissions import role_required
 from portal.accounts.service import carrier_zone
 from portal.errors import ValidationFailed
 from portal.extensions import csrf
-from portal.imports import FileRefused, ParsedFile
+from portal.imports import ParsedFile
 from portal.tasks import csv_import, service
 from portal.tasks.pages.detail import FIELD_LABELS
 from portal.unit_of_work import portal_write
@@ -30,11 +31,17 @@ logger = logging.getLogger(__name__)
 
 bp = Blueprint("task_import", __name__)
 
-STAGING = imports.Staging("imports")
+STEPS = imports.Steps(
+    staging=imports.Staging("imports"),
+    read=lambda raw, _filename: csv_import.read_csv(raw),
+    max_bytes=csv_import.MAX_BYTES,
+    choose=_l("Kies een CSV-bestand om te uploaden."),
+    preview="task_import.preview",
+)
 
 
 def _load(token: str) -> dict:
-    return STAGING.load(token, carrier_id=current_carrier_id())
+    return STEPS.load(token, carrier_id=current_carrier_id())
 
 
 def _check(record: dict) -> tuple[ParsedFile, list[csv_import.RowResult]]:
@@ -102,18 +109,7 @@ def example():
 @role_required("planner")
 @portal_write
 def upload():
-    try:
-        token = imports.receive(
-            STAGING,
-            lambda raw, _name: csv_import.read_csv(raw),
-            max_bytes=csv_import.MAX_BYTES,
-            carrier_id=current_carrier_id(),
-            user_id=current_user.id,
-            choose=_("Kies een CSV-bestand om te uploaden."),
-        )
-    except FileRefused as refusal:
-        return _form(refusal.message, refusal.status)
-    return redirect(url_for("task_import.preview", token=token), 303)
+    return STEPS.receive(_form, carrier_id=current_carrier_id(), user_id=current_user.id)
 
 
 @bp.get("/taken/import/<string(length=32):token>")
@@ -125,22 +121,15 @@ def preview(token: str):
 
 
 def _preview(token: str, record: dict, parsed: ParsedFile, results: list, found, status=200):
-    only_errors = request.args.get("alleen") == "fouten"
     valid = sum(1 for r in results if r.valid)
     # After the import its rows are tasks themselves: comparing them again says nothing.
     warned = _warnings(results, found) if not record.get("imported") else _warnings([], found)
     return render_template(
         "tasks/import_preview.html",
-        token=token,
-        record=record,
-        parsed=parsed,
-        results=[r for r in results if not r.valid] if only_errors else results,
-        only_errors=only_errors,
-        total=len(results),
+        **imports.preview_context(token, record, parsed, results),
         valid=valid,
         invalid=len(results) - valid,
         zone=carrier_zone(current_carrier_id()).key,
-        row_key=csv_import.ROW,
         has_route=any(r.klant or r.route for r in results),
         **warned,
     ), status
@@ -153,13 +142,12 @@ def _preview(token: str, record: dict, parsed: ParsedFile, results: list, found,
 def run(token: str):
     record = _load(token)
     csrf.protect()
-    back = redirect(url_for("task_import.preview", token=token), 303)
     run = _Import(token, record)
-    return imports.commit(STAGING, token, record, back=back, work=run, refusal=run.refused)
+    return STEPS.commit(token, record, run, run.refused)
 
 
 class _Import:
-    """The valid rows of one upload made tasks: what imports.commit runs."""
+    """The valid rows of one upload made tasks: what STEPS.commit runs."""
 
     def __init__(self, token: str, record: dict) -> None:
         self.token, self.record = token, record
