@@ -22,7 +22,9 @@ covers. Signatures are not checked; names are never looked at.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
+
+from portal.tacho.recorded_text import EARLIEST, LATEST, coded, day_of, ia5
 
 BESTUURDERSKAART = "bestuurderskaart"
 VOERTUIGEENHEID = "voertuigeenheid"
@@ -48,25 +50,6 @@ TREPS = TREP_GEN1 | TREP_GEN2 | TREP_GEN2_V2
 # are defined, 0x80..0xFF belong to manufacturers, the rest is reserved.
 RT_DATE_OF_DAY, RT_SIGNATURE, RT_VIN, RT_VRN, RT_VRI = 0x06, 0x08, 0x0A, 0x0B, 0x24
 MAX_RECORD_ARRAYS = 64  # per block: far more than any block defines
-
-# Dates a tachograph can hold: digital tachographs exist since 2006 (cards since 2005).
-EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
-LATEST = datetime(2100, 1, 1, tzinfo=UTC)
-
-# Code pages of names and plates (Appendix 1, "codePage"): ISO/IEC 8859 parts and KOI8.
-CODE_PAGES = {
-    1: "latin_1",
-    2: "iso8859_2",
-    3: "iso8859_3",
-    5: "iso8859_5",
-    7: "iso8859_7",
-    9: "iso8859_9",
-    13: "iso8859_13",
-    15: "iso8859_15",
-    16: "iso8859_16",
-    80: "koi8_r",
-    85: "koi8_u",
-}
 
 
 class NotTachograph(ValueError):
@@ -117,36 +100,6 @@ def identify(data: bytes) -> TachoInfo:
         "not a tachograph file: it starts like neither a driver card download (an EF such as "
         "EF_ICC, 00 02 00 00 19) nor a vehicle unit download (76 01, 76 21, 76 31, ...)",
     )
-
-
-# --- text and time -----------------------------------------------------------------------
-
-
-def _ia5(raw: bytes) -> str | None:
-    """Fixed-width ASCII text without its padding (spaces, NUL, 0xFF); None when blank."""
-    text = raw.decode("latin_1").strip(" \x00\xff")
-    text = "".join(ch for ch in text if ch.isprintable())
-    return text or None
-
-
-def _coded(code_page: int, raw: bytes) -> str | None:
-    """Text in one of the tachograph's code pages, without its padding; None when blank."""
-    if not raw.strip(b" \x00\xff"):
-        return None
-    text = raw.decode(CODE_PAGES.get(code_page, "latin_1"), errors="replace")
-    text = " ".join("".join(ch for ch in text if ch.isprintable()).split())
-    return text.strip(" \x00\xff") or None
-
-
-def _day(seconds: int) -> datetime | None:
-    """A TimeReal (seconds since 1970 UTC) as the start of its day; None when out of range."""
-    try:
-        moment = datetime.fromtimestamp(seconds, UTC)
-    except (OverflowError, OSError, ValueError):
-        return None
-    if not EARLIEST <= moment < LATEST:
-        return None
-    return moment.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 # --- cards -------------------------------------------------------------------------------
@@ -213,9 +166,9 @@ def _card(data: bytes) -> TachoInfo:
         # CardIdentification: issuing state (1), card number (16), authority (36), issue,
         # validity and expiry dates (3 x 4); then the holder's surname and first names, each
         # a code page byte and 35 bytes.
-        info.kaartnummer = _ia5(identification[1:17])
-        surname = _coded(identification[65], identification[66:101])
-        first = _coded(identification[101], identification[102:137])
+        info.kaartnummer = ia5(identification[1:17])
+        surname = coded(identification[65], identification[66:101])
+        first = coded(identification[101], identification[102:137])
         info.houder = " ".join(part for part in (first, surname) if part) or None
     activity = _newest(records, EF_ACTIVITY)
     if activity:
@@ -240,7 +193,7 @@ def _card_days(activity: bytes) -> list[datetime]:
         # The header may wrap around the end of the buffer.
         raw = bytes(ring[(at + i) % size] for i in range(8))
         length = int.from_bytes(raw[2:4], "big")
-        return length, _day(int.from_bytes(raw[4:8], "big"))
+        return length, day_of(int.from_bytes(raw[4:8], "big"))
 
     days = []
     for pointer in (oldest, newest):
@@ -291,10 +244,10 @@ CERTIFICATE_1, SIGNATURE_1 = 194, 128
 
 def _overview_1(r: _Reader, info: TachoInfo) -> None:
     r.skip(2 * CERTIFICATE_1)  # member state and VU certificates
-    info.vin = info.vin or _ia5(r.take(17))
+    info.vin = info.vin or ia5(r.take(17))
     r.skip(1)  # registration nation
     plate = r.take(14)  # code page and 13 characters
-    info.kenteken = info.kenteken or _coded(plate[0], plate[1:])
+    info.kenteken = info.kenteken or coded(plate[0], plate[1:])
     r.skip(4 + 8 + 1)  # current time, downloadable period, card slots
     r.skip(4 + 18 + 36)  # last download: time, card, company or workshop
     r.skip(r.u8() * 98)  # company locks
@@ -303,7 +256,7 @@ def _overview_1(r: _Reader, info: TachoInfo) -> None:
 
 
 def _activities_1(r: _Reader, info: TachoInfo) -> None:
-    day = _day(r.u32())
+    day = day_of(r.u32())
     r.skip(3)  # odometer at midnight
     r.skip(r.u16() * 129)  # card insertions and withdrawals
     r.skip(r.u16() * 2)  # activity changes
@@ -351,14 +304,14 @@ def _record_arrays(r: _Reader, info: TachoInfo) -> None:
             raise _Short
         body = r.take(size * count)
         if record_type == RT_VIN and size == 17 and count:
-            found["vin"] = _ia5(body[:17])
+            found["vin"] = ia5(body[:17])
         elif record_type == RT_VRN and size == 14 and count:
-            found["kenteken"] = _coded(body[0], body[1:14])
+            found["kenteken"] = coded(body[0], body[1:14])
         elif record_type == RT_VRI and size == 15 and count:
-            found["kenteken"] = _coded(body[1], body[2:15])
+            found["kenteken"] = coded(body[1], body[2:15])
         elif record_type == RT_DATE_OF_DAY and size == 4:
             for i in range(count):
-                day = _day(int.from_bytes(body[i * 4 : i * 4 + 4], "big"))
+                day = day_of(int.from_bytes(body[i * 4 : i * 4 + 4], "big"))
                 if day is not None:
                     days.append(day)
         if record_type == RT_SIGNATURE:

@@ -14,65 +14,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 
+from portal.tacho.ddd import build_bytes as enc
 from portal.tacho.ddd import codes
-from portal.tacho.ddd.model import CardSession, GnssPlace, Place, VehicleUse
+from portal.tacho.ddd.build_vu import vu_file
+from portal.tacho.ddd.model import GnssPlace, Place, VehicleUse
 from portal.tacho.segments import DAY_MIN, ONBEKEND, RIJDEN, Change
 
 DEFAULT_BUFFER = 13776  # the largest first-generation buffer, the second generation's size
 MAX_BUFFER = 0xFFFF - 4  # an EF's length is two bytes
 SPARE = 64  # bytes a grown buffer keeps free
-
-
-# --- small encodings ---------------------------------------------------------------------
-
-
-def _u8(n: int) -> bytes:
-    return (n & 0xFF).to_bytes(1, "big")
-
-
-def _u16(n: int) -> bytes:
-    return (n & 0xFFFF).to_bytes(2, "big")
-
-
-def _u24(n: int) -> bytes:
-    return (n & 0xFFFFFF).to_bytes(3, "big")
-
-
-def _u32(n: int) -> bytes:
-    return (n & 0xFFFFFFFF).to_bytes(4, "big")
-
-
-def _time(when: datetime | date | None) -> bytes:
-    return _u32(codes.seconds_of(when))
-
-
-def _text(value: str | None, width: int) -> bytes:
-    return (value or "").encode("latin_1", errors="replace")[:width].ljust(width, b" ")
-
-
-def _name(value: str | None) -> bytes:
-    """A Name: code page 1 (ISO 8859-1) and 35 characters."""
-    return b"\x01" + _text(value, 35)
-
-
-def _filler(size: int, seed: int) -> bytes:
-    return bytes((seed * 7 + i * 13) % 256 for i in range(size))
-
-
-def _record(fid: int, kind: int, body: bytes) -> bytes:
-    if len(body) > 0xFFFF:
-        raise ValueError(f"EF {fid:04X} would hold {len(body)} bytes; at most 65535 fit")
-    return _u16(fid) + _u8(kind) + _u16(len(body)) + body
-
-
-def _signed(fid: int, kind: int, body: bytes) -> bytes:
-    """An EF and its signature record (filler: 128 bytes Gen1, 64 bytes Gen2)."""
-    return _record(fid, kind, body) + _record(fid, kind + 1, _filler(128 if kind == 0 else 64, fid))
-
-
-def _plate(kenteken: str | None, land: str | int | None) -> bytes:
-    nation = codes.NATION_CODES.get(land, 0) if isinstance(land, str) else land or 0
-    return _u8(nation) + b"\x01" + _text(kenteken, 13)
 
 
 # --- activity ----------------------------------------------------------------------------
@@ -119,12 +69,6 @@ def _at(change: Change, minute: int) -> Change:
     )
 
 
-def _in_slot(change: Change, slot: int) -> Change:
-    return Change(
-        change.minuut, change.activiteit, change.kaart_in, change.bemanning, change.handmatig, slot
-    )
-
-
 def _day_record(
     day: date, previous: int, presence: int, changes: Sequence[Change], distance: int | None
 ) -> bytes:
@@ -135,14 +79,14 @@ def _day_record(
         ordered.insert(0, Change(0, ONBEKEND, kaart_in=False))
     if distance is None:
         distance = _driven_km(ordered)
-    words = b"".join(_u16(codes.change_word(c)) for c in ordered)
+    words = b"".join(enc.u16(codes.change_word(c)) for c in ordered)
     length = 12 + len(words)
     return (
-        _u16(previous)
-        + _u16(length)
-        + _time(day)
+        enc.u16(previous)
+        + enc.u16(length)
+        + enc.time(day)
         + codes.to_bcd(presence % 10000, 2)
-        + _u16(distance)
+        + enc.u16(distance)
         + words
     )
 
@@ -179,7 +123,7 @@ def activity_buffer(
         raise ValueError(f"the activity of these days needs {total} bytes; at most {MAX_BUFFER}")
     ring = bytearray(size)
     if not records:
-        return _u16(0) + _u16(0) + bytes(ring)
+        return enc.u16(0) + enc.u16(0) + bytes(ring)
     # Where writing starts: 0, or (wrap) such that a record's header crosses the end.
     start = 0
     if wrap:
@@ -199,7 +143,7 @@ def activity_buffer(
     previous = 0
     for record in records:
         body = bytearray(record)
-        body[0:2] = _u16(previous)
+        body[0:2] = enc.u16(previous)
         previous = len(record)
         offsets.append(pos)
         for j, byte in enumerate(body):
@@ -210,7 +154,7 @@ def activity_buffer(
     # The oldest complete record has no predecessor any more.
     ring[oldest % size] = 0
     ring[(oldest + 1) % size] = 0
-    return _u16(oldest) + _u16(newest) + bytes(ring)
+    return enc.u16(oldest) + enc.u16(newest) + bytes(ring)
 
 
 # --- card files --------------------------------------------------------------------------
@@ -225,14 +169,14 @@ def _identification(
     vervaldatum: date,
 ) -> bytes:
     body = (
-        _u8(land)
-        + _text(kaartnummer, 16)
-        + _name("RDW")
-        + _time(issued)
-        + _time(issued)
-        + _time(vervaldatum)
-        + _name(achternaam)
-        + _name(voornamen)
+        enc.u8(land)
+        + enc.text(kaartnummer, 16)
+        + enc.name("RDW")
+        + enc.time(issued)
+        + enc.time(issued)
+        + enc.time(vervaldatum)
+        + enc.name(achternaam)
+        + enc.name(voornamen)
         + bytes.fromhex("19800615")  # birth date, BCD
         + b"nl"
     )
@@ -242,18 +186,18 @@ def _identification(
 
 def _application(kind: int, size: int, version_2: bool) -> bytes:
     if kind == 0:
-        return b"\x01\x00\x00\x0c\x18" + _u16(size) + _u16(200) + _u8(112)
+        return b"\x01\x00\x00\x0c\x18" + enc.u16(size) + enc.u16(200) + enc.u8(112)
     version = b"\x01\x01" if version_2 else b"\x01\x00"
     return (
         b"\x01"
         + version
         + b"\x0c\x18"
-        + _u16(size)
-        + _u16(200)  # vehicle records
-        + _u16(112)  # place records
-        + _u16(252)  # GNSS accumulated driving records
-        + _u16(112)  # specific conditions
-        + _u16(200)  # vehicle units
+        + enc.u16(size)
+        + enc.u16(200)  # vehicle records
+        + enc.u16(112)  # place records
+        + enc.u16(252)  # GNSS accumulated driving records
+        + enc.u16(112)  # specific conditions
+        + enc.u16(200)  # vehicle units
     )
 
 
@@ -262,19 +206,19 @@ def _vehicles(vehicles: Sequence[VehicleUse], second: bool, count: int = 200) ->
     rows = []
     for use in list(vehicles)[-count:]:
         row = (
-            _u24(use.km_begin)
-            + _u24(use.km_eind)
-            + _time(use.eerste_gebruik)
-            + _time(use.laatste_gebruik)
-            + _plate(use.kenteken, use.land)
-            + _u16(0)
+            enc.u24(use.km_begin)
+            + enc.u24(use.km_eind)
+            + enc.time(use.eerste_gebruik)
+            + enc.time(use.laatste_gebruik)
+            + enc.plate(use.kenteken, use.land)
+            + enc.u16(0)
         )
         if second:
-            row += _text(use.vin, 17)
+            row += enc.text(use.vin, 17)
         rows.append(row)
     newest = len(rows) - 1 if rows else 0
     rows += [bytes(size)] * (count - len(rows))
-    return _u16(newest) + b"".join(rows)
+    return enc.u16(newest) + b"".join(rows)
 
 
 PLACE_TYPES = {("begin", False): 0, ("einde", False): 1, ("begin", True): 2, ("einde", True): 3}
@@ -286,35 +230,35 @@ def _places(places: Sequence[Place], second: bool, count: int = 112) -> bytes:
     for place in list(places)[-count:]:
         nation = codes.NATION_CODES.get(place.land, 0) if place.land else 0
         row = (
-            _time(place.tijd)
-            + _u8(PLACE_TYPES[place.soort, place.handmatig])
-            + _u8(nation)
-            + _u8(place.regio or 0)
-            + _u24(place.km)
+            enc.time(place.tijd)
+            + enc.u8(PLACE_TYPES[place.soort, place.handmatig])
+            + enc.u8(nation)
+            + enc.u8(place.regio or 0)
+            + enc.u24(place.km)
         )
         if second:
             row += _gnss_place(place.tijd, place.lat, place.lon)
         rows.append(row)
     newest = len(rows) - 1 if rows else 0
     rows += [bytes(size)] * (count - len(rows))
-    pointer = _u16(newest) if second else _u8(newest)
+    pointer = enc.u16(newest) if second else enc.u8(newest)
     return pointer + b"".join(rows)
 
 
 def _gnss_place(when: datetime, lat: float | None, lon: float | None) -> bytes:
     if lat is None or lon is None:
-        return _time(when) + b"\x00" + b"\x7f\xff\xff" * 2
-    return _time(when) + b"\x05" + codes.to_geo(lat) + codes.to_geo(lon)
+        return enc.time(when) + b"\x00" + b"\x7f\xff\xff" * 2
+    return enc.time(when) + b"\x05" + codes.to_geo(lat) + codes.to_geo(lon)
 
 
 def _gnss(places: Sequence[GnssPlace], count: int = 252) -> bytes:
     rows = [
-        _time(p.tijd) + _gnss_place(p.tijd, p.lat, p.lon) + _u24(p.km)
+        enc.time(p.tijd) + _gnss_place(p.tijd, p.lat, p.lon) + enc.u24(p.km)
         for p in list(places)[-count:]
     ]
     newest = len(rows) - 1 if rows else 0
     rows += [bytes(18)] * (count - len(rows))
-    return _u16(newest) + b"".join(rows)
+    return enc.u16(newest) + b"".join(rows)
 
 
 def card_file(
@@ -345,132 +289,37 @@ def card_file(
     activity = activity_buffer(dagen, buffer_size=buffer_size, wrap=wrap)
     size = len(activity) - 4
     parts = [
-        _record(0x0002, 0, _filler(25, 1)),
-        _record(0x0005, 0, _filler(8, 2)),
-        _signed(0x0501, 0, _application(0, size, False)),
-        _record(0xC100, 0, _filler(194, 3)),
-        _record(0xC108, 0, _filler(194, 4)),
-        _signed(0x0520, 0, identification),
+        enc.record(0x0002, 0, enc.filler(25, 1)),
+        enc.record(0x0005, 0, enc.filler(8, 2)),
+        enc.signed(0x0501, 0, _application(0, size, False)),
+        enc.record(0xC100, 0, enc.filler(194, 3)),
+        enc.record(0xC108, 0, enc.filler(194, 4)),
+        enc.signed(0x0520, 0, identification),
     ]
     if download_time is not None:
-        parts.append(_signed(0x050E, 0, _time(download_time)))
+        parts.append(enc.signed(0x050E, 0, enc.time(download_time)))
     parts += [
-        _signed(0x0504, 0, activity),
-        _signed(0x0505, 0, _vehicles(vehicles, second=False)),
-        _signed(0x0506, 0, _places(places, second=False)),
+        enc.signed(0x0504, 0, activity),
+        enc.signed(0x0505, 0, _vehicles(vehicles, second=False)),
+        enc.signed(0x0506, 0, _places(places, second=False)),
     ]
     if generation >= 2 or version_2:
         parts += [
-            _signed(0x0501, 2, _application(2, size, version_2)),
-            _record(0xC101, 0, _filler(204, 5)),
-            _signed(0x0520, 2, identification),
+            enc.signed(0x0501, 2, _application(2, size, version_2)),
+            enc.record(0xC101, 0, enc.filler(204, 5)),
+            enc.signed(0x0520, 2, identification),
         ]
         if download_time is not None:
-            parts.append(_signed(0x050E, 2, _time(download_time)))
+            parts.append(enc.signed(0x050E, 2, enc.time(download_time)))
         parts += [
-            _signed(0x0504, 2, activity),
-            _signed(0x0505, 2, _vehicles(vehicles, second=True)),
-            _signed(0x0506, 2, _places(places, second=True)),
-            _signed(0x0524, 2, _gnss(gnss)),
+            enc.signed(0x0504, 2, activity),
+            enc.signed(0x0505, 2, _vehicles(vehicles, second=True)),
+            enc.signed(0x0506, 2, _places(places, second=True)),
+            enc.signed(0x0524, 2, _gnss(gnss)),
         ]
         if version_2:
-            parts.append(_signed(0x0525, 2, _u16(0) * 4))
+            parts.append(enc.signed(0x0525, 2, enc.u16(0) * 4))
     return b"".join(parts)
 
 
-# --- vehicle unit files (first generation) -----------------------------------------------
-
-
-def _full_card_number(number: str, land: int = 0x26) -> bytes:
-    return b"\x01" + _u8(land) + _text(number, 16)
-
-
-def _iw_record(session: CardSession) -> bytes:
-    """A VuCardIWRecord (129 bytes)."""
-    first, _, surname = (session.houder or "").rpartition(" ")
-    body = (
-        _name(surname)
-        + _name(first)
-        + _full_card_number(session.kaartnummer)
-        + _time(date(2030, 1, 1))  # card expiry
-        + _time(session.ingestoken)
-        + _u24(session.km_in or 0)
-        + _u8(session.slot)
-        + _time(session.uitgenomen)
-        + _u24(session.km_uit or 0)
-        + _plate(None, 0)
-        + _u32(0)  # previous vehicle: none
-        + b"\x00"  # no manual input
-    )
-    assert len(body) == 129
-    return body
-
-
-def vu_file(
-    *,
-    vin: str = "XLRTEH4300G123456",
-    kenteken: str = "BX12AB",
-    land: int = 0x26,
-    dagen: Mapping[date, Mapping[int, Sequence[Change]] | Sequence[Change]],
-    kaarten: Sequence[CardSession] = (),
-    download_time: datetime | None = None,
-    km_start: int = 100_000,
-    km_per_day: int = 400,
-) -> bytes:
-    """A first-generation vehicle unit download: the overview (VIN, registration, current
-    time, downloadable period) and one block per day with the odometer at midnight, the card
-    insertions that touch the day, and each slot's activity changes (a list of changes is
-    the driver slot's)."""
-    days = sorted(dagen)
-    downloaded = download_time or (
-        datetime.combine(days[-1], datetime.min.time(), tzinfo=UTC) + timedelta(days=1)
-        if days
-        else datetime(2026, 1, 1, tzinfo=UTC)
-    )
-    period_from = days[0] if days else downloaded
-    overview = (
-        _filler(2 * 194, 8)
-        + _text(vin, 17)
-        + _plate(kenteken, land)
-        + _time(downloaded)
-        + _time(period_from)
-        + _time(downloaded)
-        + b"\x11"  # card slots status
-        + _time(downloaded)
-        + _full_card_number("")
-        + _name("Rijplan")
-        + b"\x00\x00"  # no company locks, no controls
-        + _filler(128, 10)
-    )
-    blocks = [b"\x76\x01" + overview]
-    for n, day in enumerate(days):
-        start = datetime.combine(day, datetime.min.time(), tzinfo=UTC)
-        end = start + timedelta(days=1)
-        per_slot = dagen[day]
-        if not isinstance(per_slot, Mapping):
-            per_slot = {0: per_slot}
-        words = []
-        for slot in (0, 1):
-            changes = sorted(per_slot.get(slot, ()), key=lambda c: c.minuut)
-            if not changes or changes[0].minuut:
-                # Both slots' state at 00:00 opens the day.
-                changes.insert(0, Change(0, "rust", kaart_in=False, slot=slot))
-            words += [codes.vu_word(_in_slot(c, slot)) for c in changes]
-        touching = [
-            s
-            for s in kaarten
-            if s.ingestoken < end and (s.uitgenomen is None or s.uitgenomen >= start)
-        ]
-        block = (
-            _time(day)
-            + _u24(km_start + n * km_per_day)
-            + _u16(len(touching))
-            + b"".join(_iw_record(s) for s in touching)
-            + _u16(len(words))
-            + b"".join(_u16(w) for w in words)
-            + b"\x00"  # no places
-            + _u16(0)  # no specific conditions
-            + _filler(128, 11 + n)
-        )
-        blocks.append(b"\x76\x02" + block)
-    return b"".join(blocks)
+__all__ = ["activity_buffer", "card_file", "changes_from_timeline", "vu_file"]

@@ -19,7 +19,8 @@ from datetime import date, datetime, timedelta
 
 from portal.tacho.ddd import codes
 from portal.tacho.ddd.model import CardSession, DamagedFile, VuDay, VuDownload
-from portal.tacho.detect import TREP_GEN2, TREP_GEN2_V2, TREPS, _coded, _ia5
+from portal.tacho.detect import TREP_GEN2, TREP_GEN2_V2, TREPS
+from portal.tacho.recorded_text import coded, ia5
 from portal.tacho.segments import Change, midnight
 
 SID = 0x76
@@ -94,7 +95,7 @@ class _State:
         if with_nation:
             self.land = self.land or codes.nation(raw[0])
             raw = raw[1:]
-        self.kenteken = self.kenteken or _coded(raw[0], raw[1:14])
+        self.kenteken = self.kenteken or coded(raw[0], raw[1:14])
 
     def day(self, when: date, km: int | None, words: list[int]) -> None:
         per_slot: dict[int, list[Change]] = {}
@@ -111,7 +112,7 @@ class _State:
     def session(self, raw: bytes, number_at: int, expiry_at: int) -> None:
         """A VuCardIWRecord: holder (72), full card number (type, nation, 16), [generation],
         expiry (4), insertion (4), odometer (3), slot (1), withdrawal (4), odometer (3)."""
-        number = _ia5(raw[number_at + 2 : number_at + 18])
+        number = ia5(raw[number_at + 2 : number_at + 18])
         at = expiry_at + 4
         inserted = codes.moment(int.from_bytes(raw[at : at + 4], "big"))
         if not number or inserted is None:
@@ -122,8 +123,8 @@ class _State:
         if withdrawn is not None and withdrawn < inserted:
             withdrawn = None
         km_out = int.from_bytes(raw[at + 12 : at + 15], "big")
-        surname = _coded(raw[0], raw[1:36])
-        first = _coded(raw[36], raw[37:72])
+        surname = coded(raw[0], raw[1:36])
+        first = coded(raw[36], raw[37:72])
         key = (number, slot, inserted)
         known = self.sessions.get(key)
         if known is not None and known.uitgenomen is not None:
@@ -144,7 +145,7 @@ class _State:
 
 def _overview_1(r: _Reader, s: _State) -> None:
     r.skip(2 * CERTIFICATE_1)  # member state and VU certificates
-    s.vin = s.vin or _ia5(r.take(17))
+    s.vin = s.vin or ia5(r.take(17))
     s.registration(r.take(15), with_nation=True)
     s.now = codes.moment(r.u32())
     s.period = (codes.moment(r.u32()), codes.moment(r.u32()))
@@ -232,7 +233,7 @@ def _overview_2(r: _Reader, s: _State) -> None:
     arrays = _arrays(r)
     s.data_blocks += 1
     if vin := _first(arrays, RT_VIN, 17):
-        s.vin = s.vin or _ia5(vin[:17])
+        s.vin = s.vin or ia5(vin[:17])
     if vri := _first(arrays, RT_VRI, 15):
         s.registration(vri, with_nation=True)
     elif vrn := _first(arrays, RT_VRN, 14):
