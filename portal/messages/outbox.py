@@ -15,7 +15,7 @@ from portal.extensions import db
 from portal.messages.failures import failure
 from portal.messages.models import DeliveryAttempt, Message, PushSubscription
 from portal.messages.push import PushMessage, PushTarget, SendResult
-from portal.outbox import Backoff, Decision, Queue, decide
+from portal.outbox import Backoff, Decision, Held, Queue, decide
 
 # After attempt n fails in a way worth retrying, wait BACKOFF[n - 1]; attempt 5 is the last.
 BACKOFF = (
@@ -36,21 +36,10 @@ QUEUE = Queue(
 )
 
 
-def due_carriers(*, now: datetime, limit: int = 1000) -> list[uuid.UUID]:
-    """Carriers with queued messages whose next attempt is due, most overdue first. Asked
-    before the worker acts per carrier: on PostgreSQL through the owner's function, which
-    answers carrier ids only (tenancy.lookup); everything else the worker does runs in one
-    carrier's scope."""
-    return QUEUE.due_carriers(now=now, limit=limit)
-
-
 @dataclass(frozen=True)
-class Claimed:
+class Claimed(Held):
     """A message a worker holds: what to push, to which devices, as which attempt."""
 
-    id: uuid.UUID
-    claim_id: uuid.UUID
-    poging: int
     message: PushMessage
     targets: tuple[PushTarget, ...]
 

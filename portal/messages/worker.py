@@ -1,7 +1,7 @@
 """The outbox worker: `flask --app wsgi send-notifications` pushes queued messages.
 
 One pass finds the carriers with due messages (a narrow, read-only look across carriers: see
-outbox.due_carriers), then per carrier, in that carrier's scope: claims due messages
+outbox.QUEUE.due_carriers), then per carrier, in that carrier's scope: claims due messages
 (committed at once, so no lock is held while the network is slow), pushes each through the
 channel, and records the outcome in its own transaction. A worker that dies mid-pass leaves
 its claims to expire after the lease; the messages are then tried again (at least once).

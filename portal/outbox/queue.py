@@ -10,6 +10,7 @@ it), pogingen (attempts counted at the claim), fout (the stored failure) and ver
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import Select, func, select, update
@@ -18,6 +19,16 @@ from portal.extensions import db
 from portal.outbox.retry import Decision
 from portal.tenancy import lookup
 from portal.types import utcnow
+
+
+@dataclass(frozen=True)
+class Held:
+    """An entry a worker pass holds: its id, the pass's claim, and which attempt this is.
+    Each outbox adds what it sends."""
+
+    id: uuid.UUID
+    claim_id: uuid.UUID
+    poging: int
 
 
 class Queue:

@@ -20,7 +20,7 @@ from sqlalchemy.orm import aliased
 
 from portal import counters
 from portal.extensions import db
-from portal.outbox import Backoff, Queue, decide
+from portal.outbox import Backoff, Held, Queue, decide
 from portal.webhooks.failures import failure
 from portal.webhooks.models import (
     WebhookAttempt,
@@ -59,19 +59,10 @@ QUEUE = Queue(
 )
 
 
-def due_carriers(*, now: datetime, limit: int = 1000) -> list[uuid.UUID]:
-    """Carriers with queued deliveries whose next attempt is due, most overdue first (on
-    PostgreSQL through the owner's function: carrier ids only, see tenancy.lookup)."""
-    return QUEUE.due_carriers(now=now, limit=limit)
-
-
 @dataclass(frozen=True)
-class Claimed:
+class Claimed(Held):
     """A delivery a worker holds: what to post where, as which attempt."""
 
-    id: uuid.UUID
-    claim_id: uuid.UUID
-    poging: int
     endpoint_id: uuid.UUID
     url: str
     secret: str
