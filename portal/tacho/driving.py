@@ -12,26 +12,20 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 
 from portal.drivers import service as drivers
-from portal.drivers.models import Driver
 from portal.hours import service as hours
 from portal.tacho import reading, rules
 from portal.tacho.segments import (
-    DAY_MIN,
     KAART,
     ONBEKEND,
     VOERTUIG,
     Segment,
-    cap_minutes,
-    clock_notes,
     day_segments,
-    day_totals,
     midnight,
-    periods,
-    totals,
 )
+from portal.tacho.side_by_side import DIFF_MIN, DayView, app_days, days, differences
 from portal.types import utcnow
 
 # How far back the remaining time looks: to the start of the previous fixed week (the
@@ -80,20 +74,9 @@ def _card_segments(days: list) -> tuple[list[Segment], datetime | None]:
     return out, (out[-1].eind if out else None)
 
 
-def _app_days(work_days) -> list[rules.AppDay]:
-    return [
-        rules.AppDay(
-            gestart_op=day.gestart_op,
-            beeindigd_op=day.beeindigd_op,
-            activiteiten=[(a.soort, a.begin, a.einde) for a in activities],
-        )
-        for day, activities in work_days
-    ]
-
-
 def _timeline(card_days: list, work_days, now: datetime) -> Timeline:
     card, card_until = _card_segments(card_days)
-    app = rules.app_segments(_app_days(work_days), now=now) if work_days else []
+    app = rules.app_segments(app_days(work_days), now=now) if work_days else []
     if not card and not app:
         return Timeline([], None, None, card_days)
     segments, bron = rules.combine(card, card_until, app)
@@ -218,7 +201,7 @@ def planning_problems(
 
 @dataclass(frozen=True)
 class DriverFinding:
-    driver: Driver
+    driver: drivers.Driver
     finding: rules.Finding
 
 
@@ -255,145 +238,21 @@ def findings(
     return out
 
 
-# --- days: card and app side by side -----------------------------------------------------
-
-
-@dataclass
-class DayView:
-    """One UTC day of a driver: the card's segments and totals, the app's, and what differs."""
-
-    datum: date
-    kaart: list[Segment]
-    kaart_totaal: dict[str, int] | None  # None: no card data that day
-    app: list[Segment]
-    app_totaal: dict[str, int] | None  # None: no work day in the app that day
-    afstand_km: int | None
-    voertuigen: list[str]
-    verschillen: list[tuple[str, dict]]  # (code, params)
-    app_in_gebruik: bool = True  # False before the driver's first work day in the app
-    kaart_gelezen: bool = True  # False after the newest day of any download of the card
-    # The card's changes as recorded, each with its duration (segments.Period), up to the
-    # end of the day's data; and the day's data notes (code, params), e.g. a clock behind.
-    perioden: list = field(default_factory=list)
-    notities: list[tuple[str, dict]] = field(default_factory=list)
-
-
-DIFF_MIN = 30  # a difference of this many minutes or more is named
-
-
-def days(
-    *,
-    carrier_id: uuid.UUID,
-    driver_id: uuid.UUID,
-    van: date,
-    tot: date,
-    now: datetime | None = None,
-) -> list[DayView]:
-    """Per day of [van, tot) (newest first): the card's and the app's activity side by side
-    with the differences named from the driver's first work day in the app on, up to the
-    newest day a card download holds (later days are not read yet: nothing to compare).
-    Five queries."""
-    now = now or utcnow()
-    start, end = midnight(van), midnight(tot)
-    card_rows = reading.days_of_driver(carrier_id=carrier_id, driver_id=driver_id, van=van, tot=tot)
-    # A week before as well: the rest before the window's first work day runs from the
-    # work day before it.
-    work = hours.work_days_of_drivers(
-        carrier_id=carrier_id,
-        driver_ids={driver_id},
-        van=start - timedelta(days=7),
-        tot=min(end, now),
-    )[driver_id]
-    app_all = rules.app_segments(_app_days(work), now=min(end, now)) if work else []
-    # Before the driver's first work day in the app, the app has nothing to compare.
-    first_app = hours.first_work_day(carrier_id=carrier_id, driver_id=driver_id)
-    app_from = first_app.date() if first_app is not None else None
-    card_to = reading.newest_card_day(carrier_id=carrier_id, driver_id=driver_id)
-    worked_days = set()
-    for day, _acts in work:
-        cursor = day.gestart_op.date()
-        last = (day.beeindigd_op or min(end, now)).date()
-        while cursor <= last:
-            worked_days.add(cursor)
-            cursor += timedelta(days=1)
-    by_day = {}
-    for row in card_rows:
-        by_day.setdefault(row.datum, row)
-    out = []
-    current = tot - timedelta(days=1)
-    while current >= van:
-        day_start = midnight(current)
-        day_end = day_start + timedelta(days=1)
-        if day_start > now:
-            current -= timedelta(days=1)
-            continue
-        row = by_day.get(current)
-        changes = reading.changes_of(row.wijzigingen) if row else []
-        kaart = day_segments(current, changes, until=row.tot) if row else []
-        cap = cap_minutes(current, row.tot) if row else DAY_MIN
-        app = (
-            [
-                Segment(
-                    max(s.begin, day_start), min(s.eind, day_end), s.activiteit, s.bron, s.bemanning
-                )
-                for s in app_all
-                if s.eind > day_start and s.begin < day_end
-            ]
-            if current in worked_days
-            else []
-        )
-        # The durations of the changes added up: each counts once, also where a lagging
-        # clock stepped back (the timeline then gives the card-out time after it less).
-        kaart_totaal = day_totals(current, changes, until=row.tot) if row else None
-        app_totaal = totals(app) if app else None
-        app_in_gebruik = app_from is not None and current >= app_from
-        kaart_gelezen = card_to is not None and current <= card_to
-        out.append(
-            DayView(
-                datum=current,
-                kaart=kaart,
-                kaart_totaal=kaart_totaal,
-                app=app,
-                app_totaal=app_totaal,
-                afstand_km=row.afstand_km if row else None,
-                voertuigen=list(row.voertuigen or []) if row else [],
-                verschillen=differences(kaart_totaal, app_totaal)
-                if app_in_gebruik and kaart_gelezen
-                else [],
-                app_in_gebruik=app_in_gebruik,
-                kaart_gelezen=kaart_gelezen,
-                perioden=[p for p in periods(changes, cap=cap) if p.change.minuut < cap]
-                if row
-                else [],
-                notities=clock_notes(changes, cap=cap) if row else [],
-            )
-        )
-        current -= timedelta(days=1)
-    return out
-
-
-def differences(card: dict | None, app: dict | None) -> list[tuple[str, dict]]:
-    """What the card and the app disagree on for one day, as codes with their minutes."""
-    out: list[tuple[str, dict]] = []
-    card_driving = card["rijden"] if card else 0
-    card_work = (card["rijden"] + card["werk"]) if card else 0
-    app_work = (app["rijden"] + app["werk"]) if app else 0
-    if card_driving and app is None:
-        out.append(("rijden_zonder_werkdag", {"minuten": card_driving}))
-    if app_work and card is None:
-        out.append(("werk_niet_op_kaart", {"minuten": app_work}))
-    if card is not None and app is not None:
-        drive = card["rijden"] - app["rijden"]
-        if abs(drive) >= DIFF_MIN:
-            out.append(
-                (
-                    "meer_rijden_op_kaart" if drive > 0 else "meer_rijden_in_app",
-                    {"minuten": abs(drive)},
-                )
-            )
-        work = card_work - app_work
-        if abs(work) >= DIFF_MIN:
-            out.append(
-                ("meer_werk_op_kaart" if work > 0 else "meer_werk_in_app", {"minuten": abs(work)})
-            )
-    return out
+__all__ = [
+    "BUDGET_MARGIN",
+    "CHECK_LOOKBACK",
+    "DIFF_MIN",
+    "DayView",
+    "DriverBudget",
+    "DriverFinding",
+    "Timeline",
+    "budget_of",
+    "budget_start",
+    "budgets",
+    "days",
+    "differences",
+    "findings",
+    "planning_problems",
+    "timeline",
+    "timelines",
+]

@@ -18,7 +18,6 @@ from wtforms import StringField
 
 from portal.accounts.permissions import object_route
 from portal.drivers import service as drivers
-from portal.drivers.models import Driver
 from portal.errors import ValidationFailed
 from portal.tacho import driving, service
 from portal.tacho.pages.kit import (
@@ -89,13 +88,13 @@ def _window_end() -> date:
     return chosen
 
 
-def _driver_context(driver: Driver, card_form: CardForm | None = None) -> dict:
+def _driver_context(driver: drivers.Driver, card_form: CardForm | None = None) -> dict:
     carrier_id = current_carrier_id()
     last = _window_end()
     first = last - timedelta(days=WINDOW_DAYS - 1)
     budget = driving.budget_of(carrier_id=carrier_id, driver_id=driver.id)
     days = driving.days(
-        carrier_id=carrier_id, driver_id=driver.id, van=first, tot=last + timedelta(days=1)
+        carrier_id=carrier_id, driver_id=driver.id, start=first, end=last + timedelta(days=1)
     )
     found = driving.findings(
         carrier_id=carrier_id,
@@ -147,14 +146,14 @@ def _driver_context(driver: Driver, card_form: CardForm | None = None) -> dict:
 
 
 @driver_route("/rijtijden/chauffeurs/<uuid:driver_id>")
-def driver(driver: Driver):
+def driver(driver: drivers.Driver):
     """One driver: remaining time, card number, 28 days of card and app side by side, and
     the infringements of those days."""
     return render_template("tacho/driving/driver.html", **_driver_context(driver))
 
 
 @driver_route("/rijtijden/chauffeurs/<uuid:driver_id>/kaartnummer", methods=("POST",))
-def card_number(driver: Driver):
+def card_number(driver: drivers.Driver):
     """Set or clear the driver's card number; the days read of that card follow it."""
     form = CardForm(request.form)
     number = None if request.form.get("wissen") else (form.kaartnummer.data or "").strip()
@@ -255,14 +254,14 @@ def _change_rows(periods, day: date) -> list[ChangeRow]:
 
 
 @day_route("/rijtijden/chauffeurs/<uuid:driver_id>/dagen/<datum>")
-def day(driver: Driver, datum: date):
+def day(driver: drivers.Driver, datum: date):
     """One UTC day of a driver: a large bar of the card and the app, the card's list of
     changes, the totals side by side, the differences, distance and vehicles."""
     found = driving.days(
         carrier_id=current_carrier_id(),
         driver_id=driver.id,
-        van=datum,
-        tot=datum + timedelta(days=1),
+        start=datum,
+        end=datum + timedelta(days=1),
     )
     if not found:
         abort(404)

@@ -9,7 +9,6 @@ from flask import render_template
 
 from portal.accounts.permissions import role_required
 from portal.drivers import service as drivers
-from portal.drivers.models import Driver
 from portal.tacho import driving
 from portal.tacho.pages.kit import driving_bp
 from portal.types import utcnow
@@ -18,7 +17,7 @@ from portal.web.kit import current_carrier_id
 
 @dataclass(frozen=True)
 class BudgetRow:
-    driver: Driver
+    driver: drivers.Driver
     budget: object  # rules.Budget | None
     bron: str | None
     card_until: datetime | None
