@@ -23,6 +23,7 @@ from pywebpush import WebPushException, webpush
 
 from portal.messages.failures import failure
 from portal.outbound import AddressRefused, NameNotResolved, PinnedSession
+from portal.outbox.retry import retry_after_seconds
 from portal.types import iso
 
 logger = logging.getLogger(__name__)
@@ -191,16 +192,6 @@ def _classify(status: int | None, retry_after: str | None, message: str) -> Send
             "retry",
             status,
             failure("service_unavailable", http=status),
-            _seconds(retry_after),
+            retry_after_seconds(retry_after),
         )
     return SendResult("rejected", status, failure("service_refused", http=status))
-
-
-def _seconds(value: str | None) -> int | None:
-    """Retry-After as seconds; its HTTP-date form is rare from push services and ignored."""
-    if value is None:
-        return None
-    try:
-        return max(0, int(str(value).strip()))
-    except ValueError:
-        return None

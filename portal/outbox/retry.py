@@ -1,11 +1,23 @@
-"""When an outbox tries again: the waits between attempts (`Backoff`) and what one
-attempt's outcome makes of the entry (`decide`: sent, queued for a retry, or failed)."""
+"""When an outbox tries again: the waits between attempts (`Backoff`, lengthened by a
+receiver's Retry-After: `retry_after_seconds`) and what one attempt's outcome makes of the
+entry (`decide`: sent, queued for a retry, or failed)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+
+
+def retry_after_seconds(value: str | None) -> int | None:
+    """A Retry-After header as seconds; its HTTP-date form is rare from receivers and
+    ignored."""
+    if value is None:
+        return None
+    try:
+        return max(0, int(str(value).strip()))
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)

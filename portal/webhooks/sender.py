@@ -21,6 +21,7 @@ from portal.outbound import (
     Resolver,
     connection_refused,
 )
+from portal.outbox.retry import retry_after_seconds
 from portal.webhooks.failures import failure
 from portal.webhooks.models import ANSWER_KEPT
 
@@ -108,7 +109,7 @@ class HttpSender:
                 elapsed(),
                 text,
                 failure("unavailable", http=status),
-                _seconds(response.headers.get("Retry-After")),
+                retry_after_seconds(response.headers.get("Retry-After")),
             )
         return Answer("failed", status, elapsed(), text, failure("refused", http=status))
 
@@ -132,12 +133,3 @@ class HttpSender:
 
     def _timeout(self) -> str:
         return failure("timeout", seconds=f"{self.timeout:g}")
-
-
-def _seconds(value: str | None) -> int | None:
-    if value is None:
-        return None
-    try:
-        return max(0, int(str(value).strip()))
-    except ValueError:
-        return None

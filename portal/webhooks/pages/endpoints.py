@@ -153,22 +153,33 @@ def resume_endpoint(endpoint: WebhookEndpoint):
     return redirect(url_for("webhooks.endpoint", endpoint_id=endpoint.id), code=303)
 
 
+def _confirm(endpoint: WebhookEndpoint, action: str, *, title: str, text: str, button: str):
+    """The page that asks before an irreversible step on the endpoint (posting to action)."""
+    return render_template(
+        "admin/confirm.html",
+        title=title,
+        text=text,
+        button=button,
+        danger=True,
+        action=url_for(action, endpoint_id=endpoint.id),
+        back=url_for("webhooks.endpoint", endpoint_id=endpoint.id),
+        problem=None,
+    )
+
+
 @endpoint_route("/<uuid:endpoint_id>/geheim", methods=("GET", "POST"))
 def rotate_secret(endpoint: WebhookEndpoint):
     """A new signing secret, after confirmation; the old one stops at once."""
     if request.method == "GET":
-        return render_template(
-            "admin/confirm.html",
+        return _confirm(
+            endpoint,
+            "webhooks.rotate_secret",
             title=_("Nieuw geheim voor %(url)s?", url=endpoint.url),
             text=_(
                 "Handtekeningen met het huidige geheim kloppen daarna niet meer: zet het nieuwe "
                 "geheim meteen in je eigen systeem."
             ),
             button=_("Ja, nieuw geheim maken"),
-            danger=True,
-            action=url_for("webhooks.rotate_secret", endpoint_id=endpoint.id),
-            back=url_for("webhooks.endpoint", endpoint_id=endpoint.id),
-            problem=None,
         )
     secret = service.rotate_secret(
         carrier_id=current_carrier_id(), endpoint_id=endpoint.id, actor=current_actor()
@@ -179,18 +190,15 @@ def rotate_secret(endpoint: WebhookEndpoint):
 @endpoint_route("/<uuid:endpoint_id>/verwijderen", methods=("GET", "POST"))
 def delete_endpoint(endpoint: WebhookEndpoint):
     if request.method == "GET":
-        return render_template(
-            "admin/confirm.html",
+        return _confirm(
+            endpoint,
+            "webhooks.delete_endpoint",
             title=_("Endpoint %(url)s verwijderen?", url=endpoint.url),
             text=_(
                 "Er gaan geen gebeurtenissen meer naartoe, en de geschiedenis van zijn "
                 "leveringen verdwijnt. Tijdelijk stoppen kan ook: pauzeer het dan."
             ),
             button=_("Ja, verwijderen"),
-            danger=True,
-            action=url_for("webhooks.delete_endpoint", endpoint_id=endpoint.id),
-            back=url_for("webhooks.endpoint", endpoint_id=endpoint.id),
-            problem=None,
         )
     url = endpoint.url
     service.delete_endpoint(
