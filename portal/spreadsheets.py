@@ -35,6 +35,12 @@ def safe_text(value: str) -> str:
     return "'" + text if text.startswith(FORMULA_START) else text
 
 
+def unquoted(text: str) -> str:
+    """Text as safe_text() stood for it: without the apostrophe it put before a formula (an
+    import reads back the error report it wrote)."""
+    return text[1:] if text.startswith("'") and text[1:].startswith(FORMULA_START) else text
+
+
 def _csv_number(value: float | int) -> str:
     if isinstance(value, int) or value.is_integer():
         return str(int(value))
@@ -74,7 +80,9 @@ def to_csv(rows: Iterable[Sequence], *, delimiter: str = ";") -> bytes:
 
 
 def new_book():
-    """An empty openpyxl workbook (imported here, so a CSV export never loads openpyxl)."""
+    """An empty openpyxl workbook (imported here, so a CSV export never loads openpyxl).
+    Cells are set by put(), put_at() and append() and styled by bold(), column_width() and
+    filter_on(): no other module imports openpyxl."""
     from openpyxl import Workbook
 
     return Workbook()
@@ -111,6 +119,34 @@ def append(sheet, values: Sequence) -> None:
         for cell in sheet[sheet.max_row]:
             if isinstance(cell.value, str):
                 cell.data_type = "s"
+
+
+HEADER_FILL = "E3F3E6"  # the light green of a header row
+
+
+def bold(cell, on: bool = True, *, fill: str | None = None) -> None:
+    """A cell's text bold (or explicitly not), with a solid background colour if given."""
+    from openpyxl.styles import Font, PatternFill
+
+    cell.font = Font(bold=on)
+    if fill:
+        cell.fill = PatternFill("solid", fgColor=fill)
+
+
+def column_width(sheet, column: int, chars: int, *, most: int | None = 40) -> None:
+    """Column `column` (1 = A) wide enough for `chars` characters, at most `most`, plus a
+    margin of two."""
+    from openpyxl.utils import get_column_letter
+
+    width = chars if most is None else min(chars, most)
+    sheet.column_dimensions[get_column_letter(column)].width = width + 2
+
+
+def filter_on(sheet, columns: int, rows: int) -> None:
+    """A filter on the header of a table of `columns` columns and `rows` rows below it."""
+    from openpyxl.utils import get_column_letter
+
+    sheet.auto_filter.ref = f"A1:{get_column_letter(columns)}{rows + 1}"
 
 
 def sheet_title(name: str, taken: set[str]) -> str:

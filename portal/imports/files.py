@@ -10,10 +10,10 @@ from dataclasses import asdict, dataclass, field
 
 from flask_babel import gettext as _
 
+from portal import spreadsheets
+
 ROW = -1  # the key of errors that belong to the row, not to one cell
 SILENT_COLUMNS = ("fouten",)  # the error report's own column: read past without a warning
-# A cell the error report quoted against formula injection: the quote is ours, not data.
-_QUOTED_FORMULA = re.compile(r"^'[=+\-@\t\r]")
 
 
 class FileRefused(Exception):
@@ -37,8 +37,7 @@ def name_key(name: str) -> str:
 
 def cell_text(cell: str) -> str:
     """A cell's text without surrounding spaces or the error report's formula quote."""
-    text = cell.strip()
-    return text[1:] if _QUOTED_FORMULA.match(text) else text
+    return spreadsheets.unquoted(cell.strip())
 
 
 @dataclass(frozen=True)

@@ -57,9 +57,6 @@ def example_csv() -> str:
 
 def example_xlsx() -> bytes:
     """The example as an Excel workbook; every cell text, so Excel keeps 0547 and 10023."""
-    from openpyxl.styles import Font
-    from openpyxl.utils import get_column_letter
-
     book = spreadsheets.new_book()
     sheet = book.active
     sheet.title = "Klanten"
@@ -67,9 +64,9 @@ def example_xlsx() -> bytes:
         for column, value in enumerate(row, start=1):
             cell = spreadsheets.put_at(sheet, number, column, value)
             cell.number_format = "@"
-            cell.font = Font(bold=number == 1)
+            spreadsheets.bold(cell, number == 1)
     for column, name in enumerate(COLUMN_ORDER, start=1):
         width = max(len(name), *(len(row[column - 1]) for row in EXAMPLE_ROWS))
-        sheet.column_dimensions[get_column_letter(column)].width = min(width, 40) + 2
+        spreadsheets.column_width(sheet, column, width)
     sheet.freeze_panes = "A2"
     return spreadsheets.save(book)
