@@ -20,7 +20,7 @@ from sqlalchemy import case, delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from portal import events as webhooks
+from portal import events
 from portal.audit.service import Actor, record
 from portal.drivers import service as drivers
 from portal.errors import NotFound, ValidationFailed
@@ -168,7 +168,7 @@ def mark_read(
         .execution_options(populate_existing=True)
     )
     if changed:
-        webhooks.emit(
+        events.emit(
             db.session,
             carrier_id=carrier_id,
             type="bericht.gelezen",
