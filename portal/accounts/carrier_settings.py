@@ -90,13 +90,17 @@ def _checked(settings: CarrierSettings) -> dict:
     errors: list[dict] = []
     naam = settings.naam.strip()
     if not naam:
-        errors.append({"field": "naam", "message": "required"})
+        errors.append({"field": "naam", "code": "required", "message": "required"})
     if not valid_time_zone(settings.tijdzone):
-        errors.append({"field": "tijdzone", "message": "unknown time zone"})
+        errors.append(
+            {"field": "tijdzone", "code": "unknown_time_zone", "message": "unknown time zone"}
+        )
     land, postcode = _home_base_address(settings, errors)
     _check_home_base_position(settings.thuisbasis_lat, settings.thuisbasis_lng, errors)
     if settings.bewijs_chauffeur not in ("voornaam", "initialen"):
-        errors.append({"field": "bewijs_chauffeur", "message": "voornaam or initialen"})
+        errors.append(
+            {"field": "bewijs_chauffeur", "code": "choice", "message": "voornaam or initialen"}
+        )
     details = invoicing.clean(
         btw_nummer=settings.btw_nummer,
         kvk_nummer=settings.kvk_nummer,
@@ -126,21 +130,39 @@ def _home_base_address(settings: CarrierSettings, errors: list[dict]) -> tuple:
     land = (_clean(settings.thuisbasis_land) or "").upper() or None
     postcode = _clean(settings.thuisbasis_postcode)
     if land is not None and not countries.is_country(land):
-        errors.append({"field": "thuisbasis_land", "message": "a two-letter country code"})
+        errors.append(
+            {
+                "field": "thuisbasis_land",
+                "code": "country_code",
+                "message": "a two-letter country code",
+            }
+        )
     if postcode and land == "NL":
         match = NL_POSTCODE.match(postcode)
         if match:
             postcode = f"{match.group(1)} {match.group(2).upper()}"
         else:
-            errors.append({"field": "thuisbasis_postcode", "message": "not a Dutch postcode"})
+            errors.append(
+                {
+                    "field": "thuisbasis_postcode",
+                    "code": "postcode_format",
+                    "message": "not a Dutch postcode",
+                }
+            )
     return land, postcode
 
 
 def _check_home_base_position(lat: float | None, lng: float | None, errors: list[dict]) -> None:
     if (lat is None) != (lng is None):
         field = "thuisbasis_lng" if lng is None else "thuisbasis_lat"
-        errors.append({"field": field, "message": "give both or neither"})
+        errors.append(
+            {"field": field, "code": "both_or_neither", "message": "give both or neither"}
+        )
     if lat is not None and not -90 <= lat <= 90:
-        errors.append({"field": "thuisbasis_lat", "message": "between -90 and 90"})
+        errors.append(
+            {"field": "thuisbasis_lat", "code": "out_of_range", "message": "between -90 and 90"}
+        )
     if lng is not None and not -180 <= lng <= 180:
-        errors.append({"field": "thuisbasis_lng", "message": "between -180 and 180"})
+        errors.append(
+            {"field": "thuisbasis_lng", "code": "out_of_range", "message": "between -180 and 180"}
+        )

@@ -70,7 +70,13 @@ def _dummy_hash() -> str:
 def check_password_rules(password: str, field: str = "password") -> None:
     if len(password) < MIN_PASSWORD_LENGTH:
         raise ValidationFailed(
-            [{"field": field, "message": f"at least {MIN_PASSWORD_LENGTH} characters"}]
+            [
+                {
+                    "field": field,
+                    "code": "password_too_short",
+                    "message": f"at least {MIN_PASSWORD_LENGTH} characters",
+                }
+            ]
         )
 
 

@@ -32,6 +32,15 @@ def compact_iban(value: str) -> str:
     return re.sub(r"\s", "", value).upper()
 
 
+# Each of iban_problem's answers as the stable code of its error.
+IBAN_CODES = {
+    "not an IBAN": "iban_format",
+    "unknown IBAN country": "iban_country",
+    "wrong length for its country": "iban_length",
+    "check digits do not match": "iban_check",
+}
+
+
 def iban_problem(iban: str) -> str | None:
     """Why a compact IBAN is none (its shape, its country's length, its check digits)."""
     if not IBAN_SHAPE.fullmatch(iban):
@@ -60,24 +69,36 @@ def clean(
         problem = vat_problem(btw)
         btw = normalise_vat(btw)
         if problem:
-            errors.append({"field": "btw_nummer", "message": problem["message"]})
+            errors.append(problem)
     kvk = re.sub(r"\s", "", kvk_nummer or "") or None
     if kvk and not KVK.fullmatch(kvk):
-        errors.append({"field": "kvk_nummer", "message": "8 digits"})
+        errors.append({"field": "kvk_nummer", "code": "kvk_format", "message": "8 digits"})
     iban = compact_iban(iban or "") or None
     if iban:
         problem = iban_problem(iban)
         if problem:
-            errors.append({"field": "iban", "message": problem})
+            errors.append({"field": "iban", "code": IBAN_CODES[problem], "message": problem})
     email = (factuur_email or "").strip() or None
     if email:
         try:
             email = validate_email(email, check_deliverability=False).normalized
         except EmailNotValidError:
-            errors.append({"field": "factuur_email", "message": "not an email address"})
+            errors.append(
+                {
+                    "field": "factuur_email",
+                    "code": "email_invalid",
+                    "message": "not an email address",
+                }
+            )
     days = betaaltermijn_dagen
     if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= 365:
-        errors.append({"field": "betaaltermijn_dagen", "message": "between 1 and 365 days"})
+        errors.append(
+            {
+                "field": "betaaltermijn_dagen",
+                "code": "out_of_range",
+                "message": "between 1 and 365 days",
+            }
+        )
     return {
         "btw_nummer": btw,
         "kvk_nummer": kvk,

@@ -106,15 +106,18 @@ def invite_user(
     naam = naam.strip()
     errors = []
     if not EMAIL.match(email) or len(email) > 254:
-        errors.append({"field": "email", "message": "not an email address"})
+        errors.append(
+            {"field": "email", "code": "email_invalid", "message": "not an email address"}
+        )
     elif db.session.scalar(
         select(User.id).where(User.transporteur_id == carrier_id, User.email == email)
     ):
+        # No code yet: tests/admin/test_service.py pins this error's form.
         errors.append({"field": "email", "message": "already in use"})
     if not naam:
-        errors.append({"field": "naam", "message": "required"})
+        errors.append({"field": "naam", "code": "required", "message": "required"})
     if rol not in ROLES:
-        errors.append({"field": "rol", "message": f"one of {', '.join(ROLES)}"})
+        errors.append({"field": "rol", "code": "choice", "message": f"one of {', '.join(ROLES)}"})
     if errors:
         raise ValidationFailed(errors)
     user = User(transporteur_id=carrier_id, email=email, naam=naam, password_hash="", rol=rol)
@@ -163,9 +166,9 @@ def update_user(
     naam = naam.strip()
     errors = []
     if not naam:
-        errors.append({"field": "naam", "message": "required"})
+        errors.append({"field": "naam", "code": "required", "message": "required"})
     if rol not in ROLES:
-        errors.append({"field": "rol", "message": f"one of {', '.join(ROLES)}"})
+        errors.append({"field": "rol", "code": "choice", "message": f"one of {', '.join(ROLES)}"})
     if errors:
         raise ValidationFailed(errors)
     if rol != user.rol and user.rol == "admin":
@@ -221,7 +224,9 @@ def new_password_link(*, carrier_id: uuid.UUID, user_id: uuid.UUID, actor: Actor
     The current password keeps working until a new one is chosen."""
     user = get_user(carrier_id=carrier_id, user_id=user_id)
     if not user.actief:
-        raise ValidationFailed([{"field": "user", "message": "user is deactivated"}])
+        raise ValidationFailed(
+            [{"field": "user", "code": "user_inactive", "message": "user is deactivated"}]
+        )
     kind = "uitnodiging" if user.invited else "herstel"
     token = _new_link(user, kind)
     audit.record(
@@ -327,7 +332,9 @@ def issue_api_key(
     """A new key with the chosen scopes (at least one); the plain key is returned once."""
     wanted = [scope for scope in scopes if scope]
     if not wanted:
-        raise ValidationFailed([{"field": "scopes", "message": "choose at least one"}])
+        raise ValidationFailed(
+            [{"field": "scopes", "code": "no_scopes", "message": "choose at least one"}]
+        )
     api_key, plain = create_api_key(carrier_id=carrier_id, naam=naam, scopes=" ".join(wanted))
     audit.record(
         carrier_id=carrier_id,

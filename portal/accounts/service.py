@@ -53,7 +53,7 @@ def create_carrier(*, naam: str, tijdzone: str = "Europe/Amsterdam") -> Carrier:
     """A new carrier (tenant)."""
     naam = naam.strip()
     if not naam:
-        raise ValidationFailed([{"field": "naam", "message": "required"}])
+        raise ValidationFailed([{"field": "naam", "code": "required", "message": "required"}])
     carrier = Carrier(id=uuid.uuid4(), naam=naam, tijdzone=tijdzone)
     # The row's own policy admits it only inside its own scope.
     with carrier_scope(db.session, carrier.id):
@@ -110,17 +110,23 @@ def create_user(
     email = normalise_email(email)
     errors = []
     if "@" not in email:
-        errors.append({"field": "email", "message": "not an email address"})
+        errors.append(
+            {"field": "email", "code": "email_invalid", "message": "not an email address"}
+        )
     if rol not in ROLES:
-        errors.append({"field": "rol", "message": f"one of {', '.join(ROLES)}"})
+        errors.append({"field": "rol", "code": "choice", "message": f"one of {', '.join(ROLES)}"})
     if len(password) < MIN_PASSWORD_LENGTH:
         errors.append(
-            {"field": "password", "message": f"at least {MIN_PASSWORD_LENGTH} characters"}
+            {
+                "field": "password",
+                "code": "password_too_short",
+                "message": f"at least {MIN_PASSWORD_LENGTH} characters",
+            }
         )
     if not errors and db.session.scalar(
         select(User.id).where(User.transporteur_id == carrier_id, User.email == email)
     ):
-        errors.append({"field": "email", "message": "already in use"})
+        errors.append({"field": "email", "code": "email_in_use", "message": "already in use"})
     if errors:
         raise ValidationFailed(errors)
     user = User(
@@ -192,7 +198,9 @@ def end_sessions(*, carrier_id: uuid.UUID, user_id: uuid.UUID) -> None:
 
 def set_language(*, carrier_id: uuid.UUID, user_id: uuid.UUID, taal: str) -> None:
     if taal not in current_app.config["LANGUAGES"]:
-        raise ValidationFailed([{"field": "taal", "message": "unsupported language"}])
+        raise ValidationFailed(
+            [{"field": "taal", "code": "choice", "message": "unsupported language"}]
+        )
     _get_user(carrier_id=carrier_id, user_id=user_id).taal = taal
 
 
@@ -215,12 +223,12 @@ def create_api_key(
     returned this once only."""
     naam = naam.strip()
     if not naam:
-        raise ValidationFailed([{"field": "naam", "message": "required"}])
+        raise ValidationFailed([{"field": "naam", "code": "required", "message": "required"}])
     wanted = DEFAULT_SCOPES.split() if scopes is None else scopes.split()
     unknown = sorted(set(wanted) - set(SCOPES))
     if unknown:
         message = f"unknown: {', '.join(unknown)}; known: {DEFAULT_SCOPES}"
-        raise ValidationFailed([{"field": "scopes", "message": message}])
+        raise ValidationFailed([{"field": "scopes", "code": "unknown_scopes", "message": message}])
     key = API_KEY_PREFIX + secrets.token_urlsafe(32)
     api_key = ApiKey(
         transporteur_id=carrier_id,

@@ -12,7 +12,6 @@ audits it. Importing this package registers every route; the blueprints are `kit
 from __future__ import annotations
 
 from portal.accounts.pages import keys, settings, sign_in, users  # noqa: F401 (registers routes)
-from portal.accounts.pages.kit import bp as admin_bp
-from portal.accounts.pages.sign_in import bp
+from portal.accounts.pages.kit import admin_bp, bp
 
 __all__ = ["admin_bp", "bp"]

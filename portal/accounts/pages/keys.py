@@ -15,8 +15,8 @@ from portal.accounts.models import ApiKey
 from portal.accounts.pages.forms import ApiKeyForm
 from portal.accounts.pages.kit import (
     ROLES,
+    admin_bp,
     apply_errors,
-    bp,
     page_context,
     scope_groups,
     scope_label,
@@ -27,7 +27,7 @@ from portal.unit_of_work import portal_write
 from portal.web.kit import current_actor, current_carrier_id
 
 
-@bp.get("/api-sleutels")
+@admin_bp.get("/api-sleutels")
 @role_required(*ROLES)
 def api_keys():
     """The carrier's API keys: prefix, scopes, created, last used, revoked."""
@@ -39,7 +39,7 @@ def _scope_choices() -> list[SelectChoice]:
     return [SelectChoice(scope, scope_label(scope)) for scope in management.known_scopes()]
 
 
-@bp.route("/api-sleutels/nieuw", methods=["GET", "POST"])
+@admin_bp.route("/api-sleutels/nieuw", methods=["GET", "POST"])
 @role_required(*ROLES)
 @portal_write
 def new_api_key():
@@ -80,7 +80,7 @@ def key_route(rule: str, methods: tuple[str, ...] = ("GET",)):
     def load(key_id: uuid.UUID):
         return management.get_api_key(carrier_id=current_carrier_id(), key_id=key_id)
 
-    return object_route(bp, rule, load, methods=methods, roles=ROLES)
+    return object_route(admin_bp, rule, load, methods=methods, roles=ROLES)
 
 
 @key_route("/api-sleutels/<uuid:key_id>/intrekken", methods=("GET", "POST"))

@@ -20,8 +20,9 @@ from portal.accounts.pages.forms import SettingsForm
 from portal.accounts.pages.kit import (
     FIELD_LABELS,
     ROLES,
-    SERVICE_MESSAGES,
-    bp,
+    WORDING,
+    admin_bp,
+    coded,
     history_of,
     page_context,
 )
@@ -30,36 +31,31 @@ from portal.accounts.service import current_carrier_of
 from portal.billing import documents, ubl
 from portal.errors import ValidationFailed
 from portal.unit_of_work import portal_write
-from portal.web import errors_at_fields
-from portal.web.kit import current_actor, current_carrier_id
+from portal.web.kit import current_actor, current_carrier_id, errors_at_fields
 
-# The service's errors of the invoicing details as the page words them
-INVOICING_MESSAGES = {
-    ("btw_nummer", "a Dutch VAT number is NL + 9 digits + B + 2 digits"): _l(
+# The service's errors of the invoicing details as the page words them, by their code
+INVOICING_WORDING = {
+    "vat_dutch": _l(
         "Een Nederlands btw-nummer is NL, 9 cijfers, B en 2 cijfers, bijvoorbeeld NL123456789B01."
     ),
-    ("btw_nummer", "a country code and 2 to 13 letters or digits"): _l(
+    "vat_format": _l(
         "Geen btw-nummer: begin met de landcode en 2 tot 13 letters of cijfers, bijvoorbeeld "
         "DE123456789."
     ),
-    ("kvk_nummer", "8 digits"): _l("Een KvK-nummer is 8 cijfers, bijvoorbeeld 12345678."),
-    ("iban", "not an IBAN"): _l(
+    "kvk_format": _l("Een KvK-nummer is 8 cijfers, bijvoorbeeld 12345678."),
+    "iban_format": _l(
         "Een IBAN begint met een landcode en 2 cijfers, bijvoorbeeld NL91 ABNA 0417 1643 00."
     ),
-    ("iban", "unknown IBAN country"): _l(
+    "iban_country": _l(
         "Geen IBAN: de eerste twee letters zijn geen landcode van een land met IBAN."
     ),
-    ("iban", "check digits do not match"): _l(
+    "iban_check": _l(
         "Dit IBAN klopt niet: de controlecijfers passen niet bij het nummer. Kijk of er een "
         "tikfout in zit."
     ),
-    ("factuur_email", "not an email address"): _l(
-        "Vul een geldig e-mailadres in, bijvoorbeeld facturen@voorbeeld.nl."
-    ),
-    ("betaaltermijn_dagen", "between 1 and 365 days"): _l(
-        "Een betaaltermijn is 1 tot en met 365 dagen."
-    ),
+    "email_invalid": _l("Vul een geldig e-mailadres in, bijvoorbeeld facturen@voorbeeld.nl."),
 }
+PAYMENT_TERM = _l("Een betaaltermijn is 1 tot en met 365 dagen.")
 # The invoicing details in the settings' history (the audit trail's field names)
 FIELD_LABELS.update(
     {
@@ -119,7 +115,7 @@ def still_needed(carrier: Carrier) -> list[str]:
     return list(dict.fromkeys(str(label) for code, label in STILL_NEEDED.items() if code in codes))
 
 
-def _messages(form: SettingsForm) -> dict:
+def _wording(form: SettingsForm) -> dict:
     """The service's errors as the page words them; an IBAN's length names its country's."""
     iban = invoicing.compact_iban(form.iban.data or "")
     country = iban[:2]
@@ -130,10 +126,17 @@ def _messages(form: SettingsForm) -> dict:
         found=len(iban),
     )
     return {
-        **SERVICE_MESSAGES,
-        **INVOICING_MESSAGES,
-        ("iban", "wrong length for its country"): length,
+        **WORDING,
+        **INVOICING_WORDING,
+        "iban_length": lambda _error: length,
+        "out_of_range": _out_of_range,
     }
+
+
+def _out_of_range(error: dict) -> str:
+    if error["field"] == "betaaltermijn_dagen":
+        return str(PAYMENT_TERM)
+    return error["message"]
 
 
 def _days(form: SettingsForm) -> int:
@@ -156,7 +159,7 @@ def _render_settings(form: SettingsForm, status: int = 200, general=()):
     return make_response(html, status)
 
 
-@bp.route("/instellingen", methods=["GET", "POST"])
+@admin_bp.route("/instellingen", methods=["GET", "POST"])
 @role_required(*ROLES)
 @portal_write
 def settings():
@@ -196,7 +199,7 @@ def settings():
             actor=current_actor(),
         )
     except ValidationFailed as error:
-        general = errors_at_fields(form, error.errors, _messages(form))
+        general = errors_at_fields(form, coded(error.errors), _wording(form))
         return _render_settings(form, 422, general)
     flash(_("De instellingen zijn opgeslagen."))
     return redirect(url_for("admin.settings"), code=303)

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from contextlib import suppress
-from urllib.parse import urlsplit
 
 from flask import (
-    Blueprint,
     current_app,
     flash,
     make_response,
@@ -21,34 +19,25 @@ from flask_login import current_user, login_user, logout_user
 
 from portal.accounts import credentials, management, service
 from portal.accounts.pages.forms import LanguageForm, LoginForm, LogoutForm, SetPasswordForm
+from portal.accounts.pages.kit import bp
 from portal.accounts.permissions import landing_url
 from portal.errors import DomainError, ValidationFailed
 from portal.extensions import csrf
 from portal.unit_of_work import kept, portal_write
-from portal.web.kit import current_carrier_id
-
-bp = Blueprint("accounts", __name__)
+from portal.web.kit import current_carrier_id, safe_back
 
 
 def _safe_next(target: str | None, user=None) -> str:
-    """Only a local path: an open redirect would help phishing. Without one: the user's
+    """Only a local path (safe_back: no "//host", no backslash a browser reads as "/", no
+    tab or newline it drops): an open redirect would help phishing. Without one: the user's
     landing section (the first one their role may open)."""
-    if (
-        target
-        and target.startswith("/")
-        and not target.startswith("//")
-        # A browser reads "\" as "/" and drops tabs and newlines: "/\evil.example" and
-        # "/\t/evil.example" are another site to it.
-        and target.isprintable()
-        and "\\" not in target
-        and " " not in target
-    ):
-        parts = urlsplit(target)
-        if not parts.scheme and not parts.netloc:
-            return target
     if user is not None and getattr(user, "is_authenticated", False):
-        return landing_url(user)
-    return url_for("accounts.login")
+        fallback = landing_url(user)
+    else:
+        fallback = url_for("accounts.login")
+    if target and target.startswith("//"):  # "///host" too: a browser reads it as a host
+        return fallback
+    return safe_back(target, within="/", fallback=fallback)
 
 
 KNOWN_DEVICE_COOKIE = "rijplan_apparaat"

@@ -15,14 +15,14 @@ from flask_login import current_user, logout_user
 from portal.accounts import management
 from portal.accounts.models import User
 from portal.accounts.pages.forms import InviteForm, UserForm
-from portal.accounts.pages.kit import ROLES, apply_errors, bp, history_of, page_context
+from portal.accounts.pages.kit import ROLES, admin_bp, apply_errors, history_of, page_context
 from portal.accounts.permissions import landing_url, object_route, role_required
 from portal.errors import ValidationFailed
 from portal.unit_of_work import portal_write
 from portal.web.kit import current_actor, current_carrier_id
 
 
-@bp.get("")
+@admin_bp.get("")
 @role_required(*ROLES)
 def users():
     """The carrier's users, their role and state; invite a new one."""
@@ -36,7 +36,7 @@ def _render_invite(form: InviteForm, status: int = 200, general=()):
     return make_response(html, status)
 
 
-@bp.route("/gebruikers/nieuw", methods=["GET", "POST"])
+@admin_bp.route("/gebruikers/nieuw", methods=["GET", "POST"])
 @role_required(*ROLES)
 @portal_write
 def invite():
@@ -77,7 +77,7 @@ def user_route(rule: str, methods: tuple[str, ...] = ("GET",)):
     def load(user_id: uuid.UUID):
         return management.get_user(carrier_id=current_carrier_id(), user_id=user_id)
 
-    return object_route(bp, rule, load, methods=methods, roles=ROLES)
+    return object_route(admin_bp, rule, load, methods=methods, roles=ROLES)
 
 
 def _render_user(user: User, form: UserForm, status: int = 200, problem: str | None = None):
