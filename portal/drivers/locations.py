@@ -61,20 +61,37 @@ def _check_points(points: Sequence[Point], now: datetime, batch: bool) -> None:
 
     errors = []
     if not points:
-        errors.append({"field": "punten", "message": "at least one point"})
+        errors.append({"field": "punten", "code": "no_points", "message": "at least one point"})
     if len(points) > MAX_POINTS:
-        errors.append({"field": "punten", "message": f"at most {MAX_POINTS} points"})
+        errors.append(
+            {
+                "field": "punten",
+                "code": "too_many_points",
+                "message": f"at most {MAX_POINTS} points",
+            }
+        )
     for i, point in enumerate(points[:MAX_POINTS]):
         if not -90 <= point.lat <= 90:
-            errors.append({"field": name(i, "lat"), "message": "between -90 and 90"})
+            errors.append(
+                {"field": name(i, "lat"), "code": "out_of_range", "message": "between -90 and 90"}
+            )
         if not -180 <= point.lng <= 180:
-            errors.append({"field": name(i, "lng"), "message": "between -180 and 180"})
+            errors.append(
+                {"field": name(i, "lng"), "code": "out_of_range", "message": "between -180 and 180"}
+            )
         if point.recorded_at.tzinfo is None:
-            errors.append({"field": name(i, "recorded_at"), "message": "needs a time zone"})
+            errors.append(
+                {
+                    "field": name(i, "recorded_at"),
+                    "code": "no_time_zone",
+                    "message": "needs a time zone",
+                }
+            )
         elif point.recorded_at > now + MAX_CLOCK_SKEW:
             errors.append(
                 {
                     "field": name(i, "recorded_at"),
+                    "code": "in_the_future",
                     "message": "lies in the future (more than 2 minutes ahead of the server)",
                 }
             )

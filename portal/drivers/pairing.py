@@ -60,7 +60,9 @@ def create_activation_code(*, carrier_id: uuid.UUID, user_token: str) -> tuple[s
     still meet; activation_grant then refuses the code rather than guess a carrier."""
     driver = get_driver_by_token(carrier_id=carrier_id, user_token=user_token)
     if not driver.actief:
-        raise ValidationFailed([{"field": "user_token", "message": "driver is deactivated"}])
+        raise ValidationFailed(
+            [{"field": "user_token", "code": "driver_inactive", "message": "driver is deactivated"}]
+        )
     now = utcnow()
     db.session.execute(
         update(ActivationCode)

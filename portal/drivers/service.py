@@ -54,7 +54,13 @@ def create_driver(
     )
     if password is not None and len(password) < MIN_PASSWORD_LENGTH:
         raise ValidationFailed(
-            [{"field": "password", "message": f"at least {MIN_PASSWORD_LENGTH} characters"}]
+            [
+                {
+                    "field": "password",
+                    "code": "password_too_short",
+                    "message": f"at least {MIN_PASSWORD_LENGTH} characters",
+                }
+            ]
         )
     check_fields(carrier_id, values)
     driver = Driver(
@@ -216,7 +222,9 @@ def set_card_number(
         with db.session.begin_nested():
             db.session.flush()
     except IntegrityError:
-        raise ValidationFailed([{"field": "kaartnummer", "message": "already in use"}]) from None
+        raise ValidationFailed(
+            [{"field": "kaartnummer", "code": "card_number_taken", "message": "already in use"}]
+        ) from None
     audit.record(
         carrier_id=carrier_id,
         actor=actor,

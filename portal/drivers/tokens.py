@@ -319,7 +319,8 @@ def sign_out_everywhere(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> None:
 
 
 @drivers.on_deactivation
-def _refuse_its_tokens(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> None:
+def refuse_tokens(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> None:
+    """A listener of drivers.deactivated: every token of the driver who left is refused."""
     sign_out_everywhere(carrier_id=carrier_id, driver_id=driver_id)
 
 
