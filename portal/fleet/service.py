@@ -1,12 +1,12 @@
 """Vehicles of a carrier: the only door to the voertuigen table.
 
 Vehicle sessions (who drives what) live in portal/fleet/sessions.py; the QR sticker's signed
-payload in portal/fleet/qr.py; Dutch licence plates in portal/fleet/kenteken.py.
+payload in portal/fleet/qr.py; Dutch licence plates in portal/fleet/kenteken.py; the rules
+of a vehicle's fields in portal/fleet/rules.py.
 """
 
 from __future__ import annotations
 
-import math
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,12 +21,10 @@ from portal.errors import DomainError, NotFound, ValidationFailed
 from portal.extensions import db
 from portal.fleet import kenteken as plates
 from portal.fleet import qr, sessions
-from portal.fleet.models import EENHEDEN, SOORTEN, Vehicle
+from portal.fleet.models import Vehicle
+from portal.fleet.rules import check_capacity, clean_fields
 from portal.types import Expected, utcnow, version_stale
 
-MAX_OMSCHRIJVING = 200
-MAX_OPMERKINGEN = 2000
-MAX_CAPACITEIT = 1_000_000
 DUPLICATE = "already registered"
 # Fields a planner or integration may change (kenteken is checked and normalised).
 EDITABLE = (
@@ -75,68 +73,7 @@ def etag_of(vehicle: Vehicle) -> str:
     return f'"{vehicle.versie}"'
 
 
-# --- checks ------------------------------------------------------------------------------
-
-
-def _clean(data: dict, errors: list[dict]) -> dict:
-    """The fields of data checked and normalised; problems go to errors as {field, message}."""
-    clean: dict = {}
-    if "kenteken" in data:
-        try:
-            clean["kenteken"] = plates.painted(data["kenteken"] or "")
-        except plates.InvalidKenteken:
-            errors.append(
-                {
-                    "field": "kenteken",
-                    "message": f"not a Dutch licence plate (e.g. {plates.EXAMPLE})",
-                }
-            )
-    if "soort" in data:
-        if data["soort"] not in SOORTEN:
-            errors.append({"field": "soort", "message": f"one of {', '.join(SOORTEN)}"})
-        else:
-            clean["soort"] = data["soort"]
-    for name, limit in (("omschrijving", MAX_OMSCHRIJVING), ("opmerkingen", MAX_OPMERKINGEN)):
-        if name in data:
-            value = (data[name] or "").strip() or None
-            if value is not None and len(value) > limit:
-                errors.append({"field": name, "message": f"at most {limit} characters"})
-            clean[name] = value
-    if "capaciteit" in data:
-        value = data["capaciteit"]
-        if value is not None and (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-            or not 0 < value <= MAX_CAPACITEIT
-        ):
-            errors.append(
-                {"field": "capaciteit", "message": f"a number above 0, at most {MAX_CAPACITEIT}"}
-            )
-        else:
-            clean["capaciteit"] = float(value) if value is not None else None
-    if "capaciteit_eenheid" in data:
-        value = data["capaciteit_eenheid"] or None
-        if value is not None and value not in EENHEDEN:
-            errors.append(
-                {"field": "capaciteit_eenheid", "message": f"one of {', '.join(EENHEDEN)}"}
-            )
-        else:
-            clean["capaciteit_eenheid"] = value
-    for name in ("kooiaap", "actief"):
-        if name in data:
-            if not isinstance(data[name], bool):
-                errors.append({"field": name, "message": "true or false"})
-            else:
-                clean[name] = data[name]
-    return clean
-
-
-def _check_capacity(capaciteit, eenheid, errors: list[dict]) -> None:
-    if capaciteit is not None and eenheid is None:
-        errors.append({"field": "capaciteit_eenheid", "message": "required with a capacity"})
-    if capaciteit is None and eenheid is not None:
-        errors.append({"field": "capaciteit", "message": "required with a unit"})
+# --- checks: rules.py; a plate taken ------------------------------------------------------
 
 
 def _plate_taken(carrier_id: uuid.UUID, plate: str, except_id: uuid.UUID | None = None):
@@ -147,6 +84,10 @@ def _plate_taken(carrier_id: uuid.UUID, plate: str, except_id: uuid.UUID | None 
     return db.session.scalar(stmt)
 
 
+def _taken_error() -> dict:
+    return {"field": "kenteken", "code": "plate_taken", "message": DUPLICATE}
+
+
 def _write_unique(apply: Callable[[], None]) -> None:
     """Apply a change and flush it in a savepoint: a plate stored meanwhile by a concurrent
     request (the unique constraint) is the same error at the field as one found before."""
@@ -155,7 +96,7 @@ def _write_unique(apply: Callable[[], None]) -> None:
             apply()
             db.session.flush()
     except IntegrityError:
-        raise ValidationFailed([{"field": "kenteken", "message": DUPLICATE}]) from None
+        raise ValidationFailed([_taken_error()]) from None
     except StaleDataError:
         raise _changed_meanwhile() from None
 
@@ -182,7 +123,7 @@ def create_vehicle(
 ) -> Vehicle:
     """A new vehicle; its plate is a Dutch one, stored as painted, unique within the carrier."""
     errors: list[dict] = []
-    data = _clean(
+    data = clean_fields(
         {
             "kenteken": kenteken,
             "soort": soort,
@@ -194,9 +135,9 @@ def create_vehicle(
         },
         errors,
     )
-    _check_capacity(data.get("capaciteit"), data.get("capaciteit_eenheid"), errors)
+    check_capacity(data.get("capaciteit"), data.get("capaciteit_eenheid"), errors)
     if "kenteken" in data and _plate_taken(carrier_id, data["kenteken"]):
-        errors.append({"field": "kenteken", "message": DUPLICATE})
+        errors.append(_taken_error())
     if errors:
         raise ValidationFailed(errors)
     vehicle = Vehicle(transporteur_id=carrier_id, id=uuid.uuid4(), actief=True, **data)
@@ -226,15 +167,18 @@ def update_vehicle(
     if version_stale(vehicle.versie, expected_version):
         raise PreconditionFailed("The vehicle changed since this version; fetch it again.")
     unknown = set(data) - set(EDITABLE)
-    errors: list[dict] = [{"field": name, "message": "not editable"} for name in sorted(unknown)]
-    clean = _clean({k: v for k, v in data.items() if k in EDITABLE}, errors)
-    _check_capacity(
+    errors: list[dict] = [
+        {"field": name, "code": "not_editable", "message": "not editable"}
+        for name in sorted(unknown)
+    ]
+    clean = clean_fields({k: v for k, v in data.items() if k in EDITABLE}, errors)
+    check_capacity(
         clean.get("capaciteit", vehicle.capaciteit),
         clean.get("capaciteit_eenheid", vehicle.capaciteit_eenheid),
         errors,
     )
     if "kenteken" in clean and _plate_taken(carrier_id, clean["kenteken"], except_id=vehicle.id):
-        errors.append({"field": "kenteken", "message": DUPLICATE})
+        errors.append(_taken_error())
     if errors:
         raise ValidationFailed(errors)
     changes = {

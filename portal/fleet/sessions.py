@@ -255,7 +255,7 @@ def _activate(
 ) -> None:
     """Make the session the vehicle's active one; another phone that won the race at the
     same moment is named in the SessionConflict."""
-    chauffeur = session.chauffeur_id
+    driver_id = session.chauffeur_id
     try:
         with db.session.begin_nested():
             session.status = "active"
@@ -268,7 +268,7 @@ def _activate(
         busy = _active_of_vehicle(carrier_id, vehicle_id)
         if busy is not None:
             raise _vehicle_in_use(carrier_id, busy, plate) from None
-        mine = active_of_driver(carrier_id=carrier_id, driver_id=chauffeur)
+        mine = active_of_driver(carrier_id=carrier_id, driver_id=driver_id)
         if mine is not None:
             raise _busy_driver(carrier_id, mine) from None
         raise SessionConflict(
@@ -316,7 +316,8 @@ def end_vehicle_sessions(*, carrier_id: uuid.UUID, vehicle_id: uuid.UUID, actor:
 
 
 @drivers.on_deactivation
-def _free_the_vehicle(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> None:
+def free_the_vehicle(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> None:
+    """A listener of drivers.deactivated: the vehicle the driver who left drove is free."""
     end_driver_sessions(carrier_id=carrier_id, driver_id=driver_id, actor=actor)
 
 

@@ -19,7 +19,7 @@ from wtforms.widgets import TextInput
 
 from portal.fleet import kenteken as plates
 from portal.fleet.models import EENHEDEN, SOORTEN
-from portal.fleet.service import MAX_CAPACITEIT, MAX_OMSCHRIJVING, MAX_OPMERKINGEN
+from portal.fleet.rules import MAX_CAPACITEIT, MAX_OMSCHRIJVING, MAX_OPMERKINGEN
 from portal.validators import PortalForm
 
 SOORT_LABELS = {

@@ -1,19 +1,19 @@
-"""What the vehicle pages share: the blueprint and what the templates use to show vehicles
-and sessions."""
+"""What the vehicle pages share: the blueprint, the route of one vehicle, the answer after a
+write, and what the templates use to show vehicles and sessions."""
 
 from __future__ import annotations
 
 import uuid
 from datetime import datetime, timedelta
 from functools import partial
-from urllib.parse import urlsplit
 
-from flask import Blueprint, url_for
+from flask import Blueprint, flash, redirect, url_for
 from flask_babel import format_datetime
 from flask_babel import gettext as _
 
+from portal.accounts.permissions import object_route
 from portal.accounts.service import carrier_zone
-from portal.fleet import sessions
+from portal.fleet import service, sessions
 from portal.fleet.models import Vehicle, VehicleSession
 from portal.fleet.pages.forms import (
     EENHEID_LABELS,
@@ -23,7 +23,8 @@ from portal.fleet.pages.forms import (
     SOORT_LABELS,
 )
 from portal.types import utcnow
-from portal.web.kit import current_carrier_id, format_when
+from portal.unit_of_work import refused
+from portal.web.kit import current_carrier_id, format_when, safe_back
 
 bp = Blueprint("fleet", __name__)
 
@@ -37,13 +38,34 @@ def driver_page_url(driver_id: uuid.UUID) -> str:
     return url_for("drivers.show", driver_id=driver_id)
 
 
-def _safe_back(target: str | None, fallback: str) -> str:
+def back_to(target: str | None, fallback: str) -> str:
     """Where to return after a write: a path of the vehicle pages only (no open redirect)."""
-    if target and target.isprintable() and "\\" not in target and " " not in target:
-        parts = urlsplit(target)
-        if not parts.scheme and not parts.netloc and parts.path.startswith("/voertuigen"):
-            return target
-    return fallback
+    return safe_back(target, within="/voertuigen", fallback=fallback)
+
+
+def vehicle_route(rule: str, methods: tuple[str, ...] = ("GET",)):
+    """A planner's route of one vehicle (another carrier's id: 404 whatever the method)."""
+
+    def load(vehicle_id: uuid.UUID):
+        return service.get_vehicle(carrier_id=current_carrier_id(), vehicle_id=vehicle_id)
+
+    return object_route(bp, rule, load, methods=methods)
+
+
+def done(vehicle_id: uuid.UUID, text: str, category: str = "info"):
+    flash(text, category)
+    return redirect(url_for("fleet.show", vehicle_id=vehicle_id), code=303)
+
+
+def changed(vehicle_id: uuid.UUID):
+    """Someone saved the vehicle at the same moment: nothing happened, try again."""
+    return refused(
+        done(
+            vehicle_id,
+            _("Dit voertuig is intussen gewijzigd. Bekijk het en probeer het opnieuw."),
+            "error",
+        )
+    )
 
 
 def _duration(start: datetime | None, end: datetime | None) -> str:
@@ -71,7 +93,7 @@ def _session_status(session: VehicleSession) -> str:
     return "expired" if sessions.is_expired(session) else session.status
 
 
-def _helpers() -> dict:
+def template_helpers() -> dict:
     """What the templates use to show vehicles and sessions."""
     return {
         "soort_labels": SOORT_LABELS,

@@ -14,9 +14,9 @@ from portal.drivers import service as drivers
 from portal.fleet import service, sessions
 from portal.fleet.models import VehicleSession
 from portal.fleet.pages.forms import ConfirmForm, SessionFilterForm
-from portal.fleet.pages.kit import SESSION_PAGE_SIZE, _helpers, _safe_back, bp
+from portal.fleet.pages.kit import SESSION_PAGE_SIZE, back_to, bp, template_helpers
 from portal.unit_of_work import refused
-from portal.web.kit import Pager, current_actor, current_carrier_id, format_when
+from portal.web.kit import Pager, current_actor, current_carrier_id, format_when, parse_uuid
 
 
 def session_route(rule: str, methods: tuple[str, ...] = ("GET",)):
@@ -26,13 +26,6 @@ def session_route(rule: str, methods: tuple[str, ...] = ("GET",)):
         return sessions.get_session(carrier_id=current_carrier_id(), session_id=session_id)
 
     return object_route(bp, rule, load, methods=methods)
-
-
-def _parse_uuid(value: str | None) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(value) if value else None
-    except ValueError:
-        return None
 
 
 @bp.route("/voertuigen/sessies")
@@ -50,7 +43,7 @@ def sessions_page():
         form.clean("voertuig"),
         form.clean("status"),
     )
-    chauffeur_id, vehicle_id = _parse_uuid(chauffeur), _parse_uuid(voertuig)
+    chauffeur_id, vehicle_id = parse_uuid(chauffeur), parse_uuid(voertuig)
     pager = Pager.asked(SESSION_PAGE_SIZE)
 
     current = [
@@ -90,7 +83,7 @@ def sessions_page():
         pager=pager,
         page_args=args,
         back=here,
-        **_helpers(),
+        **template_helpers(),
     )
 
 
@@ -98,7 +91,7 @@ def sessions_page():
 def end_session(session: VehicleSession):
     """End a driver's session from the office (e.g. the driver forgot), after confirmation."""
     fallback = url_for("fleet.sessions_page")
-    back = _safe_back(request.values.get("terug"), fallback)
+    back = back_to(request.values.get("terug"), fallback)
     plate = (
         service.plates_by_id(carrier_id=current_carrier_id(), vehicle_ids={session.vehicle_id}).get(
             session.vehicle_id
