@@ -12,12 +12,12 @@ from portal.accounts.permissions import role_required
 from portal.customers import service, vies
 from portal.customers.models import Customer
 from portal.customers.pages.forms import ConfirmForm, CustomerFilterForm, CustomerForm
-from portal.customers.pages.kit import apply_errors, bp, customer_route, done, helpers
+from portal.customers.pages.kit import WORDING, bp, customer_route, done, helpers
 from portal.customers.rules import CUSTOMER_FIELDS
 from portal.errors import Conflict, ValidationFailed
 from portal.unit_of_work import portal_write, refused
 from portal.web import is_fragment
-from portal.web.kit import Pager, current_actor, current_carrier_id
+from portal.web.kit import Pager, current_actor, current_carrier_id, errors_at_fields
 
 PAGE_SIZE = 50  # customers per page of the list
 
@@ -112,7 +112,7 @@ def new():
             carrier_id=current_carrier_id(), data=form.customer_data(), actor=current_actor()
         )
     except ValidationFailed as error:
-        return _render_form(form, None, 422, apply_errors(form, error))
+        return _render_form(form, None, 422, errors_at_fields(form, error.errors, WORDING))
     return done(
         customer.id,
         _("Klant %(naam)s is toegevoegd. Voeg de laad- en losadressen toe.", naam=customer.naam),
@@ -139,7 +139,7 @@ def edit(customer: Customer):
             actor=current_actor(),
         )
     except ValidationFailed as error:
-        return _render_form(form, customer, 422, apply_errors(form, error))
+        return _render_form(form, customer, 422, errors_at_fields(form, error.errors, WORDING))
     return done(saved.id, _("Klant %(naam)s is opgeslagen.", naam=saved.naam))
 
 

@@ -1,5 +1,5 @@
 """What the customer pages share: the blueprint, loading a customer or place for a route,
-and the service's errors worded at the form's fields."""
+the words for the service's errors at the form's fields, and how places are shown."""
 
 from __future__ import annotations
 
@@ -7,14 +7,13 @@ import uuid
 
 from flask import Blueprint, flash, redirect, url_for
 from flask_babel import get_locale
-from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 
 from portal import countries
 from portal.accounts.permissions import object_route
 from portal.customers import service
 from portal.customers.pages.forms import VAT_TREATMENTS
 from portal.customers.words import MESSAGES, SOORT_LABELS
-from portal.errors import ValidationFailed
 from portal.web.kit import current_carrier_id
 
 bp = Blueprint("customers", __name__)
@@ -46,18 +45,9 @@ def done(customer_id: uuid.UUID, text: str, category: str = "info"):
     return redirect(url_for("customers.show", klant_id=customer_id), code=303)
 
 
-def apply_errors(form, error: ValidationFailed) -> list[str]:
-    """Put the service's errors at the form's fields, worded by their code; the rest come
-    back for the top of the form."""
-    general = []
-    for item in error.errors:
-        name, code = item.get("field"), item.get("code")
-        text = str(MESSAGES.get(code) or _("Controleer dit veld."))
-        if name in form and name != "csrf_token":
-            form[name].errors = [*form[name].errors, text]
-        else:
-            general.append(f"{name}: {item.get('message')}")
-    return general
+# The rules' codes as a planner reads them at the form's field (web.kit.errors_at_fields);
+# a code without words of its own asks to check the field.
+WORDING = {**MESSAGES, "choice": _l("Controleer dit veld.")}
 
 
 def place_line(place) -> str:

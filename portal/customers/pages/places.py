@@ -9,14 +9,14 @@ from portal.customers import service
 from portal.customers.models import Customer, CustomerPlace
 from portal.customers.pages.forms import ConfirmForm, PlaceForm
 from portal.customers.pages.kit import (
-    apply_errors,
+    WORDING,
     customer_route,
     done,
     helpers,
     place_route,
 )
 from portal.errors import ValidationFailed
-from portal.web.kit import current_actor, current_carrier_id
+from portal.web.kit import current_actor, current_carrier_id, errors_at_fields
 
 FIELDS = (
     "naam",
@@ -67,7 +67,9 @@ def new_place(customer: Customer):
             actor=current_actor(),
         )
     except ValidationFailed as error:
-        return _render_form(form, customer, None, 422, apply_errors(form, error))
+        return _render_form(
+            form, customer, None, 422, errors_at_fields(form, error.errors, WORDING)
+        )
     return done(customer.id, _("Locatie %(naam)s is toegevoegd.", naam=place.naam))
 
 
@@ -92,7 +94,9 @@ def edit_place(customer: Customer, place: CustomerPlace):
             actor=current_actor(),
         )
     except ValidationFailed as error:
-        return _render_form(form, customer, place, 422, apply_errors(form, error))
+        return _render_form(
+            form, customer, place, 422, errors_at_fields(form, error.errors, WORDING)
+        )
     return done(customer.id, _("Locatie %(naam)s is opgeslagen.", naam=saved.naam))
 
 
