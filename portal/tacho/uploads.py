@@ -173,16 +173,9 @@ def upload(
     parsed = read(data, filename=filename, received_at=now)
     check_links(carrier_id, driver_id, vehicle_id)
     kenteken = painted(info.kenteken)
-    automatic = []
-    if driver_id is None and info.kaartnummer:
-        owner = drivers.find_by_card(carrier_id=carrier_id, kaartnummer=info.kaartnummer)
-        driver_id = owner.id if owner else _known_driver_of_card(carrier_id, info.kaartnummer)
-        if driver_id is not None:
-            automatic.append("chauffeur_id")
-    if vehicle_id is None and kenteken:
-        vehicle_id = _vehicle_by_plate(carrier_id, kenteken)
-        if vehicle_id is not None:
-            automatic.append("vehicle_id")
+    driver_id, vehicle_id, automatic = _found_links(
+        carrier_id, info, kenteken, driver_id, vehicle_id
+    )
     name = files.clean_filename(filename) or f"{info.soort}-{utcnow():%Y%m%d-%H%M%S}.ddd"
     stored = None
     try:
@@ -190,30 +183,8 @@ def upload(
             stored = files.store_checked(
                 carrier_id=carrier_id, data=data, filename=name, soort=FILE_SOORT, actor=actor
             )
-            row = TachoFile(
-                transporteur_id=carrier_id,
-                bestand_id=stored.id,
-                soort=info.soort,
-                generatie=info.generatie,
-                bestandsnaam=name,
-                sha256=sha256,
-                grootte=len(data),
-                chauffeur_id=driver_id,
-                vehicle_id=vehicle_id,
-                periode_van=info.periode_van,
-                periode_tot=info.periode_tot,
-                periode_uit_bestand=info.periode_van is not None,
-                kaartnummer=info.kaartnummer,
-                houder=(info.houder or "")[:100] or None,
-                vin=info.vin,
-                kenteken=kenteken,
-                geupload_op=now,
-                gedownload_op=getattr(parsed, "gedownload_op", None),
-                gelezen=True,
-                geupload_door=actor.label[:200],
-                geupload_door_type=actor.type,
-                geupload_door_id=actor.id,
-            )
+            row = _new_row(carrier_id, info, stored.id, name, data, sha256, now, parsed, actor)
+            row.chauffeur_id, row.vehicle_id, row.kenteken = driver_id, vehicle_id, kenteken
             db.session.add(row)
             db.session.flush()
             adopt_card_number(carrier_id, row, actor)
@@ -226,6 +197,72 @@ def upload(
         if existing is None:
             raise
         return Upload(existing, False)
+    _record_upload(carrier_id, actor, row, automatic, dagen)
+    return Upload(row, True)
+
+
+def _found_links(
+    carrier_id: uuid.UUID,
+    info: detect.TachoInfo,
+    kenteken: str | None,
+    driver_id: uuid.UUID | None,
+    vehicle_id: uuid.UUID | None,
+) -> tuple[uuid.UUID | None, uuid.UUID | None, list[str]]:
+    """The driver and vehicle of an upload: those given, else the driver of the card (or of
+    an earlier download of it) and the vehicle of the registration; with the fields found
+    automatically."""
+    automatic = []
+    if driver_id is None and info.kaartnummer:
+        owner = drivers.find_by_card(carrier_id=carrier_id, kaartnummer=info.kaartnummer)
+        driver_id = owner.id if owner else _known_driver_of_card(carrier_id, info.kaartnummer)
+        if driver_id is not None:
+            automatic.append("chauffeur_id")
+    if vehicle_id is None and kenteken:
+        vehicle_id = _vehicle_by_plate(carrier_id, kenteken)
+        if vehicle_id is not None:
+            automatic.append("vehicle_id")
+    return driver_id, vehicle_id, automatic
+
+
+def _new_row(
+    carrier_id: uuid.UUID,
+    info: detect.TachoInfo,
+    stored_id: uuid.UUID,
+    name: str,
+    data: bytes,
+    sha256: str,
+    now: datetime,
+    parsed,
+    actor: Actor,
+) -> TachoFile:
+    """The record of a new upload (its driver, vehicle and registration set by the caller)."""
+    return TachoFile(
+        transporteur_id=carrier_id,
+        bestand_id=stored_id,
+        soort=info.soort,
+        generatie=info.generatie,
+        bestandsnaam=name,
+        sha256=sha256,
+        grootte=len(data),
+        periode_van=info.periode_van,
+        periode_tot=info.periode_tot,
+        periode_uit_bestand=info.periode_van is not None,
+        kaartnummer=info.kaartnummer,
+        houder=(info.houder or "")[:100] or None,
+        vin=info.vin,
+        geupload_op=now,
+        gedownload_op=getattr(parsed, "gedownload_op", None),
+        gelezen=True,
+        geupload_door=actor.label[:200],
+        geupload_door_type=actor.type,
+        geupload_door_id=actor.id,
+    )
+
+
+def _record_upload(
+    carrier_id: uuid.UUID, actor: Actor, row: TachoFile, automatic: list[str], dagen
+) -> None:
+    """The audit trail's entry and the log line of a new upload."""
     audit.record(
         carrier_id=carrier_id,
         actor=actor,
@@ -248,7 +285,6 @@ def upload(
         row.grootte,
         carrier_id,
     )
-    return Upload(row, True)
 
 
 def adopt_card_number(carrier_id: uuid.UUID, row: TachoFile, actor: Actor) -> None:

@@ -6,6 +6,7 @@ JavaScript; each request loads, checks and acts through the tacho service.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import datetime
 from urllib.parse import urljoin
 
@@ -42,11 +43,24 @@ ACTION_LABELS = {
 def _history(row: TachoFile) -> list[dict]:
     """The file's audit trail as people read it, newest first."""
     entries = service.history(carrier_id=current_carrier_id(), tacho_file_id=row.id)
+    parsed = [(entry, orjson.loads(entry.changes or "{}")) for entry in entries]
+    show = _shown_links(parsed)
+    return [
+        {
+            "at": entry.at,
+            "who": entry.actor_label,
+            "what": str(ACTION_LABELS.get(entry.action, entry.action)),
+            "lines": _entry_lines(entry, changes, show),
+        }
+        for entry, changes in reversed(parsed)
+    ]
+
+
+def _shown_links(parsed: list[tuple]) -> Callable[[str, object], str]:
+    """How the trail shows a driver or vehicle it names (by id): their name or registration,
+    read at once for every entry."""
     driver_ids, vehicle_ids = set(), set()
-    parsed = []
-    for entry in entries:
-        changes = orjson.loads(entry.changes or "{}")
-        parsed.append((entry, changes))
+    for _entry, changes in parsed:
         for name, target in (("chauffeur_id", driver_ids), ("vehicle_id", vehicle_ids)):
             value = changes.get(name)
             for item in value if isinstance(value, list) else [value]:
@@ -63,44 +77,38 @@ def _history(row: TachoFile) -> list[dict]:
             return plates.get(key, _("onbekend voertuig")) if key else _("geen")
         return str(value)
 
-    # Linked by the system: a card number given to a driver brought its earlier downloads.
-    notes_linked = {"chauffeur_id": _("via het kaartnummer van de chauffeur")}
-    rows = []
-    for entry, changes in reversed(parsed):
-        lines = []
-        if entry.action == "uploaded":
-            automatic = set(changes.get("automatisch") or [])
-            notes = {
-                "chauffeur_id": _("herkend aan het kaartnummer"),
-                "vehicle_id": _("herkend aan het kenteken in het bestand"),
-            }
-            for name, label in (("chauffeur_id", _("Chauffeur")), ("vehicle_id", _("Voertuig"))):
-                if changes.get(name):
-                    note = f" ({notes[name]})" if name in automatic else ""
-                    lines.append(f"{label}: {show(name, changes[name])}{note}")
-        elif entry.action == "linked":
-            automatic = set(changes.get("automatisch") or [])
-            for name, label in (("chauffeur_id", _("Chauffeur")), ("vehicle_id", _("Voertuig"))):
-                if name in changes:
-                    old, new = changes[name]
-                    note = (
-                        f" ({notes_linked[name]})" if name in automatic & set(notes_linked) else ""
-                    )
-                    lines.append(f"{label}: {show(name, old)} → {show(name, new)}{note}")
-        elif entry.action == "link_created" and changes.get("geldig_tot"):
-            until = datetime.fromisoformat(changes["geldig_tot"].replace("Z", "+00:00"))
-            lines.append(_("Geldig tot %(when)s", when=when(until)))
-        elif entry.action == "period_set":
-            lines.append(_("Periode aangepast"))
-        rows.append(
-            {
-                "at": entry.at,
-                "who": entry.actor_label,
-                "what": str(ACTION_LABELS.get(entry.action, entry.action)),
-                "lines": lines,
-            }
-        )
-    return rows
+    return show
+
+
+def _entry_lines(entry, changes: dict, show: Callable[[str, object], str]) -> list[str]:
+    """The lines under one entry of the trail: who and what it linked, until when a link
+    holds, a period set."""
+    lines = []
+    if entry.action == "uploaded":
+        automatic = set(changes.get("automatisch") or [])
+        notes = {
+            "chauffeur_id": _("herkend aan het kaartnummer"),
+            "vehicle_id": _("herkend aan het kenteken in het bestand"),
+        }
+        for name, label in (("chauffeur_id", _("Chauffeur")), ("vehicle_id", _("Voertuig"))):
+            if changes.get(name):
+                note = f" ({notes[name]})" if name in automatic else ""
+                lines.append(f"{label}: {show(name, changes[name])}{note}")
+    elif entry.action == "linked":
+        # Linked by the system: a card number given to a driver brought its earlier downloads.
+        notes_linked = {"chauffeur_id": _("via het kaartnummer van de chauffeur")}
+        automatic = set(changes.get("automatisch") or [])
+        for name, label in (("chauffeur_id", _("Chauffeur")), ("vehicle_id", _("Voertuig"))):
+            if name in changes:
+                old, new = changes[name]
+                note = f" ({notes_linked[name]})" if name in automatic & set(notes_linked) else ""
+                lines.append(f"{label}: {show(name, old)} → {show(name, new)}{note}")
+    elif entry.action == "link_created" and changes.get("geldig_tot"):
+        until = datetime.fromisoformat(changes["geldig_tot"].replace("Z", "+00:00"))
+        lines.append(_("Geldig tot %(when)s", when=when(until)))
+    elif entry.action == "period_set":
+        lines.append(_("Periode aangepast"))
+    return lines
 
 
 def _render_show(

@@ -100,17 +100,7 @@ def _list_context() -> dict:
     plates = fleet.plates_by_id(
         carrier_id=carrier_id, vehicle_ids={row.vehicle_id for row in result.files}
     )
-    args = {
-        name: value
-        for name, value in (
-            ("chauffeur", chauffeur),
-            ("voertuig", voertuig),
-            ("soort", soort),
-            ("van", van.isoformat() if van else ""),
-            ("tot", tot.isoformat() if tot else ""),
-        )
-        if value
-    }
+    args = _page_args(chauffeur, voertuig, soort, van, tot)
     return {
         "form": form,
         "files": result.files,
@@ -125,6 +115,21 @@ def _list_context() -> dict:
         },
         "list_url": pager.url("tacho.index", **args),
         **helpers(),
+    }
+
+
+def _page_args(chauffeur, voertuig, soort, van, tot) -> dict:
+    """The filters chosen, as the list's query string names them (empty ones left out)."""
+    return {
+        name: value
+        for name, value in (
+            ("chauffeur", chauffeur),
+            ("voertuig", voertuig),
+            ("soort", soort),
+            ("van", van.isoformat() if van else ""),
+            ("tot", tot.isoformat() if tot else ""),
+        )
+        if value
     }
 
 
