@@ -1,10 +1,10 @@
 """Imports every domain's models so the metadata (and Alembic) sees all tables."""
 
-from portal.accounts.models import ActivationCode, ApiKey, Carrier, LoginAttempt, RefreshToken, User
+from portal.accounts.models import ApiKey, Carrier, LoginAttempt, User
 from portal.audit.models import AuditEntry
 from portal.billing.models import BillingExport, BillingLine, Invoice, Tariff
 from portal.customers.models import Customer, CustomerPlace
-from portal.drivers.models import Driver, DriverLocation
+from portal.drivers.models import ActivationCode, Driver, DriverLocation, RefreshToken
 from portal.files.models import StoredFile
 from portal.fleet.models import Vehicle, VehicleSession
 from portal.hours.models import Activity, WeekApproval, WorkDay

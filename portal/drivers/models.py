@@ -1,4 +1,5 @@
-"""Drivers (chauffeurs) of a carrier, and the positions their phones report."""
+"""Drivers (chauffeurs) of a carrier, the positions their phones report, and their phones'
+credentials (rotating refresh tokens, one-time activation codes)."""
 
 from __future__ import annotations
 
@@ -103,3 +104,50 @@ class DriverLocation(CarrierScoped, db.Model):
     speed: Mapped[float | None] = mapped_column(Float)  # metres per second
     heading: Mapped[float | None] = mapped_column(Float)  # degrees from north, clockwise
     received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class RefreshToken(CarrierScoped, db.Model):
+    """A driver's rotating refresh token; tokens of one sign-in share a family."""
+
+    __tablename__ = "refresh_tokens"
+    __table_args__ = (
+        # A refresh token is 256 random bits (tokens._new_refresh_token): a collision is no
+        # practical concern, so unique per carrier (Citus) is enough; the hash's own index
+        # serves the look-up of a token presented without a carrier.
+        UniqueConstraint("transporteur_id", "token_hash"),
+        Index("ix_refresh_tokens_token_hash", "token_hash"),
+        ForeignKeyConstraint(
+            ["transporteur_id", "chauffeur_id"], ["chauffeurs.transporteur_id", "chauffeurs.id"]
+        ),
+        Index("ix_refresh_tokens_family", "transporteur_id", "family_id"),
+    )
+
+    chauffeur_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    family_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    token_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    verloopt_op: Mapped[datetime] = mapped_column(UTCDateTime)
+    geroteerd_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    ingetrokken_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class ActivationCode(CarrierScoped, db.Model):
+    """A one-time code (shown as QR) that pairs a driver's phone."""
+
+    __tablename__ = "activation_codes"
+    __table_args__ = (
+        # A code is typed, so short (50 bits): two carriers could draw the same one. Unique
+        # per carrier only (Citus); across carriers, pairing.create_activation_code issues no
+        # code that any carrier holds, and activation_grant refuses a code found twice.
+        UniqueConstraint("transporteur_id", "code_hash"),
+        Index("ix_activation_codes_code_hash", "code_hash"),
+        ForeignKeyConstraint(
+            ["transporteur_id", "chauffeur_id"], ["chauffeurs.transporteur_id", "chauffeurs.id"]
+        ),
+    )
+
+    chauffeur_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    code_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    verloopt_op: Mapped[datetime] = mapped_column(UTCDateTime)
+    gebruikt_op: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -15,10 +15,9 @@ from flask import current_app
 from sqlalchemy import select, update
 
 from portal.accounts.credentials import sha256
-from portal.accounts.models import ActivationCode
 from portal.audit import service as audit
 from portal.audit.service import Actor
-from portal.drivers.models import Driver
+from portal.drivers.models import ActivationCode, Driver
 from portal.drivers.service import get_driver, get_driver_by_token
 from portal.errors import ValidationFailed
 from portal.extensions import db

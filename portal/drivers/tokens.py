@@ -26,12 +26,11 @@ from portal.accounts.credentials import (
     sha256,
     verify_password,
 )
-from portal.accounts.models import ActivationCode, RefreshToken
 from portal.audit import service as audit
 from portal.audit.service import Actor
 from portal.drivers import pairing
 from portal.drivers import service as drivers
-from portal.drivers.models import Driver
+from portal.drivers.models import ActivationCode, Driver, RefreshToken
 from portal.drivers.service import get_driver
 from portal.errors import DomainError
 from portal.extensions import db

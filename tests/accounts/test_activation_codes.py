@@ -9,7 +9,7 @@ import pytest
 from factories import create_carrier, create_driver, in_carrier
 from sqlalchemy import select
 
-from portal.accounts.models import ActivationCode
+from portal.drivers.models import ActivationCode
 from portal.accounts.service import sha256
 from portal.drivers import pairing as tokens
 from portal.extensions import db

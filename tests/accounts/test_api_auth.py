@@ -130,7 +130,7 @@ def test_a_new_activation_code_lapses_the_previous_one(app, client, driver):
 def test_an_expired_activation_code_is_refused(app, client, driver):
     from sqlalchemy import update
 
-    from portal.accounts.models import ActivationCode
+    from portal.drivers.models import ActivationCode
 
     code = activation_code(app, driver)
     in_carrier(
