@@ -12,60 +12,29 @@ by the budgets, not by the file. A DOCTYPE (entity expansion) is refused as unre
 
 Cells give the text a CSV would hold: numbers as written (10023, not 10023.0), dates and
 times (by the cell's number format) in ISO form, booleans as ja/nee, a formula the value
-Excel last computed."""
+Excel last computed (`xlsx_sheet`); the budgets and the refusals are in `xlsx_limits`."""
 
 from __future__ import annotations
 
-import contextlib
 import io
 import posixpath
 import struct
 import time
 import zipfile
-from dataclasses import dataclass
-from datetime import date, datetime, timedelta
-from datetime import time as clock
 from xml.parsers import expat  # DOCTYPEs refused, so no entity is ever expanded
+
+from portal.imports.xlsx_limits import Budget, OverBudget, Unreadable
+from portal.imports.xlsx_sheet import RichText, SheetRows
+
+__all__ = ["Budget", "OverBudget", "Unreadable", "first_sheet"]
 
 CHUNK = 64 * 1024
 
 
-@dataclass(frozen=True)
-class Budget:
-    """What one file may cost to read."""
-
-    lines: int  # rows with text to read, the header included; reading stops after them
-    columns: int  # cells of a row read; later ones are skipped
-    parts: int = 200  # zip members
-    unpacked: int = 32 * 1024 * 1024  # bytes all parts read may unpack to
-    strings: int = 200_000  # entries of the shared-strings table
-    text: int = 8_000_000  # characters of the shared-strings table
-    cell: int = 32_767  # characters of one cell (Excel's own limit)
-    seconds: float = 5.0  # CPU time of this thread
-    row_cells: int = 2_000  # <c> elements of one row (a row formatted cell by cell has many)
-    cells: int = 1_000_000  # <c> elements of the sheet
-
-
-class Unreadable(Exception):
-    """Not an XLSX workbook, or a broken one."""
-
-
-class OverBudget(Exception):
-    """The file asks more than the budget allows; `what` names the budget."""
-
-    def __init__(self, what: str) -> None:
-        super().__init__(what)
-        self.what = what
-
-
-class _Enough(Exception):
-    """The rows wanted are read: the rest of the sheet is not."""
-
-
 def first_sheet(raw: bytes, budget: Budget) -> list[tuple[int, list[str]]]:
     """The first sheet's row 1 (the header, even when empty; none when the sheet is) and then
-    its rows with text,
-    each as (row number, cells as text without trailing empty cells), at most budget.lines."""
+    its rows with text, each as (row number, cells as text without trailing empty cells), at
+    most budget.lines."""
     _check_directory(raw, budget)
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
@@ -111,7 +80,7 @@ class _Reader:
         from openpyxl.utils.datetime import CALENDAR_MAC_1904, CALENDAR_WINDOWS_1900
 
         self.epoch = CALENDAR_MAC_1904 if epoch_1904 else CALENDAR_WINDOWS_1900
-        return _SheetRows(self).read(sheet)
+        return SheetRows(self).read(sheet)
 
     # --- parsing a part -----------------------------------------------------------------
 
@@ -188,7 +157,7 @@ class _Reader:
 
     def _shared_strings(self, name: str) -> list[str]:
         strings: list[str] = []
-        text = _RichText(self.budget.cell)
+        text = RichText(self.budget.cell)
         total = 0
 
         def start(tag: str, attrs: dict) -> None:
@@ -242,191 +211,3 @@ class _Reader:
             elif is_date_format(code):
                 kinds[index] = "date"
         return kinds
-
-
-class _RichText:
-    """The text of a shared string or inline string: its <t> parts, phonetic runs left out,
-    at most `limit` characters."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.parts: list[str] = []
-        self.size = 0
-        self.open = False
-        self.phonetic = 0
-
-    def begin(self) -> None:
-        self.parts, self.size, self.open, self.phonetic = [], 0, False, 0
-
-    def start(self, tag: str) -> None:
-        if tag == "rPh":
-            self.phonetic += 1
-        elif tag == "t" and not self.phonetic:
-            self.open = True
-
-    def end(self, tag: str) -> None:
-        if tag == "rPh":
-            self.phonetic -= 1
-        elif tag == "t":
-            self.open = False
-
-    def data(self, chunk: str) -> None:
-        if self.open:
-            self.size += len(chunk)
-            if self.size > self.limit:
-                raise OverBudget("cell")
-            self.parts.append(chunk)
-
-    def finish(self) -> str:
-        value = "".join(self.parts)
-        self.parts = []
-        return value
-
-
-class _SheetRows:
-    """The sheet's rows, read until budget.lines of them have text."""
-
-    def __init__(self, reader: _Reader) -> None:
-        self.reader = reader
-        self.budget = reader.budget
-        self.lines: list[tuple[int, list[str]]] = []
-        self.row_number = 0
-        self.cells: list[str] = []
-        self.column = 0
-        self.kind = ""
-        self.style = 0
-        self.keep = False
-        self.value: list[str] = []
-        self.size = 0
-        self.in_value = False
-        self.inline = _RichText(self.budget.cell)
-        self.in_inline = False
-        self.text = 0
-        self.count = 0
-        self.total = 0
-
-    def read(self, name: str) -> list[tuple[int, list[str]]]:
-        with contextlib.suppress(_Enough):
-            self.reader.parse(name, self.start, self.end, self.data)
-        if self.lines and self.lines[0][0] != 1:
-            self.lines.insert(0, (1, []))
-        return self.lines
-
-    def start(self, tag: str, attrs: dict) -> None:
-        if tag == "row":
-            number = attrs.get("r")
-            self.row_number = int(number) if number else self.row_number + 1
-            self.cells, self.column, self.count = [], 0, 0
-        elif tag == "c":
-            self.count += 1
-            self.total += 1
-            if self.count > self.budget.row_cells or self.total > self.budget.cells:
-                raise OverBudget("cells")
-            ref = attrs.get("r")
-            self.column = _column_of(ref) if ref else self.column + 1
-            self.kind = attrs.get("t", "n")
-            self.style = int(attrs.get("s", 0) or 0)
-            self.keep = self.column <= self.budget.columns
-            self.value, self.size, self.in_inline = [], 0, False
-            self.inline.begin()
-        elif tag == "v":
-            self.in_value = self.keep
-        elif tag == "is":
-            self.in_inline = self.keep
-        elif self.in_inline:
-            self.inline.start(tag)
-
-    def data(self, chunk: str) -> None:
-        if self.in_value:
-            self.size += len(chunk)
-            if self.size > self.budget.cell:
-                raise OverBudget("cell")
-            self.value.append(chunk)
-        elif self.in_inline:
-            self.inline.data(chunk)
-
-    def end(self, tag: str) -> None:
-        if tag == "v":
-            self.in_value = False
-        elif tag == "is":
-            self.in_inline = False
-        elif self.in_inline:
-            self.inline.end(tag)
-        elif tag == "c" and self.keep:
-            text = self._text()
-            if self.kind != "s":
-                # Shared strings are counted once, in their table; other text here.
-                self.text += len(text)
-                if self.text > self.budget.text:
-                    raise OverBudget("strings")
-            if text:
-                self.cells.extend([""] * (self.column - 1 - len(self.cells)))
-                self.cells.append(text)
-        elif tag == "row":
-            self._row_done()
-
-    def _row_done(self) -> None:
-        if self.row_number == 1 or self.cells:
-            self.lines.append((self.row_number, self.cells))
-            if len(self.lines) >= self.budget.lines:
-                raise _Enough
-
-    def _text(self) -> str:
-        if self.kind == "inlineStr":
-            return self.inline.finish()
-        raw = "".join(self.value)
-        if not raw:
-            return ""
-        if self.kind == "s":
-            index = int(raw)
-            strings = self.reader.strings
-            return strings[index] if 0 <= index < len(strings) else ""
-        if self.kind == "b":
-            return "ja" if raw.strip() in ("1", "true") else "nee"
-        if self.kind in ("str", "e"):
-            return raw
-        if self.kind == "d":
-            return raw.replace("T", " ")
-        return self._number(raw)
-
-    def _number(self, raw: str) -> str:
-        number: float | int = float(raw) if any(c in raw for c in ".eE") else int(raw)
-        kind = self.reader.dates.get(self.style)
-        if kind:
-            from openpyxl.utils.datetime import from_excel
-
-            try:
-                value = from_excel(number, self.reader.epoch, timedelta=kind == "duration")
-            except (ValueError, OverflowError):
-                return str(number)
-            return _moment_text(value)
-        if isinstance(number, float):
-            if number.is_integer() and abs(number) < 1e15:
-                return str(int(number))
-            return repr(number)
-        return str(number)
-
-
-def _moment_text(value) -> str:
-    if isinstance(value, datetime):
-        return value.isoformat(sep=" ")
-    if isinstance(value, date | clock):
-        return value.isoformat()
-    if isinstance(value, timedelta):
-        return str(value)
-    return str(value)
-
-
-def _column_of(ref: str) -> int:
-    """The column number of a cell reference such as 'AB12' (A is 1)."""
-    number = 0
-    for char in ref:
-        if "A" <= char <= "Z":
-            number = number * 26 + ord(char) - 64
-        elif "a" <= char <= "z":
-            number = number * 26 + ord(char) - 96
-        else:
-            break
-        if number > 20_000:
-            break
-    return number
