@@ -217,24 +217,24 @@ def deactivate(customer: Customer):
     """Deactivate a customer after a confirmation: no new work, its places and history stay."""
     if request.method == "GET":
         return _confirm(customer, "deactivate")
-    customer_id, naam = customer.id, customer.naam
+    customer_id, name = customer.id, customer.naam
     service.set_active(
         carrier_id=current_carrier_id(),
         customer_id=customer_id,
         actief=False,
         actor=current_actor(),
     )
-    return done(customer_id, _("Klant %(naam)s is gedeactiveerd.", naam=naam))
+    return done(customer_id, _("Klant %(naam)s is gedeactiveerd.", naam=name))
 
 
 @customer_route("/klanten/<uuid:klant_id>/activeren", methods=("POST",))
 def activate(customer: Customer):
     """Make a deactivated customer active again."""
-    customer_id, naam = customer.id, customer.naam
+    customer_id, name = customer.id, customer.naam
     service.set_active(
         carrier_id=current_carrier_id(), customer_id=customer_id, actief=True, actor=current_actor()
     )
-    return done(customer_id, _("Klant %(naam)s is weer actief.", naam=naam))
+    return done(customer_id, _("Klant %(naam)s is weer actief.", naam=name))
 
 
 @customer_route("/klanten/<uuid:klant_id>/verwijderen", methods=("GET", "POST"))
@@ -242,7 +242,7 @@ def delete(customer: Customer):
     """Delete a customer nothing refers to, with its places, after a confirmation."""
     if request.method == "GET":
         return _confirm(customer, "delete")
-    customer_id, naam = customer.id, customer.naam
+    customer_id, name = customer.id, customer.naam
     try:
         service.delete_customer(
             carrier_id=current_carrier_id(), customer_id=customer_id, actor=current_actor()
@@ -251,9 +251,9 @@ def delete(customer: Customer):
         return refused(
             done(
                 customer_id,
-                _("Klant %(naam)s is in gebruik en kan niet weg: deactiveer hem.", naam=naam),
+                _("Klant %(naam)s is in gebruik en kan niet weg: deactiveer hem.", naam=name),
                 "error",
             )
         )
-    flash(_("Klant %(naam)s is verwijderd.", naam=naam))
+    flash(_("Klant %(naam)s is verwijderd.", naam=name))
     return redirect(url_for("customers.index"), code=303)

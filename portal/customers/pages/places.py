@@ -117,11 +117,11 @@ def remove_place(customer: Customer, place: CustomerPlace):
             **helpers(),
         )
         return make_response(html)
-    naam = place.naam
+    name = place.naam
     service.remove_place(
         carrier_id=current_carrier_id(),
         customer_id=customer.id,
         place_id=place.id,
         actor=current_actor(),
     )
-    return done(customer.id, _("Locatie %(naam)s is verwijderd.", naam=naam))
+    return done(customer.id, _("Locatie %(naam)s is verwijderd.", naam=name))
