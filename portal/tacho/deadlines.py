@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from portal.drivers import service as drivers
 from portal.extensions import db
 from portal.fleet import service as fleet
-from portal.tacho import detect
+from portal.tacho.ddd import detect
 from portal.tacho.models import TachoFile
 
 CARD_EVERY_DAYS = 28  # a driver card at least every 28 days (Reg. 581/2010)

@@ -16,7 +16,8 @@ from datetime import datetime, timedelta
 
 from portal.drivers import service as drivers
 from portal.hours import service as hours
-from portal.tacho import reading, rules
+from portal.tacho import rules
+from portal.tacho.intake import reading
 from portal.tacho.segments import (
     KAART,
     ONBEKEND,

@@ -27,7 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from portal.extensions import db
-from portal.tacho.detect import BESTUURDERSKAART, VOERTUIGEENHEID
+from portal.tacho.ddd.detect import BESTUURDERSKAART, VOERTUIGEENHEID
 from portal.tenancy import CarrierScoped
 from portal.types import UTCDateTime, utcnow
 

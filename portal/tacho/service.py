@@ -25,7 +25,7 @@ from portal.drivers import service as drivers
 from portal.errors import Conflict, ValidationFailed
 from portal.extensions import db
 from portal.files import service as files
-from portal.tacho import detect, reading
+from portal.tacho.ddd import detect
 from portal.tacho.deadlines import (
     CARD_EVERY_DAYS,
     SOON_DAYS,
@@ -34,8 +34,8 @@ from portal.tacho.deadlines import (
     Deadline,
     deadlines,
 )
-from portal.tacho.models import TachoDay, TachoFile
-from portal.tacho.uploads import (
+from portal.tacho.intake import reading
+from portal.tacho.intake.uploads import (
     ENTITY,
     FILE_SOORT,
     MAX_BYTES,
@@ -55,6 +55,7 @@ from portal.tacho.uploads import (
     reread,
     upload,
 )
+from portal.tacho.models import TachoDay, TachoFile
 from portal.types import period_bound
 
 __all__ = [

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from portal.hours import service as hours
-from portal.tacho import reading, rules
+from portal.tacho import rules
+from portal.tacho.intake import reading
 from portal.tacho.segments import (
     DAY_MIN,
     Segment,

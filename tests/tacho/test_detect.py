@@ -18,7 +18,7 @@ from tacho.samples import (
     vu_file_2,
 )
 
-from portal.tacho.detect import NotTachograph, identify
+from portal.tacho.ddd.detect import NotTachograph, identify
 
 
 def utc(y: int, m: int, d: int) -> datetime:

@@ -13,9 +13,10 @@ from factories import Ref, create_driver, in_carrier
 
 from portal.audit.service import Actor
 from portal.extensions import db
-from portal.tacho import reading, service
+from portal.tacho import service
 from portal.tacho.ddd import CardSession
 from portal.tacho.ddd.build import card_file, changes_from_timeline, vu_file
+from portal.tacho.intake import reading
 from portal.tacho.models import TachoDay, TachoFile
 
 NUMBER = "NB00000012345600"

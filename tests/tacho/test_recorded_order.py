@@ -16,8 +16,9 @@ from tacho import annex_decoder
 from tacho.real_card import NAME, ef, real_file
 
 from portal.extensions import db
-from portal.tacho import ddd, reading, rules, service
+from portal.tacho import ddd, rules, service
 from portal.tacho.ddd.build import card_file
+from portal.tacho.intake import reading
 from portal.tacho.models import TachoDay
 from portal.tacho.schemas import TachoDag
 from portal.tacho.segments import (

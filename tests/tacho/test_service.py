@@ -20,7 +20,8 @@ from portal.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from portal.extensions import db
 from portal.files import service as files
 from portal.files.models import StoredFile
-from portal.tacho import service, uploads
+from portal.tacho import service
+from portal.tacho.intake import uploads
 from portal.tacho.models import TachoFile
 
 CARD = card_file(first_day=date(2026, 10, 1), days=28)

@@ -30,9 +30,9 @@ from portal.tacho.ddd.card_records import (
     records,
 )
 from portal.tacho.ddd.card_usage import current_use, gnss_places, guarded, places, vehicles
+from portal.tacho.ddd.detect import CARD_TYPES
 from portal.tacho.ddd.model import CardDay, CardDownload, DamagedFile
-from portal.tacho.detect import CARD_TYPES
-from portal.tacho.recorded_text import coded, ia5
+from portal.tacho.ddd.recorded_text import coded, ia5
 from portal.tacho.segments import Change, last_change_at, midnight
 
 # A vendor's file name: C_YYYYMMDD_HHMM_... (the moment of the download).

@@ -3,8 +3,8 @@ records, each an EF of the card (file id, appendix byte, 2-byte length, value)."
 
 from __future__ import annotations
 
+from portal.tacho.ddd.detect import CARD_FILES
 from portal.tacho.ddd.model import DamagedFile
-from portal.tacho.detect import CARD_FILES
 
 EF_ICC = 0x0002
 EF_APPLICATION = 0x0501

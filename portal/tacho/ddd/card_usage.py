@@ -8,7 +8,7 @@ from __future__ import annotations
 from portal.tacho.ddd import codes
 from portal.tacho.ddd.card_records import Ef
 from portal.tacho.ddd.model import CurrentUse, GnssPlace, Place, VehicleUse
-from portal.tacho.recorded_text import coded, ia5
+from portal.tacho.ddd.recorded_text import coded, ia5
 
 
 class _Layout(Exception):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import ClassVar
 
-from portal.tacho.detect import NotTachograph
+from portal.tacho.ddd.detect import NotTachograph
 from portal.tacho.segments import (
     KAART,
     ONBEKEND,

@@ -18,9 +18,9 @@ import struct
 from datetime import date, datetime, timedelta
 
 from portal.tacho.ddd import codes
+from portal.tacho.ddd.detect import TREP_GEN2, TREP_GEN2_V2, TREPS
 from portal.tacho.ddd.model import CardSession, DamagedFile, VuDay, VuDownload
-from portal.tacho.detect import TREP_GEN2, TREP_GEN2_V2, TREPS
-from portal.tacho.recorded_text import coded, ia5
+from portal.tacho.ddd.recorded_text import coded, ia5
 from portal.tacho.segments import Change, midnight
 
 SID = 0x76

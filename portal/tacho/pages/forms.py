@@ -7,7 +7,7 @@ from flask_babel import lazy_gettext as _l
 from wtforms import DateField, SelectChoice, SelectField
 from wtforms.validators import Optional, ValidationError
 
-from portal.tacho.detect import BESTUURDERSKAART, VOERTUIGEENHEID
+from portal.tacho.ddd.detect import BESTUURDERSKAART, VOERTUIGEENHEID
 from portal.tacho.service import LINK_CHOICES
 from portal.validators import PortalForm, in_calendar
 

@@ -12,7 +12,7 @@ from tacho.real_card import NAME, ef, golden, real_file, sig, tlv
 
 from portal.tacho import ddd
 from portal.tacho.ddd import build, codes
-from portal.tacho.detect import NotTachograph
+from portal.tacho.ddd.detect import NotTachograph
 from portal.tacho.segments import Change, totals
 
 

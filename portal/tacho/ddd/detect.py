@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from portal.tacho.recorded_text import EARLIEST, LATEST, coded, day_of, ia5
+from portal.tacho.ddd.recorded_text import EARLIEST, LATEST, coded, day_of, ia5
 
 BESTUURDERSKAART = "bestuurderskaart"
 VOERTUIGEENHEID = "voertuigeenheid"

@@ -27,7 +27,9 @@ from portal.extensions import db
 from portal.files import service as files
 from portal.fleet import kenteken as plates
 from portal.fleet import service as fleet
-from portal.tacho import ddd, detect, reading
+from portal.tacho import ddd
+from portal.tacho.ddd import detect
+from portal.tacho.intake import reading
 from portal.tacho.models import TachoFile
 from portal.tacho.segments import cap_minutes, clock_notes, day_totals
 from portal.types import utcnow
