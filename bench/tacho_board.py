@@ -41,8 +41,8 @@ def seed(app, drivers: int, now: datetime) -> uuid.UUID:
     from portal.drivers.models import Driver
     from portal.drivers.service import new_user_token
     from portal.files.models import StoredFile
-    from portal.tacho import reading
     from portal.tacho.ddd.build import changes_from_timeline
+    from portal.tacho.intake import reading
     from portal.tacho.models import TachoDay, TachoFile
     from portal.tacho.segments import day_segments, totals
     from portal.tenancy import carrier_scope
