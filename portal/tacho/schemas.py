@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from portal.schemas import Timestamp, in_range
-from portal.tacho.driving_schemas import (
+from portal.tacho.driving.schemas import (
     Activiteit,
     Bron,
     Day,

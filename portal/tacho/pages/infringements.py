@@ -16,7 +16,8 @@ from wtforms.validators import Optional, ValidationError
 from portal.accounts.permissions import role_required
 from portal.accounts.service import current_carrier_of
 from portal.drivers import service as drivers
-from portal.tacho import driving, driving_export, wording
+from portal.tacho import driving, wording
+from portal.tacho.driving import export as driving_export
 from portal.tacho.pages.forms import driver_choices
 from portal.tacho.pages.kit import WINDOW_DAYS, driving_bp, order_findings, today
 from portal.types import period_bound

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from portal.drivers import service as drivers
 from portal.hours import service as hours
 from portal.tacho import rules
+from portal.tacho.driving.side_by_side import DIFF_MIN, DayView, app_days, days, differences
 from portal.tacho.intake import reading
 from portal.tacho.segments import (
     KAART,
@@ -26,7 +27,6 @@ from portal.tacho.segments import (
     day_segments,
     midnight,
 )
-from portal.tacho.side_by_side import DIFF_MIN, DayView, app_days, days, differences
 from portal.types import utcnow
 
 # How far back the remaining time looks: to the start of the previous fixed week (the
