@@ -1,6 +1,6 @@
 """JSON shapes of tachograph files: the list item, the details with a signed download URL,
 the upload's answer, the list's query and the multipart upload form. The driving-time shapes
-are in portal.tacho.driving_schemas; this module offers them too (the API imports them here)."""
+are in portal.tacho.driving.schemas; this module offers them too (the API imports them here)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,12 @@
 """Tachograph files of a carrier: the only door to the tacho_bestanden table.
 
-An upload is recognised by its content (portal.tacho.detect), stored once per carrier (its
+An upload is recognised by its content (portal.tacho.ddd.detect), stored once per carrier (its
 SHA-256 is unique: the same file again answers the existing record), its bytes go through the
 file store (portal.files, soort "tacho") and it is handed out through that store's signed,
 expiring links.
 
 This module holds the reads, the changes (links, period, card numbers) and the signed links;
-the upload and reading back of files live in portal.tacho.uploads and the download deadlines
+the upload and reading back of files live in portal.tacho.intake.uploads and the download deadlines
 in portal.tacho.deadlines, both re-exported here so callers keep `service.upload(...)`.
 """
 

@@ -7,6 +7,11 @@ A file that is no tachograph download, or one whose parts do not hold together, 
 DamagedFile (a detect.NotTachograph) with a short `reason`, `where` it broke and one plain
 English sentence. Unknown card records are skipped. Signatures are never checked and never
 a reason to refuse: handtekening is "niet_geverifieerd".
+
+Before that, detect tells a download apart by its bytes (a driver card or a vehicle unit) and
+reads what it says about itself; recorded_text holds the tachograph's text and time. The card
+is read by card (with card_records, card_activity and card_usage), the vehicle unit by vu;
+build (with build_bytes and build_vu) writes downloads for tests and demo data.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Text and time as a tachograph records them (Annex 1B/1C Appendix 1): fixed-width IA5
 text, names in a code page, and TimeReal seconds as days. Shared by recognising a download
-(portal.tacho.detect) and reading it in full (portal.tacho.ddd)."""
+(portal.tacho.ddd.detect) and reading it in full (the rest of portal.tacho.ddd)."""
 
 from __future__ import annotations
 

@@ -5,6 +5,12 @@ stored (tacho_dagen) and the hours recorded in the app, checked against EU 561/2
 Card data counts up to the driver's last card download; the app's hours count after it (and
 wherever there is no card data at all). Every function here reads a fixed number of queries,
 whatever the number of drivers or days.
+
+The package offers: the timelines, the remaining driving time (`budgets`, `budget_of`) and
+the planning's problems (`planning_problems`), the findings over a period (`findings`) here;
+a driver's days with card and app side by side (`days`, `differences`, from side_by_side);
+the infringements' export for the driver's signature (export) and the API's JSON shapes of
+driving times (schemas).
 """
 
 from __future__ import annotations

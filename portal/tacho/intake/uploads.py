@@ -1,7 +1,7 @@
-"""Tachograph files in: an upload recognised by its content (portal.tacho.detect), stored once
-per carrier (its SHA-256 is unique: the same file again answers the existing record), its bytes
-kept in the file store (portal.files, soort "tacho"), its days read (portal.tacho.reading); and
-a stored file read back.
+"""Tachograph files in: an upload recognised by its content (portal.tacho.ddd.detect),
+stored once per carrier (its SHA-256 is unique: the same file again answers the existing
+record), its bytes kept in the file store (portal.files, soort "tacho"), its days read
+(portal.tacho.intake.reading); and a stored file read back.
 
 Part of the tacho service: `portal.tacho.service` re-exports what others call.
 """
