@@ -27,7 +27,7 @@ def file_problems(
     carrier_id: uuid.UUID,
     definition: dict,
     cleaned: dict,
-    chauffeur_id: uuid.UUID,
+    driver_id: uuid.UUID,
     held: dict[str, str],
 ) -> list[dict]:
     """Files answered must be the carrier's own, uploaded as the kind the question asks, by
@@ -46,7 +46,7 @@ def file_problems(
         for file_id in (orjson.loads(held[qid]) if held[qid] else None) or ()
         if isinstance(file_id, str)
     }
-    driver = Actor("driver", chauffeur_id, "")
+    driver = Actor("driver", driver_id, "")
     found = {
         file_id: row
         for file_id, row in files.files_by_id(carrier_id=carrier_id, file_ids=set(wanted)).items()

@@ -265,10 +265,10 @@ def _revision(carrier_id: uuid.UUID, revision_id: uuid.UUID) -> ActivityQuestion
 
 
 def _session_of_driver(
-    carrier_id: uuid.UUID, session_id: uuid.UUID, chauffeur_id: uuid.UUID
+    carrier_id: uuid.UUID, session_id: uuid.UUID, driver_id: uuid.UUID
 ) -> AnswerSession:
     session = get_session(carrier_id=carrier_id, session_id=session_id, lock=True)
-    if session.chauffeur_id != chauffeur_id:
+    if session.chauffeur_id != driver_id:
         raise Forbidden("A driver may only answer in its own sessions.")
     return session
 
@@ -290,7 +290,7 @@ def _task_session(
 
 def _new_session(
     carrier_id: uuid.UUID,
-    chauffeur_id: uuid.UUID,
+    driver_id: uuid.UUID,
     revision: ActivityQuestionnaire,
     task: TaskRef | None,
     at: datetime,
@@ -300,7 +300,7 @@ def _new_session(
         activity_questionnaire_id=revision.id,
         activity_type=revision.activity_type,
         taak_id=task.id if task else None,
-        chauffeur_id=chauffeur_id,
+        chauffeur_id=driver_id,
         status="open",
         created_at=at,
     )

@@ -236,9 +236,9 @@ def compare(questionnaire_id: str):
     if len(choices) < 2:
         flash(_("Er is nog niets om te vergelijken: er is maar één versie."), "error")
         return redirect(url_for(".revisions", questionnaire_id=questionnaire_id), code=303)
-    van = request.args.get("van") or choices[1]
-    naar = request.args.get("naar") or choices[0]
-    if van not in choices or naar not in choices:
+    old = request.args.get("van") or choices[1]
+    new = request.args.get("naar") or choices[0]
+    if old not in choices or new not in choices:
         abort(404)
 
     def load(choice: str) -> tuple[dict, str]:
@@ -247,8 +247,8 @@ def compare(questionnaire_id: str):
         row = _revision(questionnaire_id, int(choice))
         return revision_doc(row), _("Revisie %(n)s", n=row.revisie)
 
-    old_doc, old_name = load(van)
-    new_doc, new_name = load(naar)
+    old_doc, old_name = load(old)
+    new_doc, new_name = load(new)
     result = differ.compare(old_doc, new_doc)
     old_status = {node.path: result.status_of(node.key) for node in result.old_nodes}
     new_status = {node.path: result.status_of(node.key) for node in result.new_nodes}
@@ -261,8 +261,8 @@ def compare(questionnaire_id: str):
         "questionnaires/compare.html",
         questionnaire_id=questionnaire_id,
         choices=choices,
-        van=van,
-        naar=naar,
+        van=old,
+        naar=new,
         old_name=old_name,
         new_name=new_name,
         old_items=editing.tree(old_doc),

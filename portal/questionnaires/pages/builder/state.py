@@ -189,35 +189,8 @@ def preview_context(state: EditorState, form) -> dict:
     definition = state.canonical
     if definition is None:
         return {"preview": None}
-    shown = set(form.get("getoond", "").split(",")) if form is not None else set()
-    answers: dict = {}
-    raw: dict = {}
     nodes = differ.flatten(definition)
-    for node in nodes:
-        question = node.question
-        qid, qtype = question.get("id"), question.get("type")
-        if qtype in engine.NO_DEFAULT_TYPES:  # no input: nothing to answer
-            continue
-        if question.get("readonly"):
-            raw[qid] = display_value(question, question.get("default_value"))
-            continue
-        name = "a-" + qid
-        if form is not None and qid in shown and not form.get("leegmaken"):
-            value = editing.answer_value(question, form, name)
-            if qtype == "multiselect":
-                raw[qid] = form.getlist(name)
-            elif qtype == "location":
-                raw[qid] = {"lat": form.get(name + ".lat", ""), "lng": form.get(name + ".lng", "")}
-            else:
-                raw[qid] = form.get(name, "")
-        elif form is not None and form.get("leegmaken"):
-            value = question.get("default_value")
-            raw[qid] = display_value(question, value)
-        else:
-            value = question.get("default_value")
-            raw[qid] = display_value(question, value)
-        if value is not None:
-            answers[qid] = value
+    answers, raw = preview_answers(nodes, form)
     # Once checked, the preview stays checked while the author corrects answers (each change
     # shows the verdict again), until "Opnieuw beginnen".
     final = (
@@ -252,3 +225,38 @@ def preview_context(state: EditorState, form) -> dict:
             "cleaned_json": orjson.dumps(cleaned, option=orjson.OPT_INDENT_2).decode(),
         }
     }
+
+
+def preview_answers(nodes, form) -> tuple[dict, dict]:
+    """The preview's answers (JSON values) and what its inputs show: what the author typed
+    into the questions shown, else (and after "Opnieuw beginnen") the default values."""
+    shown = set(form.get("getoond", "").split(",")) if form is not None else set()
+    answers: dict = {}
+    raw: dict = {}
+    for node in nodes:
+        question = node.question
+        qid, qtype = question.get("id"), question.get("type")
+        if qtype in engine.NO_DEFAULT_TYPES:  # no input: nothing to answer
+            continue
+        if question.get("readonly"):
+            raw[qid] = display_value(question, question.get("default_value"))
+            continue
+        name = "a-" + qid
+        if form is not None and qid in shown and not form.get("leegmaken"):
+            value = editing.answer_value(question, form, name)
+            raw[qid] = typed_input(qtype, form, name)
+        else:
+            value = question.get("default_value")
+            raw[qid] = display_value(question, value)
+        if value is not None:
+            answers[qid] = value
+    return answers, raw
+
+
+def typed_input(qtype: str | None, form, name: str) -> object:
+    """What the author typed into a preview's input, as its input shows it again."""
+    if qtype == "multiselect":
+        return form.getlist(name)
+    if qtype == "location":
+        return {"lat": form.get(name + ".lat", ""), "lng": form.get(name + ".lng", "")}
+    return form.get(name, "")
