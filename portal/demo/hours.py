@@ -30,9 +30,7 @@ def seed_hours(carrier_id, driver_rows, planner) -> None:
     driver, approved and reopened for the second, and for the third corrected by the planner
     (one correction answered, one waiting for the driver)."""
     from portal.audit.service import Actor
-    from portal.hours import service as hours
     from portal.hours import weeks
-    from portal.hours.days import activities
     from portal.hours.totals import IsoWeek
 
     zone = ZoneInfo("Europe/Amsterdam")
@@ -42,33 +40,9 @@ def seed_hours(carrier_id, driver_rows, planner) -> None:
     office = Actor("user", planner.id, planner.naam)
     _pay_rules(carrier_id, driver_rows, this_week.shifted(-WEEKS_BACK - 1).monday, office)
     for index, driver in enumerate(driver_rows):
-        actor = Actor("driver", driver.id, driver.naam)
         days = [d for n in range(WEEKS_BACK, -1, -1) for d in this_week.shifted(-n).days()]
         for day in days:
-            night = index == 2 and day.weekday() in (1, 3)
-            resting = index == 2 and day.weekday() in (2, 4)  # after a night shift
-            if resting or (day.weekday() >= (6 if index == 1 else 5) and not night):
-                continue  # and weekends off (the second driver works Saturdays)
-            clock, plan = DAY_PLANS[2] if night else DAY_PLANS[index % 2]
-            hour, minute = (int(part) for part in clock.split(":"))
-            start = datetime.combine(day, time(hour, minute), tzinfo=zone).astimezone(UTC)
-            k = day.toordinal()  # varies the day a little, and every week differently
-            start += timedelta(minutes=(k * 7 + index * 11) % 20)
-            lengths = [timedelta(minutes=m + (k + n) % 9 - 4) for n, (_, m) in enumerate(plan)]
-            end = start + sum(lengths, timedelta())
-            if end > now - timedelta(hours=1):
-                continue
-            work_day = hours.start_work_day(
-                carrier_id=carrier_id, driver_id=driver.id, actor=actor,
-                gestart_op=start, beeindigd_op=end, now=now,
-            )  # fmt: skip
-            begin = start
-            for (soort, _), length in zip(plan, lengths, strict=True):
-                activities.add_activity(
-                    carrier_id=carrier_id, work_day_id=work_day.id, actor=actor, now=now,
-                    data={"soort": soort, "begin": begin, "einde": begin + length},
-                )  # fmt: skip
-                begin += length
+            _work_day(carrier_id, index, driver, day, zone, now)
     for n in range(WEEKS_BACK, 1, -1):
         week = this_week.shifted(-n)
         for driver in driver_rows:
@@ -99,6 +73,40 @@ def seed_hours(carrier_id, driver_rows, planner) -> None:
         carrier_id=carrier_id, van=first, tot=first.shifted(1), opnieuw=False,
         actor_label=planner.naam,
     )  # fmt: skip
+
+
+def _work_day(carrier_id, index: int, driver, day, zone: ZoneInfo, now: datetime) -> None:
+    """One day of a driver, as the app recorded it: the second driver works Saturdays, the
+    third nights on Tuesday and Thursday (resting the day after); an hour ago at the latest."""
+    from portal.audit.service import Actor
+    from portal.hours import service as hours
+    from portal.hours.days import activities
+
+    night = index == 2 and day.weekday() in (1, 3)
+    resting = index == 2 and day.weekday() in (2, 4)  # after a night shift
+    if resting or (day.weekday() >= (6 if index == 1 else 5) and not night):
+        return  # and weekends off (the second driver works Saturdays)
+    clock, plan = DAY_PLANS[2] if night else DAY_PLANS[index % 2]
+    hour, minute = (int(part) for part in clock.split(":"))
+    start = datetime.combine(day, time(hour, minute), tzinfo=zone).astimezone(UTC)
+    k = day.toordinal()  # varies the day a little, and every week differently
+    start += timedelta(minutes=(k * 7 + index * 11) % 20)
+    lengths = [timedelta(minutes=m + (k + n) % 9 - 4) for n, (_, m) in enumerate(plan)]
+    end = start + sum(lengths, timedelta())
+    if end > now - timedelta(hours=1):
+        return
+    actor = Actor("driver", driver.id, driver.naam)
+    work_day = hours.start_work_day(
+        carrier_id=carrier_id, driver_id=driver.id, actor=actor,
+        gestart_op=start, beeindigd_op=end, now=now,
+    )  # fmt: skip
+    begin = start
+    for (soort, _), length in zip(plan, lengths, strict=True):
+        activities.add_activity(
+            carrier_id=carrier_id, work_day_id=work_day.id, actor=actor, now=now,
+            data={"soort": soort, "begin": begin, "einde": begin + length},
+        )  # fmt: skip
+        begin += length
 
 
 def _pay_rules(carrier_id, driver_rows, since, office) -> None:

@@ -141,18 +141,39 @@ def seed_tacho(carrier_id, driver_rows, vehicles, planner) -> None:
     import io
 
     from portal.audit.service import Actor
-    from portal.hours import service as hours
-    from portal.tacho import samples
     from portal.tacho import service as tacho
-    from portal.tacho.ddd.build import card_file, changes_from_timeline
 
     actor = Actor("user", planner.id, planner.naam)
     now = datetime.now(UTC)
+    downloaded = _download_moment(now)
+    uploads = _card_uploads(carrier_id, driver_rows, vehicles, downloaded)
+    uploads += _vehicle_unit_uploads(carrier_id, vehicles, now.date())
+    # Oldest first, as they came in: the older card download links the later one's driver.
+    for moment, data, name, linked in sorted(uploads, key=lambda u: (u[0], u[2])):
+        result = tacho.upload(
+            carrier_id=carrier_id,
+            stream=io.BytesIO(data),
+            filename=name,
+            actor=actor,
+            driver_id=linked,
+        )
+        result.file.geupload_op = moment + timedelta(minutes=25)
+
+
+def _download_moment(now: datetime) -> datetime:
+    """This morning's download; before 07:00 UTC, last night's."""
     today = now.date()
-    # This morning's download; before 07:00 UTC, last night's.
     downloaded = datetime.combine(today, time(6, 30), tzinfo=UTC)
     if downloaded > now - timedelta(minutes=10):
         downloaded = datetime.combine(today - timedelta(days=1), time(21, 30), tzinfo=UTC)
+    return downloaded
+
+
+def _card_uploads(carrier_id, driver_rows, vehicles, downloaded: datetime) -> list[tuple]:
+    """Each driver's card download(s): (moment, bytes, file name, driver id to link)."""
+    from portal.hours import service as hours
+    from portal.tacho.ddd.build import changes_from_timeline
+
     app = hours.work_days_of_drivers(
         carrier_id=carrier_id,
         driver_ids={d.id for d in driver_rows},
@@ -162,8 +183,6 @@ def seed_tacho(carrier_id, driver_rows, vehicles, planner) -> None:
     trucks = [v.kenteken for v in vehicles if v.soort == "trekker"]
     uploads = []
     for index, driver in enumerate(driver_rows):
-        first, *rest = driver.naam.split()
-        number = f"NB{carrier_id.int % 10**6:06d}{index:06d}00"
         start = downloaded.date() - timedelta(days=56 if index == 0 else 28)
         timeline = _card_timeline(index, app[driver.id], start, downloaded)
         days = changes_from_timeline(timeline)
@@ -182,18 +201,35 @@ def seed_tacho(carrier_id, driver_rows, vehicles, planner) -> None:
                 ),
             ]
         for moment, card_days in periods:
-            data = card_file(
-                kaartnummer=number,
-                achternaam=" ".join(rest).upper(),
-                voornamen=first.upper(),
-                dagen=card_days,
-                download_time=moment,
-                vehicles=_card_vehicles(card_days, trucks, index, moment),
-            )
-            name = f"C_{moment:%Y%m%d_%H%M}_{first[0]}_{rest[-1]}_{number}.DDD"
             # The first driver's newer download is linked through the older one's card.
             linked = None if index == 0 and moment == downloaded else driver.id
+            data, name = _card_download(carrier_id, index, driver, card_days, trucks, moment)
             uploads.append((moment, data, name, linked))
+    return uploads
+
+
+def _card_download(carrier_id, index: int, driver, card_days, trucks, moment) -> tuple:
+    """One driver card's download file and its name."""
+    from portal.tacho.ddd.build import card_file
+
+    first, *rest = driver.naam.split()
+    number = f"NB{carrier_id.int % 10**6:06d}{index:06d}00"
+    data = card_file(
+        kaartnummer=number,
+        achternaam=" ".join(rest).upper(),
+        voornamen=first.upper(),
+        dagen=card_days,
+        download_time=moment,
+        vehicles=_card_vehicles(card_days, trucks, index, moment),
+    )
+    return data, f"C_{moment:%Y%m%d_%H%M}_{first[0]}_{rest[-1]}_{number}.DDD"
+
+
+def _vehicle_unit_uploads(carrier_id, vehicles, today: date) -> list[tuple]:
+    """Each tractor's vehicle unit download of 30 days."""
+    from portal.tacho import samples
+
+    uploads = []
     for n, vehicle in enumerate(v for v in vehicles if v.soort == "trekker"):
         start = today - timedelta(days=31 + 14 * n)
         data = samples.vu_download(
@@ -206,13 +242,4 @@ def seed_tacho(carrier_id, driver_rows, vehicles, planner) -> None:
         plate = vehicle.kenteken.replace("-", "")
         moment = datetime.combine(start + timedelta(days=30), time(8, 40), tzinfo=UTC)
         uploads.append((moment, data, f"M_{plate}_{start:%Y%m%d}.DDD", None))
-    # Oldest first, as they came in: the older card download links the later one's driver.
-    for moment, data, name, linked in sorted(uploads, key=lambda u: (u[0], u[2])):
-        result = tacho.upload(
-            carrier_id=carrier_id,
-            stream=io.BytesIO(data),
-            filename=name,
-            actor=actor,
-            driver_id=linked,
-        )
-        result.file.geupload_op = moment + timedelta(minutes=25)
+    return uploads
