@@ -2,7 +2,7 @@
 with the driver's answer (uren_correcties), and payroll export batches with the weeks they
 carried (loon_exports, loon_export_weken).
 
-A rule set is stored as the JSON of `cao.regelset_naar_json`, checked before it is saved; a
+A rule set is stored as the JSON of `cao.pay_rules_to_json`, checked before it is saved; a
 correction keeps the activity as it was and as it became, so the driver sees both.
 """
 

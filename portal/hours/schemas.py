@@ -331,7 +331,7 @@ def serialize_totals(t: totals.Totals) -> dict:
     }
 
 
-def serialize_driver_hours(row, *, van: date, tot: date, zone) -> dict:
+def serialize_driver_hours(row, *, start: date, end: date, zone) -> dict:
     """A weeks.HoursRow as UrenPerChauffeur."""
     hours = row.hours
     return {
@@ -339,8 +339,8 @@ def serialize_driver_hours(row, *, van: date, tot: date, zone) -> dict:
         "user_token": row.driver.user_token,
         "naam": row.driver.naam,
         "actief": row.driver.actief,
-        "van": van.isoformat(),
-        "tot": tot.isoformat(),
+        "van": start.isoformat(),
+        "tot": end.isoformat(),
         "tijdzone": zone.key,
         "lopend": hours.lopend,
         "totaal": serialize_totals(hours.totaal),

@@ -1,7 +1,7 @@
-"""Hours: work days and the rules that guard work days and activities; checks.py holds the
-refusals and the small checks every change makes, queries.py the reads the API and the
-pages share (both re-exported here). With activities.py (recording and correcting
-activities) and weeks.py (approval, the overview, the week page) the only door to werkdagen,
+"""Hours: work days and the rules that guard work days and activities; days/checks.py holds
+the refusals and the small checks every change makes, days/queries.py the reads the API and
+the pages share (both re-exported here). With days/activities.py (recording and correcting
+activities) and weeks/ (approval, the overview, the week page) the only door to werkdagen,
 activiteiten and week_goedkeuringen.
 
 Rules (the API and the portal share them, since both come through here):

@@ -92,16 +92,16 @@ def day_start(day: date, zone: ZoneInfo) -> datetime:
     return datetime.combine(day, time(0), tzinfo=zone).astimezone(UTC)
 
 
-def period_bounds(van: date, tot: date, zone: ZoneInfo) -> tuple[datetime, datetime]:
+def period_bounds(start: date, end: date, zone: ZoneInfo) -> tuple[datetime, datetime]:
     """Days van through tot (both included) as UTC instants [start, end)."""
-    return day_start(van, zone), day_start(tot + timedelta(days=1), zone)
+    return day_start(start, zone), day_start(end + timedelta(days=1), zone)
 
 
-def weeks_between(van: date, tot: date) -> list[IsoWeek]:
+def weeks_between(start: date, end: date) -> list[IsoWeek]:
     """Every ISO week that days van through tot touch, in order."""
     weeks = []
-    week = IsoWeek.of(van)
-    last = IsoWeek.of(tot)
+    week = IsoWeek.of(start)
+    last = IsoWeek.of(end)
     while week <= last:
         weeks.append(week)
         week = week.shifted(1)
@@ -209,8 +209,8 @@ def summarize(
     spans: Iterable[Span],
     *,
     zone: ZoneInfo,
-    van: date,
-    tot: date,
+    start: date,
+    end: date,
     now: datetime,
     driver_ids: Iterable[uuid.UUID] = (),
 ) -> dict[uuid.UUID, DriverHours]:
@@ -226,11 +226,13 @@ def summarize(
         )
         for s in spans
     )
-    return summarize_rows(rows, zone=zone, van=van, tot=tot, now=now, driver_ids=driver_ids)
+    return summarize_rows(
+        rows, zone=zone, first_day=start, last_day=end, now=now, driver_ids=driver_ids
+    )
 
 
 def _driver_hours(
-    chauffeur_id: uuid.UUID, buckets, van: date, weeks: list[IsoWeek], running: bool
+    chauffeur_id: uuid.UUID, buckets, start: date, weeks: list[IsoWeek], running: bool
 ) -> DriverHours:
     """A driver's totals per day, week and period from the seconds per day and kind."""
     driver = DriverHours(chauffeur_id, lopend=running)
@@ -242,7 +244,7 @@ def _driver_hours(
         totals = Totals({s: minutes(round(v, 3)) for s, v in bucket.items()})
         if not totals:
             continue
-        day = van + timedelta(days=n)
+        day = start + timedelta(days=n)
         driver.per_dag[day] = totals
         driver.per_week[IsoWeek.of(day)].add(totals)
         driver.totaal.add(totals)
@@ -253,8 +255,8 @@ def summarize_rows(
     rows: Iterable[tuple],
     *,
     zone: ZoneInfo,
-    van: date,
-    tot: date,
+    first_day: date,
+    last_day: date,
     now: datetime,
     driver_ids: Iterable[uuid.UUID] = (),
 ) -> dict[uuid.UUID, DriverHours]:
@@ -264,8 +266,8 @@ def summarize_rows(
 
     The period's local midnights are computed once; each activity is cut at those that fall
     inside it, found by bisection."""
-    days = (tot - van).days + 1
-    edges = [day_start(van + timedelta(days=n), zone).timestamp() for n in range(days + 1)]
+    days = (last_day - first_day).days + 1
+    edges = [day_start(first_day + timedelta(days=n), zone).timestamp() for n in range(days + 1)]
     first, last = edges[0], edges[-1]
     now_s = now.timestamp()
     cap = MAX_DAY.total_seconds()
@@ -291,12 +293,12 @@ def summarize_rows(
             n += 1
         if einde is None:
             running.add(chauffeur_id)
-    weeks = weeks_between(van, tot)
+    weeks = weeks_between(first_day, last_day)
     result = {}
     for chauffeur_id in [*driver_ids, *seconds]:
         if chauffeur_id in result:
             continue
         result[chauffeur_id] = _driver_hours(
-            chauffeur_id, seconds.get(chauffeur_id, ()), van, weeks, chauffeur_id in running
+            chauffeur_id, seconds.get(chauffeur_id, ()), first_day, weeks, chauffeur_id in running
         )
     return result

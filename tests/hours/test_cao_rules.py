@@ -12,22 +12,22 @@ import pytest
 
 from portal.hours.cao import (
     CAO_FEESTDAGEN,
-    CaoFout,
-    Dagtarief,
-    OngeldigeRegelset,
-    Uurtarief,
-    Vastbedrag,
-    Venster,
-    Verblijfkosten,
-    bereken_week,
+    Allowances,
+    CaoError,
+    DayRate,
+    FixedAmount,
+    HourRate,
+    InvalidPayRules,
+    Window,
     cao_preset,
-    controleer_regelset,
+    check_pay_rules,
+    compute_week,
     feestdagen,
-    regelset_naar_json,
-    regelset_uit_json,
-    regelset_voor_week,
-    valideer_reeks,
-    valideer_regelset,
+    pay_rules_for_week,
+    pay_rules_from_json,
+    pay_rules_to_json,
+    validate_pay_rules,
+    validate_series,
 )
 from portal.hours.cao.rules import SOORTEN
 from portal.hours.cao.week import ARBEIDSTIJD
@@ -35,12 +35,12 @@ from portal.hours.cao.week import ARBEIDSTIJD
 PRESET = cao_preset(date(2026, 1, 5))
 
 
-def codes(regelset) -> list[tuple[str, str]]:
-    return [(f.code, f.veld) for f in valideer_regelset(regelset)]
+def codes(rules) -> list[tuple[str, str]]:
+    return [(f.code, f.veld) for f in validate_pay_rules(rules)]
 
 
 def test_preset_is_valid_and_ships_the_cao_structure_without_amounts():
-    assert valideer_regelset(PRESET) == []
+    assert validate_pay_rules(PRESET) == []
     assert PRESET.contracturen == 40
     assert (PRESET.overuren_procent, PRESET.zaterdag_procent, PRESET.zondag_procent) == (
         130,
@@ -58,7 +58,7 @@ def test_preset_is_valid_and_ships_the_cao_structure_without_amounts():
         "21:00",
         "05:00",
     )
-    assert PRESET.nachtrit_spans() == [(21 * 60, 1440), (0, 5 * 60)]
+    assert PRESET.night_trip_spans() == [(21 * 60, 1440), (0, 5 * 60)]
     assert "pauze" not in PRESET.betaalde_soorten
     assert "beschikbaarheid" in PRESET.betaalde_soorten
     assert PRESET.feestdagen == CAO_FEESTDAGEN
@@ -68,13 +68,13 @@ def test_preset_is_valid_and_ships_the_cao_structure_without_amounts():
     # A one-day trip that leaves after 14:00 and lasts 12 hours earns a fixed extra amount.
     (extra,) = kosten.eendaags.vaste_bedragen
     assert (extra.vertrek_na, extra.min_afwezig_min) == ("14:00", 12 * 60)
-    assert not PRESET.verblijfkosten_ingevuld  # amounts are the carrier's to enter
+    assert not PRESET.allowances_entered  # amounts are the carrier's to enter
     assert "verblijfkosten" in PRESET.bron
     entered = replace(kosten.tussendag.vaste_bedragen[0], bedrag=Decimal("48.12"))
     filled = replace(
-        PRESET, verblijfkosten=replace(kosten, tussendag=Dagtarief(vaste_bedragen=(entered,)))
+        PRESET, verblijfkosten=replace(kosten, tussendag=DayRate(vaste_bedragen=(entered,)))
     )
-    assert filled.verblijfkosten_ingevuld
+    assert filled.allowances_entered
 
 
 def test_activity_kinds_match_the_models():
@@ -84,8 +84,8 @@ def test_activity_kinds_match_the_models():
     assert models.WERKTIJD_SOORTEN == ARBEIDSTIJD
 
 
-def v(naam: str, dagen: tuple[int, ...], van: str, tot: str, procent: int) -> Venster:
-    return Venster(naam, dagen, van, tot, procent)
+def v(naam: str, dagen: tuple[int, ...], van: str, tot: str, procent: int) -> Window:
+    return Window(naam, dagen, van, tot, procent)
 
 
 @pytest.mark.parametrize(
@@ -128,10 +128,10 @@ def test_windows_must_cover_each_named_weekday_once(vensters, expected):
 
 def test_a_gap_names_the_day_and_the_uncovered_stretch():
     vensters = (
-        Venster("nacht", (1, 2), "00:00", "06:00", 130),
-        Venster("dag", (1, 2), "07:00", "24:00", 100),
+        Window("nacht", (1, 2), "00:00", "06:00", 130),
+        Window("dag", (1, 2), "07:00", "24:00", 100),
     )
-    fouten = valideer_regelset(replace(PRESET, vensters=vensters))
+    fouten = validate_pay_rules(replace(PRESET, vensters=vensters))
     assert [f.params for f in fouten] == [
         {"dag": 1, "van": "06:00", "tot": "07:00"},
         {"dag": 2, "van": "06:00", "tot": "07:00"},
@@ -178,16 +178,16 @@ def test_rule_set_checks(changes, expected):
 
 
 def test_allowance_amounts_and_times_are_checked_with_their_field():
-    kosten = Verblijfkosten(
+    kosten = Allowances(
         drempel_min=-1,
-        eendaags=Dagtarief(
+        eendaags=DayRate(
             uurtarieven=(
-                Uurtarief("per uur", "00:00", "24:00", Decimal("-0.01")),
-                Uurtarief("avond", "18:00", "17:00", Decimal("1.00"), vertrek_voor="14:60"),
+                HourRate("per uur", "00:00", "24:00", Decimal("-0.01")),
+                HourRate("avond", "18:00", "17:00", Decimal("1.00"), vertrek_voor="14:60"),
             ),
             vaste_bedragen=(
-                Vastbedrag("lunch", Decimal("NaN"), dekt_van="12:00"),
-                Vastbedrag("diner", Decimal("5.00"), dekt_van="19:00", dekt_tot="18:00"),
+                FixedAmount("lunch", Decimal("NaN"), dekt_van="12:00"),
+                FixedAmount("diner", Decimal("5.00"), dekt_van="19:00", dekt_tot="18:00"),
             ),
         ),
     )
@@ -204,18 +204,18 @@ def test_allowance_amounts_and_times_are_checked_with_their_field():
 
 def test_an_invalid_rule_set_is_refused_with_every_problem():
     bad = replace(PRESET, overuren_procent=90, zondag_procent=400)
-    with pytest.raises(OngeldigeRegelset) as caught:
-        controleer_regelset(bad)
+    with pytest.raises(InvalidPayRules) as caught:
+        check_pay_rules(bad)
     assert caught.value.code == "regelset_ongeldig"
     assert [f.code for f in caught.value.fouten] == ["procent_te_laag", "procent_te_hoog"]
-    with pytest.raises(OngeldigeRegelset):
-        bereken_week(jaar=2026, week=47, werkdagen=[], regelsets=[bad])
+    with pytest.raises(InvalidPayRules):
+        compute_week(jaar=2026, week=47, work_days=[], rule_sets=[bad])
 
 
 def test_a_history_may_not_have_two_sets_on_one_date():
     later = cao_preset(date(2027, 1, 4))
-    assert valideer_reeks([PRESET, later]) == []
-    fouten = valideer_reeks([PRESET, later, replace(later, zondag_procent=50)])
+    assert validate_series([PRESET, later]) == []
+    fouten = validate_series([PRESET, later, replace(later, zondag_procent=50)])
     assert [(f.code, f.veld) for f in fouten] == [
         ("geldig_vanaf_dubbel", "[2].geldig_vanaf"),
         ("procent_te_laag", "[2].zondag_procent"),
@@ -225,30 +225,30 @@ def test_a_history_may_not_have_two_sets_on_one_date():
 def test_a_week_uses_the_set_valid_on_its_monday():
     later = replace(cao_preset(date(2027, 1, 4)), contracturen=Decimal(38))
     sets = [later, PRESET]  # any order
-    assert regelset_voor_week(sets, date(2026, 12, 28)) is PRESET
-    assert regelset_voor_week(sets, date(2027, 1, 4)) is later
-    assert regelset_voor_week(PRESET, date(2026, 3, 2)) is PRESET
-    with pytest.raises(CaoFout) as caught:
-        regelset_voor_week(sets, date(2025, 12, 29))
+    assert pay_rules_for_week(sets, date(2026, 12, 28)) is PRESET
+    assert pay_rules_for_week(sets, date(2027, 1, 4)) is later
+    assert pay_rules_for_week(PRESET, date(2026, 3, 2)) is PRESET
+    with pytest.raises(CaoError) as caught:
+        pay_rules_for_week(sets, date(2025, 12, 29))
     assert caught.value.code == "geen_regelset"
 
 
 def test_a_set_starting_within_the_week_is_an_error_not_a_mix():
     # The new year's amounts from Friday 1 January 2027: week 2026-W53 cannot be computed.
     new_year = replace(cao_preset(date(2027, 1, 1)), contracturen=Decimal(38))
-    with pytest.raises(CaoFout) as caught:
-        bereken_week(jaar=2026, week=53, werkdagen=[], regelsets=[PRESET, new_year])
+    with pytest.raises(CaoError) as caught:
+        compute_week(jaar=2026, week=53, work_days=[], rule_sets=[PRESET, new_year])
     assert caught.value.code == "regelset_wijzigt_in_week"
     assert caught.value.params == {"geldig_vanaf": date(2027, 1, 1), "maandag": date(2026, 12, 28)}
     # Such a set is refused when it is entered, so a checked history never gets there.
     assert ("geldig_vanaf_geen_maandag", "geldig_vanaf") in codes(new_year)
-    with pytest.raises(OngeldigeRegelset):
-        bereken_week(jaar=2027, week=1, werkdagen=[], regelsets=[PRESET, new_year])
+    with pytest.raises(InvalidPayRules):
+        compute_week(jaar=2027, week=1, work_days=[], rule_sets=[PRESET, new_year])
     # Dated on a Monday, each week is computed with its own set.
     monday = replace(new_year, geldig_vanaf=date(2027, 1, 4))
     sets = [PRESET, monday]
-    assert bereken_week(jaar=2026, week=53, werkdagen=[], regelsets=sets).contract_min == 2400
-    after = bereken_week(jaar=2027, week=1, werkdagen=[], regelsets=sets)
+    assert compute_week(jaar=2026, week=53, work_days=[], rule_sets=sets).contract_min == 2400
+    after = compute_week(jaar=2027, week=1, work_days=[], rule_sets=sets)
     assert (after.contract_min, after.regelset_geldig_vanaf) == (38 * 60, date(2027, 1, 4))
 
 
@@ -291,29 +291,29 @@ def test_where_overtime_starts_follows_the_cao_of_the_weeks_iso_year():
     """Up to 2025 above 40 hours (art. 27 lid 1 as TLN and the unions explain it); from the
     CAO 2026 above the contract hours when those are under 40. Week 2026-W01 begins on
     Monday 29 December 2025 and belongs to 2026, the year of its Thursday."""
-    assert [PRESET.grens_voor(jaar) for jaar in (2024, 2025, 2026, 2027)] == [
+    assert [PRESET.overtime_threshold(jaar) for jaar in (2024, 2025, 2026, 2027)] == [
         "week_40",
         "week_40",
         "contract",
         "contract",
     ]
     for fixed in ("week_40", "contract", "dag_8"):
-        assert replace(PRESET, overuren_grens=fixed).grens_voor(2025) == fixed
-        assert replace(PRESET, overuren_grens=fixed).grens_voor(2026) == fixed
+        assert replace(PRESET, overuren_grens=fixed).overtime_threshold(2025) == fixed
+        assert replace(PRESET, overuren_grens=fixed).overtime_threshold(2026) == fixed
     preset_2025 = cao_preset(date(2025, 1, 6))
-    first = bereken_week(jaar=2026, week=1, werkdagen=[], regelsets=[preset_2025])
-    last = bereken_week(jaar=2025, week=52, werkdagen=[], regelsets=[preset_2025])
+    first = compute_week(jaar=2026, week=1, work_days=[], rule_sets=[preset_2025])
+    last = compute_week(jaar=2025, week=52, work_days=[], rule_sets=[preset_2025])
     assert (first.overuren_grens, last.overuren_grens) == ("contract", "week_40")
 
 
 def test_a_set_saved_before_the_new_fields_loads_with_the_cao_and_keeps_its_samenloop():
     """Old JSON has no overtime rule, double manning or night trip: it gets the CAO's rule
     for each week and the CAO's night-trip surcharge; its own samenloop stays."""
-    old = regelset_naar_json(replace(PRESET, samenloop="hoogste"))
+    old = pay_rules_to_json(replace(PRESET, samenloop="hoogste"))
     for name in ("overuren_grens", "dubbele_bemanning", "nachtrit_procent", "nachtrit_van",
                  "nachtrit_tot"):  # fmt: skip
         del old[name]
-    loaded = regelset_uit_json(old)
+    loaded = pay_rules_from_json(old)
     assert loaded.samenloop == "hoogste"
     assert (loaded.overuren_grens, loaded.dubbele_bemanning) == ("cao", False)
     assert (loaded.nachtrit_procent, loaded.nachtrit_van, loaded.nachtrit_tot) == (
@@ -321,10 +321,10 @@ def test_a_set_saved_before_the_new_fields_loads_with_the_cao_and_keeps_its_same
         "21:00",
         "05:00",
     )
-    assert valideer_regelset(loaded) == []
+    assert validate_pay_rules(loaded) == []
     # A set without samenloop at all (never written so) would keep the old rule.
     del old["samenloop"]
-    assert regelset_uit_json(old).samenloop == "hoogste"
+    assert pay_rules_from_json(old).samenloop == "hoogste"
 
 
 def test_a_rule_set_is_stored_as_json_and_read_back():
@@ -333,14 +333,14 @@ def test_a_rule_set_is_stored_as_json_and_read_back():
         extra_feestdagen=(date(2026, 12, 31),),
         contracturen=Decimal("38.5"),
         vensters=(
-            Venster("nacht", (1, 2, 3, 4, 5), "00:00", "06:00", 130),
-            Venster("dag", (1, 2, 3, 4, 5), "06:00", "24:00", 100),
+            Window("nacht", (1, 2, 3, 4, 5), "00:00", "06:00", 130),
+            Window("dag", (1, 2, 3, 4, 5), "06:00", "24:00", 100),
         ),
         overuren_grens="dag_8",
         dubbele_bemanning=True,
         nachtrit_procent=21,
     )
-    data = json.loads(json.dumps(regelset_naar_json(entered)))
+    data = json.loads(json.dumps(pay_rules_to_json(entered)))
     assert data["contracturen"] == "38.5"
     assert data["vensters"][0] == {
         "naam": "nacht",
@@ -354,7 +354,7 @@ def test_a_rule_set_is_stored_as_json_and_read_back():
         True,
         21,
     )
-    assert regelset_uit_json(data) == entered
+    assert pay_rules_from_json(data) == entered
     for bad in ({"geldig_vanaf": "2026-01-05", "kleur": "rood"}, {}, {"contracturen": "x"}):
         with pytest.raises(ValueError):
-            regelset_uit_json(bad)
+            pay_rules_from_json(bad)

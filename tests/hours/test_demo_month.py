@@ -43,7 +43,7 @@ def seeded(app):
     return logins
 
 
-def overtime_from(rules: cao.Regelset, week: IsoWeek, contract_min: int) -> int:
+def overtime_from(rules: cao.PayRules, week: IsoWeek, contract_min: int) -> int:
     """Weekday minutes after which overtime starts, as art. 27 of the week's CAO says."""
     rule = rules.overuren_grens
     if rule == "cao":
@@ -52,7 +52,7 @@ def overtime_from(rules: cao.Regelset, week: IsoWeek, contract_min: int) -> int:
     return 40 * 60 if rule == "week_40" else min(contract_min, 40 * 60)
 
 
-def by_hand(days, week: IsoWeek, rules: cao.Regelset, contract_min: int) -> dict:
+def by_hand(days, week: IsoWeek, rules: cao.PayRules, contract_min: int) -> dict:
     start = datetime.combine(week.monday, time(0), tzinfo=AMS)
     end = datetime.combine(week.monday + timedelta(days=7), time(0), tzinfo=AMS)
     minutes = []
@@ -71,12 +71,12 @@ def by_hand(days, week: IsoWeek, rules: cao.Regelset, contract_min: int) -> dict
         free |= cao.feestdagen(year, rules.feestdagen, rules.extra_feestdagen)
     windows = {}
     for venster in rules.vensters:
-        van = cao.rules.minuut_van_dag(venster.van)
-        tot = cao.rules.minuut_van_dag(venster.tot, einde=True)
+        van = cao.rules.minute_of_day(venster.van)
+        tot = cao.rules.minute_of_day(venster.tot, einde=True)
         for day in venster.dagen:
             windows.setdefault(day, []).append((van, tot, venster))
-    night_from = cao.rules.minuut_van_dag(rules.nachtrit_van)
-    night_to = cao.rules.minuut_van_dag(rules.nachtrit_tot, einde=True)
+    night_from = cao.rules.minute_of_day(rules.nachtrit_van)
+    night_to = cao.rules.minute_of_day(rules.nachtrit_tot, einde=True)
     out = {"gewerkt_min": len(minutes), "normaal_min": 0, "meeruren_min": 0,
            "overuren_130_min": 0, "zaterdag_150_min": 0, "zondag_200_min": 0,
            "feestdag_min": 0, "nachttoeslag_min": 0, "onregelmatig": {}}  # fmt: skip
@@ -141,7 +141,7 @@ def test_every_demo_week_adds_up_as_the_cao_words_it(app, seeded):
                 )
                 for driver in drivers:
                     for week in weeks:
-                        rules = cao.regelset_voor_week(sets, week.monday)
+                        rules = cao.pay_rules_for_week(sets, week.monday)
                         uren = driver.contracturen or rules.contracturen
                         expected = by_hand(days[driver.id], week, rules, int(uren * 60))
                         total = computed[driver.id, week].result.totaal

@@ -93,8 +93,8 @@ def own_windows(app, carrier, *names):
 
     night, day = names
     windows = (
-        cao.Venster(night, (1, 2, 3, 4, 5), "00:00", "06:00", 130),
-        cao.Venster(day, (1, 2, 3, 4, 5), "06:00", "24:00", 100),
+        cao.Window(night, (1, 2, 3, 4, 5), "00:00", "06:00", 130),
+        cao.Window(day, (1, 2, 3, 4, 5), "06:00", "24:00", 100),
     )
     rules = dataclasses.replace(cao.cao_preset(date(2026, 11, 2)), vensters=windows)
     in_carrier(

@@ -22,9 +22,9 @@ from portal.hours.payroll import rulesets
 BASE = "/uren/regels"
 # A carrier's own irregular-hours table (the CAO has none for drivers).
 WINDOWS = (
-    cao.Venster("nacht", (1, 2, 3, 4, 5), "00:00", "06:00", 130),
-    cao.Venster("dag", (1, 2, 3, 4, 5), "06:00", "19:00", 100),
-    cao.Venster("avond", (1, 2, 3, 4, 5), "19:00", "24:00", 120),
+    cao.Window("nacht", (1, 2, 3, 4, 5), "00:00", "06:00", 130),
+    cao.Window("dag", (1, 2, 3, 4, 5), "06:00", "19:00", 100),
+    cao.Window("avond", (1, 2, 3, 4, 5), "19:00", "24:00", 120),
 )
 
 
@@ -44,7 +44,7 @@ def add(app, carrier, day: date = date(2026, 11, 2), **changes) -> object:
     )
 
 
-def stored(app, carrier) -> list[cao.Regelset]:
+def stored(app, carrier) -> list[cao.PayRules]:
     """The carrier's own rule sets, oldest first (without the preset before them)."""
     return in_carrier(
         app,
@@ -451,7 +451,7 @@ def test_a_set_saved_before_the_new_fields_keeps_its_samenloop(app, as_planner, 
     from portal.extensions import db
     from portal.hours.pay_models import RuleSet
 
-    old = cao.regelset_naar_json(
+    old = cao.pay_rules_to_json(
         dataclasses.replace(
             cao.cao_preset(date(2026, 11, 2)), samenloop="hoogste", vensters=WINDOWS
         )

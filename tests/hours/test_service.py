@@ -262,8 +262,10 @@ def test_the_overview_and_the_week_run_a_fixed_number_of_queries(app, carrier, c
     def measure():
         def run():
             with count_queries() as overview:
-                weeks.overview(carrier_id=carrier.id, van=W47.monday, tot=W47.sunday)
-            drivers = weeks.overview(carrier_id=carrier.id, van=W47.monday, tot=W47.sunday).rows
+                weeks.overview(carrier_id=carrier.id, first_day=W47.monday, last_day=W47.sunday)
+            drivers = weeks.overview(
+                carrier_id=carrier.id, first_day=W47.monday, last_day=W47.sunday
+            ).rows
             with count_queries() as week:
                 weeks.week_detail(carrier_id=carrier.id, driver_id=drivers[0].driver.id, week=W47)
             return overview.count, week.count

@@ -65,16 +65,16 @@ def test_a_running_activity_counts_to_now_but_at_most_a_day_after_its_day_began(
     soon = totals.summarize(
         [span],
         zone=AMS,
-        van=date(2026, 11, 16),
-        tot=date(2026, 11, 22),
+        start=date(2026, 11, 16),
+        end=date(2026, 11, 22),
         now=began + timedelta(hours=3),
     )[driver]
     assert soon.totaal.minuten["rijden"] == 120 and soon.lopend
     forgotten = totals.summarize(
         [span],
         zone=AMS,
-        van=date(2026, 11, 16),
-        tot=date(2026, 11, 22),
+        start=date(2026, 11, 16),
+        end=date(2026, 11, 22),
         now=began + timedelta(days=3),
     )[driver]
     assert forgotten.totaal.minuten["rijden"] == 23 * 60
@@ -101,7 +101,7 @@ def test_seconds_are_summed_per_day_then_rounded_and_weeks_add_up_days():
         ),
     ]
     hours = totals.summarize(
-        spans, zone=AMS, van=date(2026, 11, 16), tot=date(2026, 11, 22), now=began
+        spans, zone=AMS, start=date(2026, 11, 16), end=date(2026, 11, 22), now=began
     )[driver]
     assert hours.per_dag[date(2026, 11, 16)].minuten["laden"] == 3  # 150 s
     assert date(2026, 11, 17) not in hours.per_dag  # 29 s rounds to nothing
@@ -130,7 +130,7 @@ def test_an_activity_ending_or_beginning_at_local_midnight_belongs_to_one_day():
         Span(driver, "lossen", at("2026-11-18", "00:00"), at("2026-11-18", "01:00"), began),
     ]
     hours = totals.summarize(
-        spans, zone=AMS, van=date(2026, 11, 16), tot=date(2026, 11, 22), now=began
+        spans, zone=AMS, start=date(2026, 11, 16), end=date(2026, 11, 22), now=began
     )[driver]
     assert {day: t.totaal for day, t in hours.per_dag.items()} == {
         date(2026, 11, 17): 60,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from portal.hours.cao.clock import Dienst, Klok
-from portal.hours.cao.result import Dag
+from portal.hours.cao.clock import Clock, Shift
+from portal.hours.cao.result import Day
 
 # Working time as portal.hours.models.WERKTIJD_SOORTEN has it (a test keeps them equal).
 ARBEIDSTIJD = ("rijden", "laden", "lossen", "wachten", "overig_werk")
@@ -21,15 +21,15 @@ PAUZE_EISEN = ((9 * 60, 45), (6 * 60, 30))  # more working time than this: at le
 MAX_ZONDER_PAUZE = 6 * 60
 
 
-def pauzes(dienst: Dienst, per_dag: dict[date, Dag], klok: Klok) -> None:
+def check_breaks(shift: Shift, per_dag: dict[date, Day], clock: Clock) -> None:
     """The break rules of directive 2002/15 over one work day, on the day it started."""
-    dag = per_dag.get(klok.stap(dienst.begin)[0])
+    dag = per_dag.get(clock.step(shift.begin)[0])
     if dag is None:
         return
     # The work day as runs of work ("w"), break ("p": pauze or no activity) and other time.
     runs: list[list] = []
-    cursor = dienst.begin
-    for soort, begin, einde in dienst.activiteiten:
+    cursor = shift.begin
+    for soort, begin, einde in shift.activiteiten:
         soort_run = "w" if soort in ARBEIDSTIJD else "p" if soort == "pauze" else "b"
         for kind, minuten in (("p", begin - cursor), (soort_run, einde - begin)):
             if minuten and runs and runs[-1][0] == kind:

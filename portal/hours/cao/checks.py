@@ -16,18 +16,18 @@ from portal.hours.cao.rules import (
     SAMENLOOP,
     SOORTEN,
     TOESLAG_MAX,
-    CaoFout,
-    Dagtarief,
-    Regelset,
-    Venster,
-    Verblijfkosten,
+    Allowances,
+    CaoError,
+    DayRate,
+    PayRules,
+    Window,
     bedragen,
-    minuut_van_dag,
+    minute_of_day,
 )
 
 
 @dataclass(frozen=True)
-class Regelfout:
+class RuleError:
     """One problem of a rule set: a stable code, the field it is about, and parameters."""
 
     code: str
@@ -35,8 +35,8 @@ class Regelfout:
     params: dict = field(default_factory=dict)
 
 
-class OngeldigeRegelset(CaoFout):
-    def __init__(self, fouten: list[Regelfout]):
+class InvalidPayRules(CaoError):
+    def __init__(self, fouten: list[RuleError]):
         super().__init__(
             "regelset_ongeldig",
             "the rule set is not valid: " + ", ".join(f"{f.veld}: {f.code}" for f in fouten),
@@ -45,23 +45,23 @@ class OngeldigeRegelset(CaoFout):
         self.fouten = fouten
 
 
-def _tijd(fouten: list[Regelfout], veld: str, tijd, *, einde: bool) -> int | None:
+def _tijd(fouten: list[RuleError], veld: str, tijd, *, einde: bool) -> int | None:
     try:
-        return minuut_van_dag(tijd, einde=einde)
+        return minute_of_day(tijd, einde=einde)
     except (TypeError, ValueError):
-        fouten.append(Regelfout("tijd_ongeldig", veld, {"waarde": tijd}))
+        fouten.append(RuleError("tijd_ongeldig", veld, {"waarde": tijd}))
         return None
 
 
-def _kosten_tijden(fouten: list[Regelfout], kosten: Verblijfkosten) -> None:
+def _kosten_tijden(fouten: list[RuleError], kosten: Allowances) -> None:
     for deel in ("eendaags", "eerste_dag", "tussendag", "laatste_dag"):
-        tarief: Dagtarief = getattr(kosten, deel)
+        tarief: DayRate = getattr(kosten, deel)
         for i, uur in enumerate(tarief.uurtarieven):
             veld = f"verblijfkosten.{deel}.uurtarieven[{i}]"
             van = _tijd(fouten, f"{veld}.van", uur.van, einde=False)
             tot = _tijd(fouten, f"{veld}.tot", uur.tot, einde=True)
             if van is not None and tot is not None and tot <= van:
-                fouten.append(Regelfout("venster_leeg", veld, {"van": uur.van, "tot": uur.tot}))
+                fouten.append(RuleError("venster_leeg", veld, {"van": uur.van, "tot": uur.tot}))
             for naam in ("vertrek_voor", "aankomst_na"):
                 if getattr(uur, naam) is not None:
                     _tijd(fouten, f"{veld}.{naam}", getattr(uur, naam), einde=True)
@@ -70,60 +70,60 @@ def _kosten_tijden(fouten: list[Regelfout], kosten: Verblijfkosten) -> None:
             if vast.vertrek_na is not None:
                 _tijd(fouten, f"{veld}.vertrek_na", vast.vertrek_na, einde=True)
             if (vast.dekt_van is None) != (vast.dekt_tot is None):
-                fouten.append(Regelfout("dekking_onvolledig", veld, {}))
+                fouten.append(RuleError("dekking_onvolledig", veld, {}))
             elif vast.dekt_van is not None:
                 van = _tijd(fouten, f"{veld}.dekt_van", vast.dekt_van, einde=False)
                 tot = _tijd(fouten, f"{veld}.dekt_tot", vast.dekt_tot, einde=True)
                 if van is not None and tot is not None and tot <= van:
                     params = {"van": vast.dekt_van, "tot": vast.dekt_tot}
-                    fouten.append(Regelfout("venster_leeg", veld, params))
+                    fouten.append(RuleError("venster_leeg", veld, params))
             if not isinstance(vast.min_afwezig_min, int) or vast.min_afwezig_min < 0:
-                fouten.append(Regelfout("duur_ongeldig", f"{veld}.min_afwezig_min", {}))
+                fouten.append(RuleError("duur_ongeldig", f"{veld}.min_afwezig_min", {}))
 
 
-def _nachtrit(fouten: list[Regelfout], regelset: Regelset) -> None:
+def _nachtrit(fouten: list[RuleError], rules: PayRules) -> None:
     """The one-day night-trip surcharge: 0 to 100 percent on top, between two times of day
     that differ (across midnight when the first is later)."""
-    procent = regelset.nachtrit_procent
+    procent = rules.nachtrit_procent
     if not isinstance(procent, int) or isinstance(procent, bool):
-        fouten.append(Regelfout("procent_ongeldig", "nachtrit_procent", {"waarde": procent}))
+        fouten.append(RuleError("procent_ongeldig", "nachtrit_procent", {"waarde": procent}))
     elif not 0 <= procent <= TOESLAG_MAX:
         params = {"waarde": procent, "min": 0, "max": TOESLAG_MAX}
-        fouten.append(Regelfout("toeslag_ongeldig", "nachtrit_procent", params))
-    van = _tijd(fouten, "nachtrit_van", regelset.nachtrit_van, einde=False)
-    tot = _tijd(fouten, "nachtrit_tot", regelset.nachtrit_tot, einde=True)
+        fouten.append(RuleError("toeslag_ongeldig", "nachtrit_procent", params))
+    van = _tijd(fouten, "nachtrit_van", rules.nachtrit_van, einde=False)
+    tot = _tijd(fouten, "nachtrit_tot", rules.nachtrit_tot, einde=True)
     if van is not None and tot is not None and van == tot % 1440:
-        params = {"van": regelset.nachtrit_van, "tot": regelset.nachtrit_tot}
-        fouten.append(Regelfout("venster_leeg", "nachtrit_tot", params))
+        params = {"van": rules.nachtrit_van, "tot": rules.nachtrit_tot}
+        fouten.append(RuleError("venster_leeg", "nachtrit_tot", params))
 
 
-def _procent(fouten: list[Regelfout], veld: str, value) -> None:
+def _procent(fouten: list[RuleError], veld: str, value) -> None:
     if not isinstance(value, int) or isinstance(value, bool):
-        fouten.append(Regelfout("procent_ongeldig", veld, {"waarde": value}))
+        fouten.append(RuleError("procent_ongeldig", veld, {"waarde": value}))
     elif value < PROCENT_MIN:
-        fouten.append(Regelfout("procent_te_laag", veld, {"waarde": value, "min": PROCENT_MIN}))
+        fouten.append(RuleError("procent_te_laag", veld, {"waarde": value, "min": PROCENT_MIN}))
     elif value > PROCENT_MAX:
-        fouten.append(Regelfout("procent_te_hoog", veld, {"waarde": value, "max": PROCENT_MAX}))
+        fouten.append(RuleError("procent_te_hoog", veld, {"waarde": value, "max": PROCENT_MAX}))
 
 
-def _vensters(fouten: list[Regelfout], vensters: Sequence[Venster]) -> None:
+def _vensters(fouten: list[RuleError], vensters: Sequence[Window]) -> None:
     spans: dict[int, list[tuple[int, int, str]]] = {}
     names: set[str] = set()
     for i, venster in enumerate(vensters):
         veld = f"vensters[{i}]"
         if not venster.naam or venster.naam in names:
-            fouten.append(Regelfout("venster_naam_ongeldig", f"{veld}.naam", {}))
+            fouten.append(RuleError("venster_naam_ongeldig", f"{veld}.naam", {}))
         names.add(venster.naam)
         _procent(fouten, f"{veld}.procent", venster.procent)
         if not venster.dagen or any(d not in range(1, 8) for d in venster.dagen):
-            fouten.append(Regelfout("dag_ongeldig", f"{veld}.dagen", {}))
+            fouten.append(RuleError("dag_ongeldig", f"{veld}.dagen", {}))
             continue
         van = _tijd(fouten, f"{veld}.van", venster.van, einde=False)
         tot = _tijd(fouten, f"{veld}.tot", venster.tot, einde=True)
         if van is None or tot is None:
             continue
         if tot <= van:
-            fouten.append(Regelfout("venster_leeg", veld, {"van": venster.van, "tot": venster.tot}))
+            fouten.append(RuleError("venster_leeg", veld, {"van": venster.van, "tot": venster.tot}))
             continue
         for dag in set(venster.dagen):
             spans.setdefault(dag, []).append((van, tot, venster.naam))
@@ -131,80 +131,80 @@ def _vensters(fouten: list[Regelfout], vensters: Sequence[Venster]) -> None:
         cursor, previous = 0, None
         for van, tot, naam in sorted(parts):
             if van > cursor:
-                fouten.append(Regelfout("venster_gat", "vensters", _gap(dag, cursor, van)))
+                fouten.append(RuleError("venster_gat", "vensters", _gap(dag, cursor, van)))
             elif van < cursor:
                 params = {"dag": dag, "vensters": [previous, naam]}
-                fouten.append(Regelfout("venster_overlap", "vensters", params))
+                fouten.append(RuleError("venster_overlap", "vensters", params))
             cursor, previous = max(cursor, tot), naam
         if cursor < 1440:
-            fouten.append(Regelfout("venster_gat", "vensters", _gap(dag, cursor, 1440)))
+            fouten.append(RuleError("venster_gat", "vensters", _gap(dag, cursor, 1440)))
 
 
-def _hhmm(minuut: int) -> str:
-    return f"{minuut // 60:02d}:{minuut % 60:02d}"
+def _hhmm(minute: int) -> str:
+    return f"{minute // 60:02d}:{minute % 60:02d}"
 
 
 def _gap(dag: int, van: int, tot: int) -> dict:
     return {"dag": dag, "van": _hhmm(van), "tot": _hhmm(tot)}
 
 
-def valideer_regelset(regelset: Regelset) -> list[Regelfout]:
+def validate_pay_rules(rules: PayRules) -> list[RuleError]:
     """Every problem of a rule set, in field order; empty when it is valid."""
-    fouten: list[Regelfout] = []
-    if regelset.geldig_vanaf.isoweekday() != 1:
-        fouten.append(Regelfout("geldig_vanaf_geen_maandag", "geldig_vanaf", {}))
-    uren = regelset.contracturen
+    fouten: list[RuleError] = []
+    if rules.geldig_vanaf.isoweekday() != 1:
+        fouten.append(RuleError("geldig_vanaf_geen_maandag", "geldig_vanaf", {}))
+    uren = rules.contracturen
     if not isinstance(uren, Decimal | int) or not 0 <= uren <= 60 or (uren * 60) % 1:
-        fouten.append(Regelfout("contracturen_ongeldig", "contracturen", {"waarde": str(uren)}))
-    onbekend = [s for s in regelset.betaalde_soorten if s not in SOORTEN]
+        fouten.append(RuleError("contracturen_ongeldig", "contracturen", {"waarde": str(uren)}))
+    onbekend = [s for s in rules.betaalde_soorten if s not in SOORTEN]
     if onbekend:
-        fouten.append(Regelfout("soort_onbekend", "betaalde_soorten", {"soorten": onbekend}))
+        fouten.append(RuleError("soort_onbekend", "betaalde_soorten", {"soorten": onbekend}))
     for veld in ("overuren_procent", "zaterdag_procent", "zondag_procent"):
-        _procent(fouten, veld, getattr(regelset, veld))
-    if regelset.samenloop not in SAMENLOOP:
-        fouten.append(Regelfout("samenloop_onbekend", "samenloop", {"toegestaan": SAMENLOOP}))
-    if regelset.overuren_grens not in OVERUREN_GRENZEN:
+        _procent(fouten, veld, getattr(rules, veld))
+    if rules.samenloop not in SAMENLOOP:
+        fouten.append(RuleError("samenloop_onbekend", "samenloop", {"toegestaan": SAMENLOOP}))
+    if rules.overuren_grens not in OVERUREN_GRENZEN:
         params = {"toegestaan": OVERUREN_GRENZEN}
-        fouten.append(Regelfout("overuren_grens_onbekend", "overuren_grens", params))
-    if not isinstance(regelset.dubbele_bemanning, bool):
-        fouten.append(Regelfout("ja_nee_ongeldig", "dubbele_bemanning", {}))
-    _nachtrit(fouten, regelset)
-    _vensters(fouten, regelset.vensters)
-    onbekend = [key for key in regelset.feestdagen if key not in FEESTDAGEN]
+        fouten.append(RuleError("overuren_grens_onbekend", "overuren_grens", params))
+    if not isinstance(rules.dubbele_bemanning, bool):
+        fouten.append(RuleError("ja_nee_ongeldig", "dubbele_bemanning", {}))
+    _nachtrit(fouten, rules)
+    _vensters(fouten, rules.vensters)
+    onbekend = [key for key in rules.feestdagen if key not in FEESTDAGEN]
     if onbekend:
-        fouten.append(Regelfout("feestdag_onbekend", "feestdagen", {"namen": onbekend}))
-    kosten = regelset.verblijfkosten
+        fouten.append(RuleError("feestdag_onbekend", "feestdagen", {"namen": onbekend}))
+    kosten = rules.verblijfkosten
     if not isinstance(kosten.drempel_min, int) or not 0 <= kosten.drempel_min <= 1440:
-        fouten.append(Regelfout("drempel_ongeldig", "verblijfkosten.drempel_min", {}))
+        fouten.append(RuleError("drempel_ongeldig", "verblijfkosten.drempel_min", {}))
     for veld, bedrag in bedragen(kosten):
         if not isinstance(bedrag, Decimal) or not bedrag.is_finite():
-            fouten.append(Regelfout("bedrag_ongeldig", veld, {"waarde": str(bedrag)}))
+            fouten.append(RuleError("bedrag_ongeldig", veld, {"waarde": str(bedrag)}))
         elif bedrag < 0:
-            fouten.append(Regelfout("bedrag_negatief", veld, {"waarde": str(bedrag)}))
+            fouten.append(RuleError("bedrag_negatief", veld, {"waarde": str(bedrag)}))
     _kosten_tijden(fouten, kosten)
-    if not isinstance(regelset.max_dag_min, int) or not 0 < regelset.max_dag_min <= 1500:
-        fouten.append(Regelfout("max_dag_ongeldig", "max_dag_min", {}))
+    if not isinstance(rules.max_dag_min, int) or not 0 < rules.max_dag_min <= 1500:
+        fouten.append(RuleError("max_dag_ongeldig", "max_dag_min", {}))
     return fouten
 
 
-def controleer_regelset(regelset: Regelset) -> Regelset:
-    """The rule set itself when it is valid; OngeldigeRegelset with every problem if not."""
-    fouten = valideer_regelset(regelset)
+def check_pay_rules(rules: PayRules) -> PayRules:
+    """The rule set itself when it is valid; InvalidPayRules with every problem if not."""
+    fouten = validate_pay_rules(rules)
     if fouten:
-        raise OngeldigeRegelset(fouten)
-    return regelset
+        raise InvalidPayRules(fouten)
+    return rules
 
 
-def valideer_reeks(regelsets: Sequence[Regelset]) -> list[Regelfout]:
+def validate_series(rule_sets: Sequence[PayRules]) -> list[RuleError]:
     """The problems of a carrier's history of rule sets: each set's, and two on one date."""
-    fouten: list[Regelfout] = []
+    fouten: list[RuleError] = []
     seen: set[date] = set()
-    for i, regelset in enumerate(regelsets):
-        if regelset.geldig_vanaf in seen:
-            params = {"geldig_vanaf": regelset.geldig_vanaf.isoformat()}
-            fouten.append(Regelfout("geldig_vanaf_dubbel", f"[{i}].geldig_vanaf", params))
-        seen.add(regelset.geldig_vanaf)
+    for i, rules in enumerate(rule_sets):
+        if rules.geldig_vanaf in seen:
+            params = {"geldig_vanaf": rules.geldig_vanaf.isoformat()}
+            fouten.append(RuleError("geldig_vanaf_dubbel", f"[{i}].geldig_vanaf", params))
+        seen.add(rules.geldig_vanaf)
         fouten += [
-            Regelfout(f.code, f"[{i}].{f.veld}", f.params) for f in valideer_regelset(regelset)
+            RuleError(f.code, f"[{i}].{f.veld}", f.params) for f in validate_pay_rules(rules)
         ]
     return fouten

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
-from portal.hours.cao.rules import CaoFout
+from portal.hours.cao.rules import CaoError
 
 AMSTERDAM = ZoneInfo("Europe/Amsterdam")
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -18,29 +18,29 @@ EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 ETMAAL = 24 * 60
 
 
-class Klok:
+class Clock:
     """Epoch minutes as local dates and wall-clock minutes of the day in a time zone."""
 
     def __init__(self, zone: ZoneInfo):
         self.zone = zone
         self._offsets: dict[int, int | None] = {}
 
-    def _offset(self, minuut: int) -> int:
-        moment = datetime.fromtimestamp(minuut * 60, self.zone)
+    def _offset(self, minute: int) -> int:
+        moment = datetime.fromtimestamp(minute * 60, self.zone)
         return int(moment.utcoffset().total_seconds() // 60)
 
-    def stap(self, minuut: int) -> tuple[date, int, int]:
+    def step(self, minute: int) -> tuple[date, int, int]:
         """(local date, wall-clock minute, how many minutes from here on surely keep the
         same UTC offset: to the end of the UTC hour, or 1 in an hour the clocks change)."""
-        hour = minuut // 60
+        hour = minute // 60
         if hour not in self._offsets:
             first = self._offset(hour * 60)
             self._offsets[hour] = first if self._offset(hour * 60 + 59) == first else None
         offset = self._offsets[hour]
-        rest = (hour + 1) * 60 - minuut
+        rest = (hour + 1) * 60 - minute
         if offset is None:
-            offset, rest = self._offset(minuut), 1
-        local = minuut + offset
+            offset, rest = self._offset(minute), 1
+        local = minute + offset
         return date.fromordinal(EPOCH_ORDINAL + local // 1440), local % 1440, rest
 
     def runs(self, begin: int, einde: int) -> Iterator[tuple[date, int, int]]:
@@ -48,27 +48,27 @@ class Klok:
         the wall clock runs on minute by minute on one local day."""
         cursor = begin
         while cursor < einde:
-            datum, wand, rest = self.stap(cursor)
+            datum, wand, rest = self.step(cursor)
             lengte = min(einde - cursor, 1440 - wand, rest)
             yield datum, wand, lengte
             cursor += lengte
 
-    def middernacht(self, day: date) -> int:
+    def midnight(self, day: date) -> int:
         """Local 00:00 of day as epoch minutes."""
-        return minuut(datetime(day.year, day.month, day.day, tzinfo=self.zone))
+        return minute_at(datetime(day.year, day.month, day.day, tzinfo=self.zone))
 
 
-def minuut(moment: datetime) -> int:
+def minute_at(moment: datetime) -> int:
     """An aware datetime as whole epoch minutes, half a minute rounded up."""
     if moment.tzinfo is None or moment.utcoffset() is None:
-        raise CaoFout("tijd_zonder_zone", f"{moment.isoformat()} has no time zone")
+        raise CaoError("tijd_zonder_zone", f"{moment.isoformat()} has no time zone")
     delta = moment - EPOCH
     micro = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
     return (micro + 30_000_000) // 60_000_000
 
 
 @dataclass
-class Dienst:
+class Shift:
     """A work day (one trip) in epoch minutes, with its activities as (kind, begin, end)."""
 
     begin: int

@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from itertools import pairwise
 
-from portal.hours.cao.clock import Dienst, Klok
-from portal.hours.cao.result import Dag, Onregelmatig
-from portal.hours.cao.rules import Regelset, Venster
+from portal.hours.cao.clock import Clock, Shift
+from portal.hours.cao.result import Day, Irregular
+from portal.hours.cao.rules import PayRules, Window
 
 WEEK_40 = 40 * 60
 DAG_8 = 8 * 60
@@ -46,7 +46,7 @@ ZATERDAG_07 = 7 * 60
 
 
 @dataclass
-class _Teller:
+class _Counter:
     """Where the week's count stands: paid minutes so far (for the contract), weekday
     minutes so far (for the 40 hours) and each day's paid minutes (for 8 a day)."""
 
@@ -80,39 +80,39 @@ class _Teller:
         return runs
 
 
-def tel_uren(
-    regelset: Regelset,
-    diensten: list[Dienst],
-    per_dag: dict[date, Dag],
+def count_hours(
+    rules: PayRules,
+    shifts: list[Shift],
+    per_dag: dict[date, Day],
     contract_min: int,
-    klok: Klok,
+    clock: Clock,
     start: int,
     stop: int,
     grens: str,
 ) -> None:
     """Count every paid minute of the week [start, stop) into its day and category."""
     betaald = []
-    for dienst in diensten:
-        for soort, begin, einde in dienst.activiteiten:
+    for shift in shifts:
+        for soort, begin, einde in shift.activiteiten:
             begin, einde = max(begin, start), min(einde, stop)
             if begin >= einde:
                 continue
-            if soort in regelset.betaalde_soorten:
-                betaald.append((begin, einde, dienst.eendaags))
+            if soort in rules.betaalde_soorten:
+                betaald.append((begin, einde, shift.eendaags))
             else:
-                for datum, _, lengte in klok.runs(begin, einde):
+                for datum, _, lengte in clock.runs(begin, einde):
                     per_dag[datum].onbetaald_min += lengte
     betaald.sort()
     drempel = WEEK_40 if grens == "week_40" else min(contract_min, WEEK_40)
-    teller = _Teller(grens, contract_min, drempel)
-    gewerkt = {datum for b, e, _ in betaald for datum, _, _ in klok.runs(b, e)}
+    teller = _Counter(grens, contract_min, drempel)
+    gewerkt = {datum for b, e, _ in betaald for datum, _, _ in clock.runs(b, e)}
     if grens != "dag_8":
-        _feestdagen(per_dag, gewerkt, teller)
-    tabel = regelset.onregelmatige_vensters()
-    nacht = regelset.nachtrit_spans()
-    dubbel = regelset.dubbele_bemanning
+        _paid_holidays(per_dag, gewerkt, teller)
+    tabel = rules.irregular_windows()
+    nacht = rules.night_trip_spans()
+    dubbel = rules.dubbele_bemanning
     for begin, einde, eendaags in betaald:
-        for datum, wand, lengte in klok.runs(begin, einde):
+        for datum, wand, lengte in clock.runs(begin, einde):
             dag, weekdag = per_dag[datum], datum.isoweekday()
             vensters = tabel.get(weekdag, [])
             nachten = nacht if eendaags else []
@@ -129,10 +129,10 @@ def tel_uren(
                 werkweek = weekdag <= 5 or vroeg
                 zaterdag = weekdag == 6 and not vroeg
                 for n, binnen, over in teller.delen(b - a, datum, werkweek):
-                    _tel(regelset, dag, n, venster, binnen, over, in_nacht, zaterdag)
+                    _count(rules, dag, n, venster, binnen, over, in_nacht, zaterdag)
 
 
-def _feestdagen(per_dag: dict[date, Dag], gewerkt: set[date], teller: _Teller) -> None:
+def _paid_holidays(per_dag: dict[date, Day], gewerkt: set[date], teller: _Counter) -> None:
     """The paid holidays on Monday..Friday not worked, noted first (see the docstring)."""
     genoteerd = min(FEESTDAG_MAX, teller.contract // 5)
     if not genoteerd:
@@ -144,11 +144,11 @@ def _feestdagen(per_dag: dict[date, Dag], gewerkt: set[date], teller: _Teller) -
             teller.weekdag += genoteerd
 
 
-def _tel(
-    regelset: Regelset,
-    dag: Dag,
+def _count(
+    rules: PayRules,
+    dag: Day,
     n: int,
-    venster: Venster | None,
+    venster: Window | None,
     binnen: bool,
     over: bool,
     nacht: bool,
@@ -158,11 +158,11 @@ def _tel(
     # (rate, precedence on a tie, category)
     opties: list[tuple[int, int, str]] = []
     if dag.feestdag or dag.datum.isoweekday() == 7:
-        opties.append((regelset.zondag_procent, 4, "zondag"))
+        opties.append((rules.zondag_procent, 4, "zondag"))
     if zaterdag:
-        opties.append((regelset.zaterdag_procent, 3, "zaterdag"))
-    if over and not (venster and regelset.samenloop == "onregelmatig"):
-        opties.append((regelset.overuren_procent, 2, "overuren"))
+        opties.append((rules.zaterdag_procent, 3, "zaterdag"))
+    if over and not (venster and rules.samenloop == "onregelmatig"):
+        opties.append((rules.overuren_procent, 2, "overuren"))
     if venster:
         opties.append((venster.procent, 1, "venster"))
     categorie = max(opties)[2] if opties else "basis"
@@ -187,6 +187,6 @@ def _tel(
         if venster is not None and categorie == "venster":
             entry = next((o for o in dag.onregelmatig if o.venster == venster.naam), None)
             if entry is None:
-                dag.onregelmatig.append(entry := Onregelmatig(venster.naam, venster.procent))
+                dag.onregelmatig.append(entry := Irregular(venster.naam, venster.procent))
             entry.min += n
             entry.boven_contract_min += boven

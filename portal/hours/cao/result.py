@@ -25,7 +25,7 @@ OPTELBAAR = (
 
 
 @dataclass
-class Onregelmatig:
+class Irregular:
     venster: str
     procent: int
     min: int = 0
@@ -33,14 +33,14 @@ class Onregelmatig:
 
 
 @dataclass
-class BovenContract:
+class BeyondContract:
     min: int = 0
     zaterdag_150_min: int = 0
     zondag_200_min: int = 0
 
 
 @dataclass
-class Uren:
+class Hours:
     """The paid minutes of a day or a week by category: normaal, meeruren, overuren_130,
     zaterdag_150 and zondag_200 add up to gewerkt; feestdag (a paid holiday not worked) and
     nachttoeslag (minutes that also earn the night-trip surcharge) stand beside them."""
@@ -53,8 +53,8 @@ class Uren:
     zondag_200_min: int = 0
     feestdag_min: int = 0
     nachttoeslag_min: int = 0
-    onregelmatig: list[Onregelmatig] = field(default_factory=list)
-    boven_contract: BovenContract = field(default_factory=BovenContract)
+    onregelmatig: list[Irregular] = field(default_factory=list)
+    boven_contract: BeyondContract = field(default_factory=BeyondContract)
     onbetaald_min: int = 0
     afwezig_min: int = 0
     verblijfkosten_eur: Decimal = Decimal("0.00")
@@ -68,7 +68,7 @@ class Uren:
 
 
 @dataclass(kw_only=True)
-class Dag(Uren):
+class Day(Hours):
     """One local day of the week. `onregelmatig` lists the windows with minutes only."""
 
     datum: date
@@ -82,7 +82,7 @@ class Dag(Uren):
 
 
 @dataclass
-class Totaal(Uren):
+class Total(Hours):
     """The week. `onregelmatig` lists every irregular window of the rule set, in its order."""
 
     aanvulling_min: int = 0
@@ -92,13 +92,13 @@ class Totaal(Uren):
 
 
 @dataclass
-class Weekresultaat:
+class WeekResult:
     jaar: int
     week: int
     contract_min: int
     regelset_geldig_vanaf: date
-    per_dag: list[Dag]
-    totaal: Totaal
+    per_dag: list[Day]
+    totaal: Total
     max_dag_min: int = 15 * 60  # the rule set's longest day before a warning
     overuren_grens: str = "week_40"  # where overtime started: week_40, contract or dag_8
     dubbele_bemanning: bool = False

@@ -66,7 +66,7 @@ BRON = (
 )
 
 
-class CaoFout(ValueError):
+class CaoError(ValueError):
     """A week that cannot be computed, with a stable code and its parameters."""
 
     def __init__(self, code: str, message: str, **params):
@@ -75,7 +75,7 @@ class CaoFout(ValueError):
         self.params = params
 
 
-def minuut_van_dag(tijd: str, *, einde: bool = False) -> int:
+def minute_of_day(tijd: str, *, einde: bool = False) -> int:
     """'19:30' as minutes after local midnight; '24:00' (1440) only as the end of a span."""
     match = TIJD.match(tijd or "")
     if not match:
@@ -87,7 +87,7 @@ def minuut_van_dag(tijd: str, *, einde: bool = False) -> int:
 
 
 @dataclass(frozen=True)
-class Venster:
+class Window:
     """An irregular-hours window: wall-clock `van` to `tot` ('24:00' is midnight at the end)
     on the ISO weekdays in `dagen` (1 is Monday), paid at `procent` (100 for regular hours)."""
 
@@ -99,7 +99,7 @@ class Venster:
 
 
 @dataclass(frozen=True)
-class Uurtarief:
+class HourRate:
     """An allowance per hour of absence within wall-clock `van` to `tot` of the day, pro rata
     to the minute. `vertrek_voor` / `aankomst_na`: only when the trip left before, or ended
     after, that wall-clock time (both strict)."""
@@ -113,7 +113,7 @@ class Uurtarief:
 
 
 @dataclass(frozen=True)
-class Vastbedrag:
+class FixedAmount:
     """A fixed allowance for the day, when every condition given holds: the trip left after
     `vertrek_na` (strict), the whole trip's absence is at least `min_afwezig_min`, and the
     absence on one calendar day covers `dekt_van` to `dekt_tot` entirely (a meal)."""
@@ -127,11 +127,11 @@ class Vastbedrag:
 
 
 @dataclass(frozen=True)
-class Dagtarief:
+class DayRate:
     """What one day of a trip (or a whole one-day trip) earns: hourly and fixed amounts."""
 
-    uurtarieven: tuple[Uurtarief, ...] = ()
-    vaste_bedragen: tuple[Vastbedrag, ...] = ()
+    uurtarieven: tuple[HourRate, ...] = ()
+    vaste_bedragen: tuple[FixedAmount, ...] = ()
 
     def bedrag(
         self,
@@ -147,21 +147,21 @@ class Dagtarief:
         bedrag = Decimal(0)
         runs = [run for dag in dagen for run in dag]
         for uur in self.uurtarieven:
-            if uur.vertrek_voor and not vertrek < minuut_van_dag(uur.vertrek_voor, einde=True):
+            if uur.vertrek_voor and not vertrek < minute_of_day(uur.vertrek_voor, einde=True):
                 continue
-            if uur.aankomst_na and not aankomst > minuut_van_dag(uur.aankomst_na, einde=True):
+            if uur.aankomst_na and not aankomst > minute_of_day(uur.aankomst_na, einde=True):
                 continue
-            van, tot = minuut_van_dag(uur.van), minuut_van_dag(uur.tot, einde=True)
+            van, tot = minute_of_day(uur.van), minute_of_day(uur.tot, einde=True)
             minuten = sum(max(0, min(tot, w + n) - max(van, w)) for w, n in runs)
             bedrag += uur.bedrag_per_uur * minuten / 60
         for vast in self.vaste_bedragen:
-            if vast.vertrek_na and not vertrek > minuut_van_dag(vast.vertrek_na, einde=True):
+            if vast.vertrek_na and not vertrek > minute_of_day(vast.vertrek_na, einde=True):
                 continue
             if duur < vast.min_afwezig_min:
                 continue
             if vast.dekt_van and vast.dekt_tot:
-                van = minuut_van_dag(vast.dekt_van)
-                tot = minuut_van_dag(vast.dekt_tot, einde=True)
+                van = minute_of_day(vast.dekt_van)
+                tot = minute_of_day(vast.dekt_tot, einde=True)
                 if not any(
                     min(w for w, _ in dag) <= van and max(w + n for w, n in dag) >= tot
                     for dag in dagen
@@ -173,7 +173,7 @@ class Dagtarief:
 
 
 @dataclass(frozen=True)
-class Verblijfkosten:
+class Allowances:
     """Daily allowances for absence from the home base. A work day is one trip; it earns
     nothing unless its absence is more than `drempel_min` (the CAO: more than 4 hours). A trip
     whose departure and return lie within 24 hours is one-day (`eendaags`), also when it
@@ -181,14 +181,14 @@ class Verblijfkosten:
     full days in between (`tussendag`) and its last day each earn their own tariff."""
 
     drempel_min: int = 240
-    eendaags: Dagtarief = field(default_factory=Dagtarief)
-    eerste_dag: Dagtarief = field(default_factory=Dagtarief)
-    tussendag: Dagtarief = field(default_factory=Dagtarief)
-    laatste_dag: Dagtarief = field(default_factory=Dagtarief)
+    eendaags: DayRate = field(default_factory=DayRate)
+    eerste_dag: DayRate = field(default_factory=DayRate)
+    tussendag: DayRate = field(default_factory=DayRate)
+    laatste_dag: DayRate = field(default_factory=DayRate)
 
 
 @dataclass(frozen=True)
-class Regelset:
+class PayRules:
     """A carrier's pay rules from `geldig_vanaf` on (see the module docstring)."""
 
     geldig_vanaf: date
@@ -199,10 +199,10 @@ class Regelset:
     zaterdag_procent: int = 150
     zondag_procent: int = 200  # Sundays and the holidays below
     samenloop: str = "hoogste"
-    vensters: tuple[Venster, ...] = ()
+    vensters: tuple[Window, ...] = ()
     feestdagen: tuple[str, ...] = CAO_FEESTDAGEN
     extra_feestdagen: tuple[date, ...] = ()
-    verblijfkosten: Verblijfkosten = field(default_factory=Verblijfkosten)
+    verblijfkosten: Allowances = field(default_factory=Allowances)
     max_dag_min: int = 15 * 60  # a day with more paid minutes than this is flagged
     bron: str = ""
     overuren_grens: str = "cao"
@@ -213,27 +213,27 @@ class Regelset:
     nachtrit_van: str = "21:00"
     nachtrit_tot: str = "05:00"
 
-    def onregelmatige_vensters(self) -> dict[int, list[tuple[int, int, Venster]]]:
+    def irregular_windows(self) -> dict[int, list[tuple[int, int, Window]]]:
         """Per ISO weekday the irregular windows (above 100%) as (van, tot, window), in order
         of time, van and tot in minutes of the day."""
-        table: dict[int, list[tuple[int, int, Venster]]] = {}
+        table: dict[int, list[tuple[int, int, Window]]] = {}
         for venster in self.vensters:
             if venster.procent > 100:
-                van, tot = minuut_van_dag(venster.van), minuut_van_dag(venster.tot, einde=True)
+                van, tot = minute_of_day(venster.van), minute_of_day(venster.tot, einde=True)
                 for dag in venster.dagen:
                     table.setdefault(dag, []).append((van, tot, venster))
         return {dag: sorted(spans, key=lambda s: s[:2]) for dag, spans in table.items()}
 
-    def nachtrit_spans(self) -> list[tuple[int, int]]:
+    def night_trip_spans(self) -> list[tuple[int, int]]:
         """The night-trip window as spans of wall-clock minutes of a day: 21:00-05:00 is
         [(1260, 1440), (0, 300)]; none when the surcharge is 0."""
         if not self.nachtrit_procent:
             return []
-        van = minuut_van_dag(self.nachtrit_van)
-        tot = minuut_van_dag(self.nachtrit_tot, einde=True)
+        van = minute_of_day(self.nachtrit_van)
+        tot = minute_of_day(self.nachtrit_tot, einde=True)
         return [(van, tot)] if van < tot else [(van, 1440), (0, tot)]
 
-    def grens_voor(self, jaar: int) -> str:
+    def overtime_threshold(self, jaar: int) -> str:
         """Where overtime starts in a week of ISO year jaar: "week_40", "contract" or
         "dag_8" ("cao" resolved to the CAO in force that year)."""
         if self.overuren_grens != "cao":
@@ -241,15 +241,15 @@ class Regelset:
         return "contract" if jaar >= CAO_CONTRACT_VANAF else "week_40"
 
     @property
-    def verblijfkosten_ingevuld(self) -> bool:
+    def allowances_entered(self) -> bool:
         """Whether any allowance amount has been entered (the preset ships zeros)."""
         return any(bedrag > 0 for _, bedrag in bedragen(self.verblijfkosten))
 
 
-def bedragen(kosten: Verblijfkosten):
+def bedragen(kosten: Allowances):
     """Every amount of the verblijfkosten as (its field path, the amount), in tariff order."""
     for deel in ("eendaags", "eerste_dag", "tussendag", "laatste_dag"):
-        tarief: Dagtarief = getattr(kosten, deel)
+        tarief: DayRate = getattr(kosten, deel)
         for i, uur in enumerate(tarief.uurtarieven):
             yield f"verblijfkosten.{deel}.uurtarieven[{i}]", uur.bedrag_per_uur
         for i, vast in enumerate(tarief.vaste_bedragen):
@@ -259,26 +259,26 @@ def bedragen(kosten: Verblijfkosten):
 ZERO = Decimal("0.00")
 
 
-def cao_preset(geldig_vanaf: date) -> Regelset:
+def cao_preset(geldig_vanaf: date) -> PayRules:
     """The preset for the CAO Beroepsgoederenvervoer (docs/cao.md): 40 contract hours,
     overtime 130% where the CAO in force puts it, Saturday 150%, Sunday and the CAO's
     holidays 200%, no irregular-hours table (the CAO has none for drivers), where overtime
     meets a carrier's irregular-hours surcharge that surcharge alone, the one-day night-trip
     surcharge of 19% from 21:00 to 05:00, and the CAO's structure of verblijfkosten with
     amounts 0.00."""
-    return Regelset(
+    return PayRules(
         geldig_vanaf=geldig_vanaf,
         samenloop="onregelmatig",
         overuren_grens="cao",
-        verblijfkosten=Verblijfkosten(
+        verblijfkosten=Allowances(
             drempel_min=240,
-            eendaags=Dagtarief(
+            eendaags=DayRate(
                 uurtarieven=(
-                    Uurtarief("per uur afwezig", "00:00", "24:00", ZERO),
-                    Uurtarief("avond bij vertrek voor 14:00", "18:00", "24:00", ZERO, "14:00"),
+                    HourRate("per uur afwezig", "00:00", "24:00", ZERO),
+                    HourRate("avond bij vertrek voor 14:00", "18:00", "24:00", ZERO, "14:00"),
                 ),
                 vaste_bedragen=(
-                    Vastbedrag(
+                    FixedAmount(
                         "extra bij vertrek na 14:00 en 12 uur afwezig",
                         ZERO,
                         vertrek_na="14:00",
@@ -286,18 +286,18 @@ def cao_preset(geldig_vanaf: date) -> Regelset:
                     ),
                 ),
             ),
-            eerste_dag=Dagtarief(
+            eerste_dag=DayRate(
                 uurtarieven=(
-                    Uurtarief("per uur afwezig", "00:00", "24:00", ZERO),
-                    Uurtarief("avond bij vertrek voor 17:00", "17:00", "24:00", ZERO, "17:00"),
+                    HourRate("per uur afwezig", "00:00", "24:00", ZERO),
+                    HourRate("avond bij vertrek voor 17:00", "17:00", "24:00", ZERO, "17:00"),
                 ),
             ),
-            tussendag=Dagtarief(vaste_bedragen=(Vastbedrag("dagbedrag", ZERO),)),
-            laatste_dag=Dagtarief(
+            tussendag=DayRate(vaste_bedragen=(FixedAmount("dagbedrag", ZERO),)),
+            laatste_dag=DayRate(
                 uurtarieven=(
-                    Uurtarief("per uur afwezig", "00:00", "24:00", ZERO),
-                    Uurtarief("avond", "18:00", "24:00", ZERO),
-                    Uurtarief("nacht bij aankomst na 12:00", "00:00", "06:00", ZERO, None, "12:00"),
+                    HourRate("per uur afwezig", "00:00", "24:00", ZERO),
+                    HourRate("avond", "18:00", "24:00", ZERO),
+                    HourRate("nacht bij aankomst na 12:00", "00:00", "06:00", ZERO, None, "12:00"),
                 ),
             ),
         ),
@@ -305,25 +305,25 @@ def cao_preset(geldig_vanaf: date) -> Regelset:
     )
 
 
-def regelset_voor_week(regelsets: Regelset | Sequence[Regelset], maandag: date) -> Regelset:
+def pay_rules_for_week(rule_sets: PayRules | Sequence[PayRules], maandag: date) -> PayRules:
     """The rule set a week starting on maandag is computed with: the latest one valid on that
-    Monday. CaoFout `geen_regelset` when none is, `regelset_wijzigt_in_week` when a set
+    Monday. CaoError `geen_regelset` when none is, `regelset_wijzigt_in_week` when a set
     starts on Tuesday..Sunday of the week."""
-    if isinstance(regelsets, Regelset):
-        regelsets = [regelsets]
+    if isinstance(rule_sets, PayRules):
+        rule_sets = [rule_sets]
     zondag = maandag + timedelta(days=6)
-    for regelset in regelsets:
-        if maandag < regelset.geldig_vanaf <= zondag:
-            raise CaoFout(
+    for rules in rule_sets:
+        if maandag < rules.geldig_vanaf <= zondag:
+            raise CaoError(
                 "regelset_wijzigt_in_week",
-                f"a rule set starts on {regelset.geldig_vanaf.isoformat()}, within the week of "
+                f"a rule set starts on {rules.geldig_vanaf.isoformat()}, within the week of "
                 f"{maandag.isoformat()}: let it start on a Monday",
-                geldig_vanaf=regelset.geldig_vanaf,
+                geldig_vanaf=rules.geldig_vanaf,
                 maandag=maandag,
             )
-    valid = [r for r in regelsets if r.geldig_vanaf <= maandag]
+    valid = [r for r in rule_sets if r.geldig_vanaf <= maandag]
     if not valid:
-        raise CaoFout(
+        raise CaoError(
             "geen_regelset",
             f"no rule set is valid on {maandag.isoformat()}",
             maandag=maandag,

@@ -1,6 +1,6 @@
 """A rule set as JSON, the way a carrier's rule sets are stored (cao_regelsets.regels).
 
-A set saved before a field existed loads with the field's default (rules.Regelset): the
+A set saved before a field existed loads with the field's default (rules.PayRules): the
 overtime rule of the CAO in force ("cao"), no double manning and the CAO's one-day
 night-trip surcharge; `samenloop` is always stored, so a saved set keeps its own.
 """
@@ -12,40 +12,40 @@ from datetime import date
 from decimal import Decimal
 
 from portal.hours.cao.rules import (
-    Dagtarief,
-    Regelset,
-    Uurtarief,
-    Vastbedrag,
-    Venster,
-    Verblijfkosten,
+    Allowances,
+    DayRate,
+    FixedAmount,
+    HourRate,
+    PayRules,
+    Window,
 )
 
 _DATACLASSES = {
-    "vensters": Venster,
-    "uurtarieven": Uurtarief,
-    "vaste_bedragen": Vastbedrag,
-    "verblijfkosten": Verblijfkosten,
-    **dict.fromkeys(("eendaags", "eerste_dag", "tussendag", "laatste_dag"), Dagtarief),
+    "vensters": Window,
+    "uurtarieven": HourRate,
+    "vaste_bedragen": FixedAmount,
+    "verblijfkosten": Allowances,
+    **dict.fromkeys(("eendaags", "eerste_dag", "tussendag", "laatste_dag"), DayRate),
 }
 _DECIMALS = ("contracturen", "bedrag_per_uur", "bedrag")
 _DATES = ("geldig_vanaf", "extra_feestdagen")
 
 
-def regelset_naar_json(value):
+def pay_rules_to_json(value):
     """A rule set (or a part of one) as JSON values: money and hours as decimal strings,
     dates as ISO dates."""
     if is_dataclass(value):
-        return {f.name: regelset_naar_json(getattr(value, f.name)) for f in fields(value)}
+        return {f.name: pay_rules_to_json(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, tuple | list):
-        return [regelset_naar_json(item) for item in value]
+        return [pay_rules_to_json(item) for item in value]
     if isinstance(value, Decimal | date):
         return str(value)
     return value
 
 
-def regelset_uit_json(data: dict, cls: type = Regelset):
-    """A rule set from regelset_naar_json's output; ValueError when the shape is wrong.
-    Check it with valideer_regelset: this reads, it does not judge."""
+def pay_rules_from_json(data: dict, cls: type = PayRules):
+    """A rule set from pay_rules_to_json's output; ValueError when the shape is wrong.
+    Check it with validate_pay_rules: this reads, it does not judge."""
     if not isinstance(data, dict):
         raise ValueError(f"{cls.__name__}: an object expected")
     known = {f.name for f in fields(cls)}
@@ -54,9 +54,9 @@ def regelset_uit_json(data: dict, cls: type = Regelset):
     kwargs = {}
     for name, value in data.items():
         if name in _DATACLASSES and isinstance(value, list):
-            value = tuple(regelset_uit_json(item, _DATACLASSES[name]) for item in value)
+            value = tuple(pay_rules_from_json(item, _DATACLASSES[name]) for item in value)
         elif name in _DATACLASSES:
-            value = regelset_uit_json(value, _DATACLASSES[name])
+            value = pay_rules_from_json(value, _DATACLASSES[name])
         elif name in _DECIMALS:
             try:
                 value = Decimal(str(value))

@@ -15,26 +15,26 @@ from __future__ import annotations
 
 from datetime import date
 
-from portal.hours.cao.clock import Dienst, Klok
-from portal.hours.cao.result import Dag
-from portal.hours.cao.rules import Regelset
+from portal.hours.cao.clock import Clock, Shift
+from portal.hours.cao.result import Day
+from portal.hours.cao.rules import PayRules
 
 
-def verblijf(regelset: Regelset, dienst: Dienst, per_dag: dict[date, Dag], klok: Klok) -> None:
+def add_allowances(rules: PayRules, shift: Shift, per_dag: dict[date, Day], clock: Clock) -> None:
     """The absence of one work day (a trip) and its allowance, on the days of the week."""
-    kosten = regelset.verblijfkosten
+    kosten = rules.verblijfkosten
     runs: dict[date, list[tuple[int, int]]] = {}
-    for datum, wand, lengte in klok.runs(dienst.begin, dienst.einde):
+    for datum, wand, lengte in clock.runs(shift.begin, shift.einde):
         runs.setdefault(datum, []).append((wand, lengte))
         if datum in per_dag:
             per_dag[datum].afwezig_min += lengte
-    duur = dienst.einde - dienst.begin
+    duur = shift.einde - shift.begin
     if duur <= kosten.drempel_min:
         return
-    vertrek = klok.stap(dienst.begin)[1]
-    aankomst = klok.stap(dienst.einde - 1)[1] + 1
+    vertrek = clock.step(shift.begin)[1]
+    aankomst = clock.step(shift.einde - 1)[1] + 1
     datums = list(runs)
-    if dienst.eendaags:
+    if shift.eendaags:
         if datums[0] in per_dag:
             bedrag = kosten.eendaags.bedrag(list(runs.values()), vertrek, aankomst, duur)
             per_dag[datums[0]].verblijfkosten_eur += bedrag

@@ -33,144 +33,146 @@ from decimal import ROUND_HALF_UP, Decimal
 from itertools import pairwise
 from zoneinfo import ZoneInfo
 
-from portal.hours.cao.breaks import ARBEIDSTIJD, pauzes
-from portal.hours.cao.checks import controleer_regelset
-from portal.hours.cao.clock import AMSTERDAM, Dienst, Klok, minuut
+from portal.hours.cao.breaks import ARBEIDSTIJD, check_breaks
+from portal.hours.cao.checks import check_pay_rules
+from portal.hours.cao.clock import AMSTERDAM, Clock, Shift, minute_at
 from portal.hours.cao.holidays import feestdagen
-from portal.hours.cao.pay import tel_uren
+from portal.hours.cao.pay import count_hours
 from portal.hours.cao.result import (
     OPTELBAAR,
-    BovenContract,
-    Dag,
-    Onregelmatig,
-    Totaal,
-    Weekresultaat,
+    BeyondContract,
+    Day,
+    Irregular,
+    Total,
+    WeekResult,
 )
-from portal.hours.cao.rules import SOORTEN, CaoFout, Regelset, regelset_voor_week
-from portal.hours.cao.trips import verblijf
+from portal.hours.cao.rules import SOORTEN, CaoError, PayRules, pay_rules_for_week
+from portal.hours.cao.trips import add_allowances
 
 __all__ = [
     "AMSTERDAM",
     "ARBEIDSTIJD",
-    "Activiteit",
-    "BovenContract",
-    "Dag",
-    "Onregelmatig",
-    "Totaal",
-    "Weekresultaat",
-    "Werkdag",
-    "bereken_week",
+    "Activity",
+    "BeyondContract",
+    "Day",
+    "Irregular",
+    "Total",
+    "WeekResult",
+    "WorkDay",
+    "compute_week",
 ]
 
 CENT = Decimal("0.01")
 
 
 @dataclass(frozen=True)
-class Activiteit:
+class Activity:
     soort: str
     begin: datetime
     einde: datetime
 
 
 @dataclass(frozen=True)
-class Werkdag:
+class WorkDay:
     """A driver's shift from leaving the home base to returning, with its activities."""
 
     gestart_op: datetime
     beeindigd_op: datetime
-    activiteiten: tuple[Activiteit, ...] = ()
+    activiteiten: tuple[Activity, ...] = ()
 
 
-def _diensten(werkdagen: Iterable[Werkdag]) -> list[Dienst]:
-    """The work days in epoch minutes, checked: CaoFout on a bad or overlapping one."""
-    diensten = []
-    for werkdag in werkdagen:
-        begin, einde = minuut(werkdag.gestart_op), minuut(werkdag.beeindigd_op)
+def _shifts(work_days: Iterable[WorkDay]) -> list[Shift]:
+    """The work days in epoch minutes, checked: CaoError on a bad or overlapping one."""
+    shifts = []
+    for werkdag in work_days:
+        begin, einde = minute_at(werkdag.gestart_op), minute_at(werkdag.beeindigd_op)
         if werkdag.beeindigd_op <= werkdag.gestart_op:
-            raise CaoFout("periode_ongeldig", "a work day ends before it starts")
+            raise CaoError("periode_ongeldig", "a work day ends before it starts")
         activiteiten = []
         for a in werkdag.activiteiten:
             if a.soort not in SOORTEN:
-                raise CaoFout("soort_onbekend", f"unknown activity kind {a.soort!r}", soort=a.soort)
+                raise CaoError(
+                    "soort_onbekend", f"unknown activity kind {a.soort!r}", soort=a.soort
+                )
             if a.einde <= a.begin:
-                raise CaoFout("periode_ongeldig", "an activity ends before it starts")
+                raise CaoError("periode_ongeldig", "an activity ends before it starts")
             if a.begin < werkdag.gestart_op or a.einde > werkdag.beeindigd_op:
-                raise CaoFout("activiteit_buiten_werkdag", "an activity lies outside its work day")
-            activiteiten.append((a.soort, minuut(a.begin), minuut(a.einde)))
-        diensten.append(Dienst(begin, einde, sorted(activiteiten, key=lambda a: a[1:])))
-    diensten.sort(key=lambda d: (d.begin, d.einde))
-    _geen_overlap([(d.begin, d.einde) for d in diensten], "werkdagen_overlappen")
+                raise CaoError("activiteit_buiten_werkdag", "an activity lies outside its work day")
+            activiteiten.append((a.soort, minute_at(a.begin), minute_at(a.einde)))
+        shifts.append(Shift(begin, einde, sorted(activiteiten, key=lambda a: a[1:])))
+    shifts.sort(key=lambda d: (d.begin, d.einde))
+    _refuse_overlap([(d.begin, d.einde) for d in shifts], "werkdagen_overlappen")
     # Rounding keeps order, so spans that did not overlap do not overlap once rounded.
-    alle = sorted((a[1], a[2]) for d in diensten for a in d.activiteiten)
-    _geen_overlap(alle, "activiteiten_overlappen")
-    return diensten
+    alle = sorted((a[1], a[2]) for d in shifts for a in d.activiteiten)
+    _refuse_overlap(alle, "activiteiten_overlappen")
+    return shifts
 
 
-def _geen_overlap(spans: Sequence[tuple[int, int]], code: str) -> None:
+def _refuse_overlap(spans: Sequence[tuple[int, int]], code: str) -> None:
     for (_, previous_end), (begin, _) in pairwise(spans):
         if begin < previous_end:
-            raise CaoFout(code, f"{code.replace('_', ' ')} (at minute {begin})")
+            raise CaoError(code, f"{code.replace('_', ' ')} (at minute {begin})")
 
 
-def bereken_week(
+def compute_week(
     *,
     jaar: int,
     week: int,
-    werkdagen: Iterable[Werkdag],
-    regelsets: Regelset | Sequence[Regelset],
+    work_days: Iterable[WorkDay],
+    rule_sets: PayRules | Sequence[PayRules],
     contracturen: Decimal | int | None = None,
     zone: ZoneInfo = AMSTERDAM,
-) -> Weekresultaat:
+) -> WeekResult:
     """A driver's ISO week jaar-Wweek as payable hours, under the rule set valid on its
-    Monday, with the driver's contract hours (the rule set's when None). CaoFout (a code)
+    Monday, with the driver's contract hours (the rule set's when None). CaoError (a code)
     when the week, the rules or the input do not allow it."""
     try:
         maandag = date.fromisocalendar(jaar, week, 1)
     except ValueError:
-        raise CaoFout("week_ongeldig", f"{jaar} has no week {week}") from None
-    regelset = controleer_regelset(regelset_voor_week(regelsets, maandag))
-    uren = regelset.contracturen if contracturen is None else contracturen
+        raise CaoError("week_ongeldig", f"{jaar} has no week {week}") from None
+    rules = check_pay_rules(pay_rules_for_week(rule_sets, maandag))
+    uren = rules.contracturen if contracturen is None else contracturen
     if not isinstance(uren, Decimal | int) or not 0 <= uren <= 60 or (uren * 60) % 1:
-        raise CaoFout("contracturen_ongeldig", f"contract hours {uren} per week", waarde=uren)
+        raise CaoError("contracturen_ongeldig", f"contract hours {uren} per week", waarde=uren)
     contract_min = int(uren * 60)
-    grens = regelset.grens_voor(jaar)
-    klok = Klok(zone)
+    grens = rules.overtime_threshold(jaar)
+    clock = Clock(zone)
     dagen = [maandag + timedelta(days=n) for n in range(7)]
     vrij = {}
     for year in {d.year for d in dagen}:
-        vrij |= feestdagen(year, regelset.feestdagen, regelset.extra_feestdagen)
-    per_dag = {d: Dag(datum=d, feestdag=vrij.get(d)) for d in dagen}
-    start, stop = klok.middernacht(dagen[0]), klok.middernacht(dagen[-1] + timedelta(days=1))
-    diensten = _diensten(werkdagen)
+        vrij |= feestdagen(year, rules.feestdagen, rules.extra_feestdagen)
+    per_dag = {d: Day(datum=d, feestdag=vrij.get(d)) for d in dagen}
+    start, stop = clock.midnight(dagen[0]), clock.midnight(dagen[-1] + timedelta(days=1))
+    shifts = _shifts(work_days)
 
-    tel_uren(regelset, diensten, per_dag, contract_min, klok, start, stop, grens)
-    for dienst in diensten:
-        verblijf(regelset, dienst, per_dag, klok)
-        pauzes(dienst, per_dag, klok)
-    order = {v.naam: n for n, v in enumerate(regelset.vensters)}
+    count_hours(rules, shifts, per_dag, contract_min, clock, start, stop, grens)
+    for shift in shifts:
+        add_allowances(rules, shift, per_dag, clock)
+        check_breaks(shift, per_dag, clock)
+    order = {v.naam: n for n, v in enumerate(rules.vensters)}
     for dag in per_dag.values():
         dag.onregelmatig.sort(key=lambda o: order[o.venster])
         dag.verblijfkosten_eur = dag.verblijfkosten_eur.quantize(CENT, ROUND_HALF_UP)
-        if dag.gewerkt_min > regelset.max_dag_min:
+        if dag.gewerkt_min > rules.max_dag_min:
             dag.waarschuwingen.insert(0, "dag_te_lang")
-    return Weekresultaat(
+    return WeekResult(
         jaar=jaar,
         week=week,
         contract_min=contract_min,
-        regelset_geldig_vanaf=regelset.geldig_vanaf,
+        regelset_geldig_vanaf=rules.geldig_vanaf,
         per_dag=list(per_dag.values()),
-        totaal=_totaal(regelset, per_dag.values(), contract_min),
-        max_dag_min=regelset.max_dag_min,
+        totaal=_total(rules, per_dag.values(), contract_min),
+        max_dag_min=rules.max_dag_min,
         overuren_grens=grens,
-        dubbele_bemanning=regelset.dubbele_bemanning,
-        samenloop=regelset.samenloop,
-        nachttoeslag_procent=regelset.nachtrit_procent,
+        dubbele_bemanning=rules.dubbele_bemanning,
+        samenloop=rules.samenloop,
+        nachttoeslag_procent=rules.nachtrit_procent,
     )
 
 
-def _totaal(regelset: Regelset, dagen: Iterable[Dag], contract_min: int) -> Totaal:
-    totaal = Totaal(
-        onregelmatig=[Onregelmatig(v.naam, v.procent) for v in regelset.vensters if v.procent > 100]
+def _total(rules: PayRules, dagen: Iterable[Day], contract_min: int) -> Total:
+    totaal = Total(
+        onregelmatig=[Irregular(v.naam, v.procent) for v in rules.vensters if v.procent > 100]
     )
     by_name = {o.venster: o for o in totaal.onregelmatig}
     for dag in dagen:

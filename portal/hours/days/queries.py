@@ -130,8 +130,8 @@ def list_work_days(
     *,
     carrier_id: uuid.UUID,
     driver_id: uuid.UUID,
-    van: datetime | None = None,
-    tot: datetime | None = None,
+    start: datetime | None = None,
+    end: datetime | None = None,
     limit: int = 100,
     offset: int = 0,
     now: datetime | None = None,
@@ -140,10 +140,10 @@ def list_work_days(
     and the approved weeks they touch: four queries, whatever the page size."""
     now = now or utcnow()
     where = [WorkDay.transporteur_id == carrier_id, WorkDay.chauffeur_id == driver_id]
-    if tot is not None:
-        where.append(WorkDay.gestart_op < tot)
-    if van is not None:
-        where.append(or_(WorkDay.beeindigd_op.is_(None), WorkDay.beeindigd_op > van))
+    if end is not None:
+        where.append(WorkDay.gestart_op < end)
+    if start is not None:
+        where.append(or_(WorkDay.beeindigd_op.is_(None), WorkDay.beeindigd_op > start))
     total = db.session.scalar(select(func.count()).select_from(WorkDay).where(*where)) or 0
     days = list(
         db.session.scalars(

@@ -76,7 +76,7 @@ def index():
     form = PeriodForm(request.args)
     valid = form.validate()
     van, tot, week = _period(form, valid)
-    found = weeks.overview(carrier_id=carrier_id, van=van, tot=tot)
+    found = weeks.overview(carrier_id=carrier_id, first_day=van, last_day=tot)
     sort, descending = _sorting()
     rows = _sorted(found.rows, sort, descending)
     pager, shown = Pager.asked(PER_PAGE).of(rows)
@@ -129,7 +129,7 @@ def _export(fmt: str) -> Response:
     if not form.validate():
         return redirect(url_for("hours.index", **request.args), code=303)
     van, tot, _week = _period(form, True)
-    found = weeks.overview(carrier_id=current_carrier_id(), van=van, tot=tot)
+    found = weeks.overview(carrier_id=current_carrier_id(), first_day=van, last_day=tot)
     body = export.to_csv(found) if fmt == "csv" else export.to_xlsx(found)
     response = Response(body, mimetype=MIMETYPES[fmt])
     name = f"uren-{van.isoformat()}-{tot.isoformat()}.{fmt}"

@@ -61,7 +61,7 @@ CATEGORIES = {
     "verblijfkosten": _l("Verblijfkosten"),
 }
 UNITS = {"tekst": _l("tekst"), "getal": _l("getal"), "uren": _l("uren"), "geld": _l("euro")}
-# Why a week cannot be computed (cao.CaoFout codes), as the planner reads it.
+# Why a week cannot be computed (cao.CaoError codes), as the planner reads it.
 FOUTEN = {
     "regelset_wijzigt_in_week": _l("een regelset begint midden in deze week"),
     "geen_regelset": _l("er geldt geen regelset in deze week"),
@@ -174,7 +174,7 @@ def _render(form, *, valid: bool, status: int = 200, problem: str | None = None)
     carrier_id = current_carrier_id()
     preview, columns, kop = None, [], "naam"
     if valid:
-        preview = service.preview(carrier_id=carrier_id, van=form.van.data, tot=form.tot.data)
+        preview = service.preview(carrier_id=carrier_id, start=form.van.data, end=form.tot.data)
         figures = [row.cijfers for row in preview.rows if row.cijfers]
         kop, columns = payroll_columns.column_settings(carrier_id=carrier_id, figures=figures)
     context = {
@@ -231,7 +231,7 @@ def confirm_export():
     if not form.validate():
         return _refused(request.args, _("Kies CSV of XLSX en een geldige periode."))
     carrier_id = current_carrier_id()
-    preview = service.preview(carrier_id=carrier_id, van=form.van.data, tot=form.tot.data)
+    preview = service.preview(carrier_id=carrier_id, start=form.van.data, end=form.tot.data)
     chosen = preview.te_exporteren(form.opnieuw.data)
     if not chosen:
         return _refused(request.args, nothing_to_export(preview.counts))

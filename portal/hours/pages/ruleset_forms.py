@@ -262,10 +262,10 @@ class Amount:
     tijden: str = ""  # an hourly amount's hours of the day: "18:00 to 24:00"
 
 
-def amounts(rules: cao.Regelset) -> list[Amount]:
+def amounts(rules: cao.PayRules) -> list[Amount]:
     found = []
     for deel in DELEN:
-        tarief: cao.Dagtarief = getattr(rules.verblijfkosten, deel)
+        tarief: cao.DayRate = getattr(rules.verblijfkosten, deel)
         for i, uur in enumerate(tarief.uurtarieven):
             path = f"verblijfkosten.{deel}.uurtarieven[{i}]"
             tijden = f"{uur.van}\u2013{uur.tot}"
@@ -278,19 +278,19 @@ def amounts(rules: cao.Regelset) -> list[Amount]:
     return found
 
 
-def _with_amounts(kosten: cao.Verblijfkosten, values: list) -> cao.Verblijfkosten:
+def _with_amounts(kosten: cao.Allowances, values: list) -> cao.Allowances:
     """kosten with its amounts, in amounts()' order, replaced by values."""
     values = iter(values)
     parts = {}
     for deel in DELEN:
-        tarief: cao.Dagtarief = getattr(kosten, deel)
+        tarief: cao.DayRate = getattr(kosten, deel)
         uren = tuple(
             dataclasses.replace(u, bedrag_per_uur=next(values, None)) for u in tarief.uurtarieven
         )
         vast = tuple(
             dataclasses.replace(v, bedrag=next(values, None)) for v in tarief.vaste_bedragen
         )
-        parts[deel] = cao.Dagtarief(uurtarieven=uren, vaste_bedragen=vast)
+        parts[deel] = cao.DayRate(uurtarieven=uren, vaste_bedragen=vast)
     return dataclasses.replace(kosten, **parts)
 
 
@@ -302,7 +302,7 @@ def _minutes(hours: Decimal | None):
     return int(minutes) if minutes == minutes.to_integral_value() else minutes
 
 
-def fill(form: RuleSetForm, rules: cao.Regelset, *, basis: str) -> None:
+def fill(form: RuleSetForm, rules: cao.PayRules, *, basis: str) -> None:
     """Put a rule set in an unsubmitted form, with empty window rows below its own."""
     form.basis.data = basis
     form.geldig_vanaf.data = rules.geldig_vanaf
@@ -350,14 +350,14 @@ def used_rows(form: RuleSetForm) -> list[int]:
     return [i for i, row in enumerate(form.vensters.entries) if not row.form.is_empty()]
 
 
-def rules_from(form: RuleSetForm, base: cao.Regelset) -> cao.Regelset:
+def rules_from(form: RuleSetForm, base: cao.PayRules) -> cao.PayRules:
     """The rule set the validated form describes; what the form does not edit (the structure
     of the verblijfkosten, the source text) comes from base."""
     vensters = []
     for i in used_rows(form):
         row = form.vensters.entries[i].form
         vensters.append(
-            cao.Venster(
+            cao.Window(
                 naam=(row.naam.data or "").strip(),
                 dagen=tuple(sorted(set(row.dagen.data or ()))),
                 van=(row.van.data or "").strip(),

@@ -192,7 +192,7 @@ def amounts_of(form: RuleSetForm) -> list:
     return form.amounts if hasattr(form, "amounts") else []
 
 
-def _base(carrier_id: uuid.UUID, basis: str | None) -> tuple[str, cao.Regelset]:
+def _base(carrier_id: uuid.UUID, basis: str | None) -> tuple[str, cao.PayRules]:
     """What a new set starts from: the set named by basis, the preset, or the newest set."""
     if basis == PRESET:
         return PRESET, cao.cao_preset(rulesets.PRESET_FROM)
@@ -207,7 +207,7 @@ def _base(carrier_id: uuid.UUID, basis: str | None) -> tuple[str, cao.Regelset]:
     return (str(row.id) if row else PRESET), rules
 
 
-def _render(form: RuleSetForm, base: cao.Regelset, row: RuleSet | None, status=200, **extra):
+def _render(form: RuleSetForm, base: cao.PayRules, row: RuleSet | None, status=200, **extra):
     form.amounts = amounts(base)
     for amount, entry in zip(form.amounts, form.bedragen.entries, strict=False):
         entry.label.text = amount.naam
@@ -251,14 +251,14 @@ def index():
         today=today,
         preset=preset,
         in_force=in_force,
-        in_force_overtime=in_force.grens_voor(IsoWeek.of(today).jaar),
+        in_force_overtime=in_force.overtime_threshold(IsoWeek.of(today).jaar),
         samenloop_labels=SAMENLOOP_LABELS,
         samenloop_help=SAMENLOOP_HELP,
         overuren_labels=OVERUREN_LABELS,
     )
 
 
-def _submit(form: RuleSetForm, base: cao.Regelset, row: RuleSet | None):
+def _submit(form: RuleSetForm, base: cao.PayRules, row: RuleSet | None):
     """Save the posted form; the form again (422) with every problem at its field if refused.
     The button "Rij toevoegen" only adds an empty row to the windows table."""
     if request.form.get("actie") == "rij":

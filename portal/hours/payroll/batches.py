@@ -52,7 +52,7 @@ class PreviewRow:
     user_token: str  # for the link to the driver's week
     week: IsoWeek
     goedgekeurd: bool
-    fout: cao.CaoFout | None
+    fout: cao.CaoError | None
     cijfers: dict | None  # as a batch stores them; None when the week cannot be computed
     geexporteerd: Exported | None
 
@@ -89,16 +89,16 @@ class Preview:
         return [r for r in self.rows if r.exporteerbaar and (opnieuw or r.geexporteerd is None)]
 
 
-def weeks_of(van: IsoWeek, tot: IsoWeek) -> list[IsoWeek]:
+def weeks_of(start: IsoWeek, end: IsoWeek) -> list[IsoWeek]:
     """van through tot; ValidationFailed when tot is before van or the span is too long."""
-    count = (tot.monday - van.monday).days // 7 + 1
+    count = (end.monday - start.monday).days // 7 + 1
     if count < 1:
         raise ValidationFailed([{"field": "tot", "code": "tot_voor_van", "message": "before van"}])
     if count > MAX_WEEKS:
         raise ValidationFailed(
             [{"field": "tot", "code": "te_lang", "message": f"at most {MAX_WEEKS} weeks"}]
         )
-    return [van.shifted(n) for n in range(count)]
+    return [start.shifted(n) for n in range(count)]
 
 
 def _exported(carrier_id: uuid.UUID, driver_ids: set, weeks: list[IsoWeek]) -> dict:
@@ -145,11 +145,11 @@ def _cijfers(driver, payable) -> dict:
     }
 
 
-def preview(*, carrier_id: uuid.UUID, van: IsoWeek, tot: IsoWeek) -> Preview:
+def preview(*, carrier_id: uuid.UUID, start: IsoWeek, end: IsoWeek) -> Preview:
     """Every driver-week of the period worth a look: approved, worked, exported before, or
     not computable; active drivers and those who left with an approved week. By name, then
     week. A fixed number of queries whatever the numbers."""
-    weeks = weeks_of(van, tot)
+    weeks = weeks_of(start, end)
     everyone = drivers.list_drivers(carrier_id=carrier_id, active_only=False)
     approved = approved_weeks(carrier_id=carrier_id, weeks=weeks)
     leavers = {driver_id for driver_id, _ in approved}
@@ -180,7 +180,7 @@ def preview(*, carrier_id: uuid.UUID, van: IsoWeek, tot: IsoWeek) -> Preview:
                     geexporteerd=done,
                 )
             )
-    return Preview(van=van, tot=tot, weken=weeks, rows=rows)
+    return Preview(van=start, tot=end, weken=weeks, rows=rows)
 
 
 # --- export batches -----------------------------------------------------------------------
@@ -193,7 +193,7 @@ def export(
     before too). ValidationFailed code `niets_te_exporteren`, with the counts that say why,
     when there is none. Exports of one carrier run one after the other."""
     settings.lock_for_payroll_export(carrier_id=carrier_id)
-    found = preview(carrier_id=carrier_id, van=van, tot=tot)
+    found = preview(carrier_id=carrier_id, start=van, end=tot)
     chosen = found.te_exporteren(opnieuw)
     if not chosen:
         why = {"field": "periode", "code": "niets_te_exporteren", "message": "nothing to export"}

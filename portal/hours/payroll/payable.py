@@ -37,8 +37,8 @@ class PayableWeek:
     driver_id: uuid.UUID
     week: IsoWeek
     status: str  # "open" or "goedgekeurd"
-    result: cao.Weekresultaat | None  # None when the week cannot be computed (fout)
-    fout: cao.CaoFout | None = None
+    result: cao.WeekResult | None  # None when the week cannot be computed (fout)
+    fout: cao.CaoError | None = None
     correcties: list[HoursCorrection] = field(default_factory=list)
 
     @property
@@ -63,16 +63,16 @@ class PayableWeek:
         }
 
 
-def _werkdagen(days, now: datetime) -> list[cao.Werkdag]:
+def _work_days(days, now: datetime) -> list[cao.WorkDay]:
     out = []
     for day, activities in days:
         ended = day.beeindigd_op or max(now, day.gestart_op + timedelta(minutes=1))
         out.append(
-            cao.Werkdag(
+            cao.WorkDay(
                 gestart_op=day.gestart_op,
                 beeindigd_op=ended,
                 activiteiten=tuple(
-                    cao.Activiteit(a.soort, a.begin, min(a.einde or now, ended))
+                    cao.Activity(a.soort, a.begin, min(a.einde or now, ended))
                     for a in activities
                     if (a.einde or now) > a.begin
                 ),
@@ -81,18 +81,18 @@ def _werkdagen(days, now: datetime) -> list[cao.Werkdag]:
     return out
 
 
-def _computed(week: IsoWeek, werkdagen, sets, contract_hours, zone):
+def _computed(week: IsoWeek, work_days, sets, contract_hours, zone):
     """The week computed under the rule sets: (result, None), or (None, the problem)."""
     try:
-        result = cao.bereken_week(
+        result = cao.compute_week(
             jaar=week.jaar,
             week=week.week,
-            werkdagen=werkdagen,
-            regelsets=sets,
+            work_days=work_days,
+            rule_sets=sets,
             contracturen=contract_hours,
             zone=zone,
         )
-    except cao.CaoFout as error:
+    except cao.CaoError as error:
         return None, error
     return result, None
 
@@ -138,7 +138,7 @@ def payable_weeks(
                 and (day.beeindigd_op is None or day.beeindigd_op > week_start)
             ]
             result, fout = _computed(
-                week, _werkdagen(touching, now), sets, contract.get(driver_id), zone
+                week, _work_days(touching, now), sets, contract.get(driver_id), zone
             )
             out[driver_id, week] = PayableWeek(
                 driver_id=driver_id,

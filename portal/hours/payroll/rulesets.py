@@ -1,4 +1,4 @@
-"""A carrier's pay rule sets (cao_regelsets): the stored sets, oldest first, as cao.Regelset;
+"""A carrier's pay rule sets (cao_regelsets): the stored sets, oldest first, as cao.PayRules;
 the CAO preset when the carrier has none yet; adding, changing and deleting a set.
 
 A set holds from its `geldig_vanaf` (a Monday) until the next set's date. Approved weeks are
@@ -55,20 +55,20 @@ def stored(*, carrier_id: uuid.UUID) -> list[RuleSet]:
     )
 
 
-def rule_sets(*, carrier_id: uuid.UUID) -> list[cao.Regelset]:
+def rule_sets(*, carrier_id: uuid.UUID) -> list[cao.PayRules]:
     """The carrier's rule sets as the computation takes them, oldest first. Before the
     carrier's first own set (or without one) the CAO preset holds, so weeks before it keep
     their figures."""
     rows = stored(carrier_id=carrier_id)
-    sets = [cao.regelset_uit_json(row.regels) for row in rows]
+    sets = [cao.pay_rules_from_json(row.regels) for row in rows]
     if not rows or rows[0].geldig_vanaf > PRESET_FROM:
         sets.insert(0, cao.cao_preset(PRESET_FROM))
     return sets
 
 
-def as_rules(row: RuleSet) -> cao.Regelset:
+def as_rules(row: RuleSet) -> cao.PayRules:
     """A stored rule set as the computation reads it."""
-    return cao.regelset_uit_json(row.regels)
+    return cao.pay_rules_from_json(row.regels)
 
 
 def get_rule_set(*, carrier_id: uuid.UUID, rule_set_id: uuid.UUID) -> RuleSet:
@@ -90,7 +90,7 @@ def holding(rows: list[RuleSet], day: date) -> RuleSet | None:
     return found
 
 
-def template(*, carrier_id: uuid.UUID) -> tuple[RuleSet | None, cao.Regelset]:
+def template(*, carrier_id: uuid.UUID) -> tuple[RuleSet | None, cao.PayRules]:
     """What a new set starts from: the newest stored set (and its row), else the preset."""
     rows = stored(carrier_id=carrier_id)
     if rows:
@@ -106,10 +106,10 @@ def next_monday(day: date) -> date:
 # --- checks --------------------------------------------------------------------------------
 
 
-def _check(rules: cao.Regelset) -> dict:
+def _check(rules: cao.PayRules) -> dict:
     """The rule set's JSON; ValidationFailed with every problem (code, field, params) if not
     valid."""
-    problems = cao.valideer_regelset(rules)
+    problems = cao.validate_pay_rules(rules)
     if problems:
         raise ValidationFailed(
             [
@@ -117,7 +117,7 @@ def _check(rules: cao.Regelset) -> dict:
                 for p in problems
             ]
         )
-    return cao.regelset_naar_json(rules)
+    return cao.pay_rules_to_json(rules)
 
 
 def _duplicate(day: date) -> ValidationFailed:
@@ -133,20 +133,20 @@ def _duplicate(day: date) -> ValidationFailed:
     )
 
 
-def _computed(regels: dict) -> cao.Regelset:
+def _computed(regels: dict) -> cao.PayRules:
     """What of a stored set the computation reads (amounts compared as numbers: 0 is 0.00)."""
-    rules = cao.regelset_uit_json(regels)
+    rules = cao.pay_rules_from_json(regels)
     return dataclasses.replace(rules, geldig_vanaf=PRESET_FROM, naam="", bron="")
 
 
-def _governing(history: list[tuple[date, dict]], monday: date) -> cao.Regelset:
+def _governing(history: list[tuple[date, dict]], monday: date) -> cao.PayRules:
     """What computes the week of monday under a history ((date, JSON), oldest first)."""
     found = None
     for day, regels in history:
         if day <= monday:
             found = regels
     if found is None:
-        found = cao.regelset_naar_json(cao.cao_preset(PRESET_FROM))
+        found = cao.pay_rules_to_json(cao.cao_preset(PRESET_FROM))
     return _computed(found)
 
 
@@ -201,7 +201,7 @@ def _flush_or_duplicate(change, day: date) -> None:
 # --- changes -------------------------------------------------------------------------------
 
 
-def create_rule_set(*, carrier_id: uuid.UUID, rules: cao.Regelset, actor: Actor) -> RuleSet:
+def create_rule_set(*, carrier_id: uuid.UUID, rules: cao.PayRules, actor: Actor) -> RuleSet:
     """A new rule set from rules.geldig_vanaf; ValidationFailed when it is not valid or a set
     starts that day already, RuleSetLocked when it would change an approved week."""
     regels = _check(rules)
@@ -229,7 +229,7 @@ def create_rule_set(*, carrier_id: uuid.UUID, rules: cao.Regelset, actor: Actor)
 
 
 def update_rule_set(
-    *, carrier_id: uuid.UUID, rule_set_id: uuid.UUID, rules: cao.Regelset, actor: Actor
+    *, carrier_id: uuid.UUID, rule_set_id: uuid.UUID, rules: cao.PayRules, actor: Actor
 ) -> RuleSet:
     """Change a rule set (its date too) under create_rule_set's rules; the trail keeps the
     values before and after of what changed."""

@@ -130,27 +130,27 @@ class Overview:
 
 
 def overview(
-    *, carrier_id: uuid.UUID, van: date, tot: date, now: datetime | None = None
+    *, carrier_id: uuid.UUID, first_day: date, last_day: date, now: datetime | None = None
 ) -> Overview:
     """Every driver's hours over days van through tot (the carrier's calendar), by name:
     active drivers always, inactive ones when they have time in the period, each week with
     its state. Five queries (drivers, activities, approvals, corrections, payroll exports),
     whatever the number of drivers."""
-    check_period(van, tot)
+    check_period(first_day, last_day)
     now = now or utcnow()
     zone = carrier_zone(carrier_id)
     everyone = drivers.list_drivers(carrier_id=carrier_id, active_only=False)
-    start, end = totals.period_bounds(van, tot, zone)
+    start, end = totals.period_bounds(first_day, last_day, zone)
     by_key = {d.id: d.id for d in everyone} | {d.id.hex: d.id for d in everyone}
     summary = totals.summarize_rows(
         _span_rows(carrier_id, start, end, by_key),
         zone=zone,
-        van=van,
-        tot=tot,
+        first_day=first_day,
+        last_day=last_day,
         now=now,
         driver_ids=[d.id for d in everyone if d.actief],
     )
-    weeks = totals.weeks_between(van, tot)
+    weeks = totals.weeks_between(first_day, last_day)
     approvals = approved_weeks(carrier_id=carrier_id, weeks=weeks)
     by_driver: dict[uuid.UUID, dict[IsoWeek, WeekApproval]] = {}
     for (chauffeur_id, week), row in approvals.items():
@@ -175,7 +175,7 @@ def overview(
         )
         for driver in shown
     ]
-    return Overview(van=van, tot=tot, zone=zone, weeks=weeks, rows=rows)
+    return Overview(van=first_day, tot=last_day, zone=zone, weeks=weeks, rows=rows)
 
 
 @dataclass
@@ -222,7 +222,7 @@ def week_detail(
         for a in listed
     ]
     hours = totals.summarize(
-        spans, zone=zone, van=week.monday, tot=week.sunday, now=now, driver_ids=[driver_id]
+        spans, zone=zone, start=week.monday, end=week.sunday, now=now, driver_ids=[driver_id]
     )[driver_id]
     history = approval_history(carrier_id=carrier_id, driver_id=driver_id, week=week)
     approval = next((row for row in history if row.heropend_op is None), None)
