@@ -135,8 +135,8 @@ def driver_work_days(user_token: str):
     page = service.list_work_days(
         carrier_id=who.carrier_id,
         driver_id=driver.id,
-        van=van,
-        tot=tot,
+        start=van,
+        end=tot,
         limit=query.limit,
         offset=query.offset,
         now=now,
@@ -315,10 +315,10 @@ def carrier_hours(transporteur_id: uuid.UUID):
     this_week = IsoWeek.of(datetime.now(zone).date())
     van = query.van or (query.tot - timedelta(days=6) if query.tot else this_week.monday)
     tot = query.tot or (van + timedelta(days=6) if query.van else this_week.sunday)
-    found = weeks.overview(carrier_id=who.carrier_id, van=van, tot=tot)
+    found = weeks.overview(carrier_id=who.carrier_id, first_day=van, last_day=tot)
     page = found.rows[query.offset : query.offset + query.limit]
     return list_response(
-        [serialize_driver_hours(row, van=van, tot=tot, zone=zone) for row in page],
+        [serialize_driver_hours(row, start=van, end=tot, zone=zone) for row in page],
         len(found.rows),
     )
 
