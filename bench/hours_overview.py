@@ -199,7 +199,7 @@ def main() -> None:
 
     def service_call():
         with app.app_context(), carrier_scope(db.session, carrier_id):
-            found = weeks.overview(carrier_id=carrier_id, van=van, tot=tot)
+            found = weeks.overview(carrier_id=carrier_id, first_day=van, last_day=tot)
             db.session.rollback()
             return found
 
