@@ -350,7 +350,7 @@ def populate(app, client, name: str) -> dict:
             transporteur_id=carrier.id,
             id=uuid.uuid4(),
             geldig_vanaf=date(2026, 1, 5),
-            regels=cao.regelset_naar_json(cao.cao_preset(date(2026, 1, 5))),
+            regels=cao.pay_rules_to_json(cao.cao_preset(date(2026, 1, 5))),
             gemaakt_door="system",
         )
         db.session.add(rule_set)
