@@ -53,7 +53,7 @@ VDM_DUPLICATE = "vdm_duplicate"
 VDM_FORMAT_WRONG = "vdm_format"
 IMPORT_EXISTING = "import_existing"
 IMPORT_REPEATED = "import_repeated"
-# Driving and rest times (portal.tacho.driving, added by the tasks service): params `reden`
+# Driving and rest times (asked of tacho through hooks.driving_problems, planning.py): `reden`
 # rijtijd_op (not enough driving time left) or in_rust (inside a required rest).
 DRIVING_TIME = "driving_time"
 CODES = (
@@ -244,8 +244,31 @@ def check(
     if not planned:
         return []
     stored = _stored(carrier_id, planned, by_name=rows)
+    index = _Index.of(_pool(stored, planned, rows=rows), rows=rows)
+    first_row: dict[tuple, Planned] = {}
+    result = []
+    for task in planned:
+        warnings: list[PlanningWarning] = []
+        if not task.open:
+            result.append(warnings)
+            continue
+        twins: list[Planned] = []
+        if rows:
+            twins = _twins(task, planned, index, first_row, warnings)
+
+        def unrelated(other: Planned, task=task, twins=twins) -> bool:
+            return not task.same_as(other) and not any(other is t for t in twins)
+
+        warnings += _double_bookings(task, index, unrelated)
+        warnings += _vdm_warnings(task, index, unrelated)
+        result.append(warnings)
+    return result
+
+
+def _pool(stored: list[Planned], planned: list[Planned], *, rows: bool) -> list[Planned]:
+    """The tasks the planned ones are checked against: the planned state of a task wins over
+    its stored one; import rows count as tasks too."""
     editing = {p.id for p in planned if p.id is not None}
-    # The planned state of a task wins over its stored one; import rows count as tasks too.
     pool = [s for s in stored if s.id not in editing]
     if rows:
         # A row that repeats a task (or an earlier row) would be named twice as the same
@@ -257,73 +280,93 @@ def check(
                 pool.append(p)
     else:
         pool += [p for p in planned if p.id is not None]
-    by_driver: dict[uuid.UUID, list[Planned]] = defaultdict(list)
-    by_vehicle: dict[uuid.UUID, list[Planned]] = defaultdict(list)
-    by_vdm: dict[tuple[str, str], list[Planned]] = defaultdict(list)
-    by_identity: dict[tuple, list[Planned]] = defaultdict(list)
-    for other in pool:
-        if other.open and other.window:
-            if other.chauffeur_id:
-                by_driver[other.chauffeur_id].append(other)
-            if other.vehicle_id:
-                by_vehicle[other.vehicle_id].append(other)
-        if other.vdm_nummer and other.status != "geannuleerd":
-            by_vdm[(other.vdm_nummer, other.type)].append(other)
-        if rows and other.id is not None:
-            by_identity[other.identity].append(other)
+    return pool
 
-    first_row: dict[tuple, Planned] = {}
-    result = []
-    for task in planned:
-        warnings: list[PlanningWarning] = []
-        if not task.open:
-            result.append(warnings)
+
+@dataclass
+class _Index:
+    """The pool by driver and vehicle (open tasks with a window), by VDM number and type, and
+    (on import) saved tasks by identity."""
+
+    by_driver: dict[uuid.UUID, list[Planned]]
+    by_vehicle: dict[uuid.UUID, list[Planned]]
+    by_vdm: dict[tuple[str, str], list[Planned]]
+    by_identity: dict[tuple, list[Planned]]
+
+    @classmethod
+    def of(cls, pool: list[Planned], *, rows: bool) -> _Index:
+        index = cls(defaultdict(list), defaultdict(list), defaultdict(list), defaultdict(list))
+        for other in pool:
+            if other.open and other.window:
+                if other.chauffeur_id:
+                    index.by_driver[other.chauffeur_id].append(other)
+                if other.vehicle_id:
+                    index.by_vehicle[other.vehicle_id].append(other)
+            if other.vdm_nummer and other.status != "geannuleerd":
+                index.by_vdm[(other.vdm_nummer, other.type)].append(other)
+            if rows and other.id is not None:
+                index.by_identity[other.identity].append(other)
+        return index
+
+
+def _twins(
+    task: Planned,
+    planned: list[Planned],
+    index: _Index,
+    first_row: dict[tuple, Planned],
+    warnings: list[PlanningWarning],
+) -> list[Planned]:
+    """An import row's twins (the identical task saved, an identical earlier row, identical
+    rows): warned about once each, and not named again as a double booking."""
+    twins: list[Planned] = []
+    existing = index.by_identity.get(task.identity, [])
+    twins += existing
+    for twin in existing[:1]:
+        warnings.append(PlanningWarning(IMPORT_EXISTING, _about(twin)))
+    earlier = first_row.setdefault(task.identity, task)
+    if earlier is not task:
+        twins.append(earlier)
+        warnings.append(PlanningWarning(IMPORT_REPEATED, {"row": earlier.row}))
+    twins += [p for p in planned if p is not task and p.identity == task.identity]
+    return twins
+
+
+def _double_bookings(task: Planned, index: _Index, unrelated) -> list[PlanningWarning]:
+    """The task's driver or vehicle booked on another task whose window overlaps its own."""
+    window = task.window
+    if not window:
+        return []
+    start, end = window
+    warnings = []
+    for code, key, by_key in (
+        (DRIVER, task.chauffeur_id, index.by_driver),
+        (VEHICLE, task.vehicle_id, index.by_vehicle),
+    ):
+        if key is None:
             continue
-        twins: list[Planned] = []
-        if rows:
-            existing = by_identity.get(task.identity, [])
-            twins += existing
-            for twin in existing[:1]:
-                warnings.append(PlanningWarning(IMPORT_EXISTING, _about(twin)))
-            earlier = first_row.setdefault(task.identity, task)
-            if earlier is not task:
-                twins.append(earlier)
-                warnings.append(PlanningWarning(IMPORT_REPEATED, {"row": earlier.row}))
-            twins += [p for p in planned if p is not task and p.identity == task.identity]
+        clashes = [
+            other
+            for other in by_key.get(key, [])
+            if unrelated(other) and other.window[0] < end and start < other.window[1]
+        ]
+        for other in sorted(clashes, key=lambda o: (o.gepland_op, o.naam)):
+            params = _about(other)
+            if code == VEHICLE:
+                params["vehicle_id"] = task.vehicle_id
+            warnings.append(PlanningWarning(code, params))
+    return warnings
 
-        def unrelated(other: Planned, task=task, twins=twins) -> bool:
-            return not task.same_as(other) and not any(other is t for t in twins)
 
-        window = task.window
-        if window:
-            start, end = window
-            for code, key, index in (
-                (DRIVER, task.chauffeur_id, by_driver),
-                (VEHICLE, task.vehicle_id, by_vehicle),
-            ):
-                if key is None:
-                    continue
-                clashes = [
-                    other
-                    for other in index.get(key, [])
-                    if unrelated(other) and other.window[0] < end and start < other.window[1]
-                ]
-                for other in sorted(clashes, key=lambda o: (o.gepland_op, o.naam)):
-                    params = _about(other)
-                    if code == VEHICLE:
-                        params["vehicle_id"] = task.vehicle_id
-                    warnings.append(PlanningWarning(code, params))
-        if task.vdm_nummer:
-            same = [o for o in by_vdm.get((task.vdm_nummer, task.type), []) if unrelated(o)]
-            for other in same[:3]:
-                warnings.append(
-                    PlanningWarning(VDM_DUPLICATE, {**_about(other), "vdm": task.vdm_nummer})
-                )
-            if not vdm_format_ok(task.vdm_nummer, task.values.get("land")):
-                warnings.append(
-                    PlanningWarning(
-                        VDM_FORMAT_WRONG, {"vdm": task.vdm_nummer, "example": VDM_EXAMPLE}
-                    )
-                )
-        result.append(warnings)
-    return result
+def _vdm_warnings(task: Planned, index: _Index, unrelated) -> list[PlanningWarning]:
+    """The task's VDM number used on another task of its type, or of the wrong format."""
+    if not task.vdm_nummer:
+        return []
+    warnings = []
+    same = [o for o in index.by_vdm.get((task.vdm_nummer, task.type), []) if unrelated(o)]
+    for other in same[:3]:
+        warnings.append(PlanningWarning(VDM_DUPLICATE, {**_about(other), "vdm": task.vdm_nummer}))
+    if not vdm_format_ok(task.vdm_nummer, task.values.get("land")):
+        warnings.append(
+            PlanningWarning(VDM_FORMAT_WRONG, {"vdm": task.vdm_nummer, "example": VDM_EXAMPLE})
+        )
+    return warnings

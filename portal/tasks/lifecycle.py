@@ -91,6 +91,26 @@ def move_task(
     allowed moves) for a move the state machine does not allow; ValidationFailed (422)
     listing everything a completion still lacks."""
     task = locked_task(carrier_id=carrier_id, task_id=task_id, expected_version=expected_version)
+    _check_move(task, to, office=office)
+    if evidence is not None and not evidence.is_empty():
+        add_evidence(carrier_id=carrier_id, task=task, evidence=evidence, actor=actor)
+    if to == "afgerond":
+        _check_completion(carrier_id, task, waive)
+    old = task.status
+    _stamp(task, to, utcnow())
+    db.session.flush()
+    # Billing follows completion here (hooks.completed), the one place every completion
+    # passes (the board, the driver's status move, POST afronding): each completion has its
+    # line. A reopened task's line waits, out of billing, until the task is completed again.
+    if to == "afgerond":
+        hooks.completed(carrier_id=carrier_id, task=task)
+    _record_move(carrier_id, task, old, to, actor=actor, audit_as=audit_as)
+    return task
+
+
+def _check_move(task: Task, to: str, *, office: bool) -> None:
+    """ValidationFailed for an unknown status; IllegalMove for a move the state machine does
+    not allow (this actor)."""
     if to not in STATUSES:
         raise ValidationFailed([{"field": "status", "message": f"unknown status {to!r}"}])
     allowed = allowed_moves(task, office=office)
@@ -102,22 +122,24 @@ def move_task(
             current=task.status,
             to=to,
         )
-    if evidence is not None and not evidence.is_empty():
-        add_evidence(carrier_id=carrier_id, task=task, evidence=evidence, actor=actor)
-    if to == "afgerond":
-        missing = [
-            m
-            for m in completion_blockers(carrier_id=carrier_id, task=task)
-            if m["code"] not in waive
-        ]
-        if missing:
-            raise CompletionRefused(
-                missing,
-                detail="The task cannot be completed yet: "
-                + "; ".join(m["message"] for m in missing)
-                + ".",
-            )
-    now = utcnow()
+
+
+def _check_completion(carrier_id: uuid.UUID, task: Task, waive: frozenset[str]) -> None:
+    """CompletionRefused listing every demand not met, but those `waive` names."""
+    missing = [
+        m for m in completion_blockers(carrier_id=carrier_id, task=task) if m["code"] not in waive
+    ]
+    if missing:
+        raise CompletionRefused(
+            missing,
+            detail="The task cannot be completed yet: "
+            + "; ".join(m["message"] for m in missing)
+            + ".",
+        )
+
+
+def _stamp(task: Task, to: str, now) -> None:
+    """The new status and its time (reopening a completed task clears its completion)."""
     old = task.status
     task.status = to
     if to == "ontvangen":
@@ -131,12 +153,18 @@ def move_task(
             task.gestart_op = now
     elif to == "afgerond":
         task.afgerond_op = now
-    db.session.flush()
-    # Billing follows completion here (hooks.completed), the one place every completion
-    # passes (the board, the driver's status move, POST afronding): each completion has its
-    # line. A reopened task's line waits, out of billing, until the task is completed again.
-    if to == "afgerond":
-        hooks.completed(carrier_id=carrier_id, task=task)
+
+
+def _record_move(
+    carrier_id: uuid.UUID,
+    task: Task,
+    old: str,
+    to: str,
+    *,
+    actor: Actor,
+    audit_as: tuple[str, dict] | None,
+) -> None:
+    """The move on the task's trail, and its events (taak.status_gewijzigd, taak.afgerond)."""
     audit.record(
         carrier_id=carrier_id,
         actor=actor,
@@ -162,23 +190,59 @@ def move_task(
             order_key=task.id,
             once_per=task.id,
         )
-    return task
 
 
 def add_evidence(*, carrier_id: uuid.UUID, task: Task, evidence: Evidence, actor: Actor) -> None:
     """Attach files and recorded values to a task; files must be the carrier's, of the right
     kind, and photos within max_fotos. A driver attaches only files of their own upload (or
     already on this task): another driver's photo is, to them, no such file."""
-    errors = []
     wanted = {
         file_id: (name, kind)
         for name, kind in EVIDENCE_FIELDS.items()
         for file_id in getattr(evidence, name)
     }
-    found = files.files_by_id(carrier_id=carrier_id, file_ids=set(wanted)) if wanted else {}
     existing = {
         row.bestand_id: row.soort for row in evidence_of(carrier_id=carrier_id, task_id=task.id)
     }
+    errors = _evidence_errors(carrier_id, task, evidence, wanted, existing, actor)
+    if errors:
+        raise ValidationFailed(errors)
+    added = []
+    for file_id, (_name, kind) in wanted.items():
+        if file_id not in existing:
+            db.session.add(
+                TaskEvidence(
+                    transporteur_id=carrier_id, taak_id=task.id, bestand_id=file_id, soort=kind
+                )
+            )
+            added.append(str(file_id))
+    changes = _record_values(task, evidence)
+    if added:
+        changes["bestanden"] = [None, added]
+    if changes:
+        db.session.flush()
+        audit.record(
+            carrier_id=carrier_id,
+            actor=actor,
+            entity="task",
+            entity_id=task.id,
+            action="evidence",
+            changes=changes,
+        )
+
+
+def _evidence_errors(
+    carrier_id: uuid.UUID,
+    task: Task,
+    evidence: Evidence,
+    wanted: dict[uuid.UUID, tuple[str, str]],
+    existing: dict[uuid.UUID, str],
+    actor: Actor,
+) -> list[dict]:
+    """What is wrong with the evidence sent: unknown files (a driver's: not of their own
+    upload nor on this task), files of another kind, half a location, too many photos."""
+    errors = []
+    found = files.files_by_id(carrier_id=carrier_id, file_ids=set(wanted)) if wanted else {}
     if actor.type == "driver":
         found = {
             file_id: stored
@@ -198,17 +262,11 @@ def add_evidence(*, carrier_id: uuid.UUID, task: Task, evidence: Evidence, actor
         errors.append(
             {"field": "fotos", "message": f"at most {task.max_fotos} photos, {len(photos)} given"}
         )
-    if errors:
-        raise ValidationFailed(errors)
-    added = []
-    for file_id, (_name, kind) in wanted.items():
-        if file_id not in existing:
-            db.session.add(
-                TaskEvidence(
-                    transporteur_id=carrier_id, taak_id=task.id, bestand_id=file_id, soort=kind
-                )
-            )
-            added.append(str(file_id))
+    return errors
+
+
+def _record_values(task: Task, evidence: Evidence) -> dict:
+    """The recorded values (location, temperature, disinfection) onto the task; the changes."""
     changes = {}
     if evidence.locatie_lat is not None:
         changes["afgerond_locatie"] = [None, [evidence.locatie_lat, evidence.locatie_lng]]
@@ -222,18 +280,7 @@ def add_evidence(*, carrier_id: uuid.UUID, task: Task, evidence: Evidence, actor
             evidence.desinfectie_bevestigd,
         ]
         task.desinfectie_bevestigd = evidence.desinfectie_bevestigd
-    if added:
-        changes["bestanden"] = [None, added]
-    if changes:
-        db.session.flush()
-        audit.record(
-            carrier_id=carrier_id,
-            actor=actor,
-            entity="task",
-            entity_id=task.id,
-            action="evidence",
-            changes=changes,
-        )
+    return changes
 
 
 def evidence_of(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> list[TaskEvidence]:

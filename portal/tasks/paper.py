@@ -18,7 +18,7 @@ from typing import BinaryIO
 from portal.audit.service import Actor
 from portal.errors import ValidationFailed
 from portal.files import service as files
-from portal.files.models import StoredFile
+from portal.files.service import StoredFile
 from portal.tasks.lifecycle import MOVES, Evidence, IllegalMove, move_task
 from portal.tasks.models import Task
 from portal.tasks.service import locked_task
@@ -89,6 +89,45 @@ def _reason_errors(reason: str) -> list[dict]:
     return []
 
 
+def _scan_errors(scan: StoredFile | None) -> list[dict]:
+    if scan is None:
+        return [{"field": "scan", "code": "required", "message": "the scan is required"}]
+    if scan.soort != "document_scan" or scan.content_type not in CONTENT_TYPES:
+        return [
+            {
+                "field": "scan",
+                "code": "not_a_scan",
+                "message": "the scan must be a document scan: PDF, JPEG or PNG",
+            }
+        ]
+    return []
+
+
+def _note_errors(
+    task: Task, temperatuur: float | None, desinfectie_bevestigd: bool | None
+) -> list[dict]:
+    """What the paper note must still say: the measured temperature, the disinfection."""
+    errors = []
+    unmeasured = task.required_temperatuur is not None and task.gemeten_temperatuur is None
+    if unmeasured and temperatuur is None:
+        errors.append(
+            {
+                "field": "temperatuur",
+                "code": "required",
+                "message": "the measured temperature on the note is required",
+            }
+        )
+    if task.required_desinfectie and not task.desinfectie_bevestigd and not desinfectie_bevestigd:
+        errors.append(
+            {
+                "field": "desinfectie",
+                "code": "required",
+                "message": "the note must confirm the disinfection",
+            }
+        )
+    return errors
+
+
 def complete_on_paper(
     *,
     carrier_id: uuid.UUID,
@@ -115,35 +154,12 @@ def complete_on_paper(
             current=task.status,
         )
     reason = (reden or "").strip()
-    errors = _reason_errors(reason)
     scan = files.files_by_id(carrier_id=carrier_id, file_ids={scan_id}).get(scan_id)
-    if scan is None:
-        errors.append({"field": "scan", "code": "required", "message": "the scan is required"})
-    elif scan.soort != "document_scan" or scan.content_type not in CONTENT_TYPES:
-        errors.append(
-            {
-                "field": "scan",
-                "code": "not_a_scan",
-                "message": "the scan must be a document scan: PDF, JPEG or PNG",
-            }
-        )
-    unmeasured = task.required_temperatuur is not None and task.gemeten_temperatuur is None
-    if unmeasured and temperatuur is None:
-        errors.append(
-            {
-                "field": "temperatuur",
-                "code": "required",
-                "message": "the measured temperature on the note is required",
-            }
-        )
-    if task.required_desinfectie and not task.desinfectie_bevestigd and not desinfectie_bevestigd:
-        errors.append(
-            {
-                "field": "desinfectie",
-                "code": "required",
-                "message": "the note must confirm the disinfection",
-            }
-        )
+    errors = [
+        *_reason_errors(reason),
+        *_scan_errors(scan),
+        *_note_errors(task, temperatuur, desinfectie_bevestigd),
+    ]
     if errors:
         raise ValidationFailed(errors)
     if task.status != "gestart":

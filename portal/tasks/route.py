@@ -54,16 +54,13 @@ def resolve(
     """
     cache = {} if cache is None else cache
     out = dict(data)
-    klant_id = out.get("klant_id", task.klant_id if task else None)
-    if "klant_id" in out and klant_id is not None:
-        keeps = task is not None and task.klant_id == klant_id
-        if ("names", keeps) not in cache:
-            cache["names", keeps] = customers.names(carrier_id=carrier_id, active_only=not keeps)
-        if klant_id not in cache["names", keeps]:
-            errors.append(
-                {"field": "klant_id", "code": "unknown_customer", "message": "no such customer"}
-            )
-            return out
+    customer_id = out.get("klant_id", task.klant_id if task else None)
+    chosen = "klant_id" in out and customer_id is not None
+    if chosen and not _customer_allowed(carrier_id, customer_id, task, cache):
+        errors.append(
+            {"field": "klant_id", "code": "unknown_customer", "message": "no such customer"}
+        )
+        return out
     for end in ENDS:
         key = f"{end}locatie_id"
         if key not in out and not ("klant_id" in out and task is not None):
@@ -71,31 +68,51 @@ def resolve(
         place_id = out.get(key, getattr(task, key) if task else None)
         if place_id is None:
             continue
-        place = _place(carrier_id, klant_id, place_id, cache)
-        if place is None:
-            errors.append(
-                {
-                    "field": key,
-                    "code": "unknown_place",
-                    "message": "no such place of the task's customer",
-                }
-            )
-            continue
-        if place.soort not in _KINDS[end]:
-            errors.append(
-                {
-                    "field": key,
-                    "code": "wrong_place_kind",
-                    "message": f"this place is for {english(PLACE_KIND, place.soort)} only",
-                    "params": {"soort": place.soort},
-                }
-            )
-            continue
-        if key in out:
-            for name in PLACE_FIELDS:
-                field = place_field(end, name)
-                if out.get(field) in (None, ""):
-                    out[field] = getattr(place, _SOURCE.get(name, name))
+        place = _place(carrier_id, customer_id, place_id, cache)
+        error = _place_error(end, place)
+        if error is not None:
+            errors.append({"field": key, **error})
+        elif key in out:
+            _copy_place(out, end, place)
+    errors.extend(_coordinate_errors(out))
+    return out
+
+
+def _customer_allowed(
+    carrier_id: uuid.UUID, customer_id: uuid.UUID, task: Task | None, cache: dict
+) -> bool:
+    """Whether the carrier has the customer, active (a task keeping its customer may keep a
+    deactivated one)."""
+    keeps = task is not None and task.klant_id == customer_id
+    if ("names", keeps) not in cache:
+        cache["names", keeps] = customers.names(carrier_id=carrier_id, active_only=not keeps)
+    return customer_id in cache["names", keeps]
+
+
+def _place_error(end: str, place) -> dict | None:
+    """Why the place cannot be this end of the route (code, message, params); None: it can."""
+    if place is None:
+        return {"code": "unknown_place", "message": "no such place of the task's customer"}
+    if place.soort not in _KINDS[end]:
+        return {
+            "code": "wrong_place_kind",
+            "message": f"this place is for {english(PLACE_KIND, place.soort)} only",
+            "params": {"soort": place.soort},
+        }
+    return None
+
+
+def _copy_place(out: dict, end: str, place) -> None:
+    """The place's address into the end's fields the caller left empty."""
+    for name in PLACE_FIELDS:
+        field = place_field(end, name)
+        if out.get(field) in (None, ""):
+            out[field] = getattr(place, _SOURCE.get(name, name))
+
+
+def _coordinate_errors(out: dict) -> list[dict]:
+    """An end's latitude and longitude go together."""
+    errors = []
     for end in ENDS:
         lat, lng = out.get(place_field(end, "lat")), out.get(place_field(end, "lng"))
         if (place_field(end, "lat") in out or place_field(end, "lng") in out) and (
@@ -108,7 +125,7 @@ def resolve(
                     "message": f"{end}_lat and {end}_lng go together",
                 }
             )
-    return out
+    return errors
 
 
 def fill_main_address(data: dict) -> dict:
@@ -126,13 +143,13 @@ def fill_main_address(data: dict) -> dict:
     return data
 
 
-def _place(carrier_id: uuid.UUID, klant_id: uuid.UUID | None, place_id: uuid.UUID, cache: dict):
-    if klant_id is None:
+def _place(carrier_id: uuid.UUID, customer_id: uuid.UUID | None, place_id: uuid.UUID, cache: dict):
+    if customer_id is None:
         return None
-    if ("places", klant_id) not in cache:
-        found = customers.places_by_customer(carrier_id=carrier_id, customer_ids={klant_id})
-        cache["places", klant_id] = {place.id: place for place in found[klant_id]}
-    return cache["places", klant_id].get(place_id)
+    if ("places", customer_id) not in cache:
+        found = customers.places_by_customer(carrier_id=carrier_id, customer_ids={customer_id})
+        cache["places", customer_id] = {place.id: place for place in found[customer_id]}
+    return cache["places", customer_id].get(place_id)
 
 
 def check(*, carrier_id: uuid.UUID, data: dict, task: Task | None = None) -> dict:

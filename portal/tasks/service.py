@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
 
 from sqlalchemy import func, select
 
@@ -16,8 +15,7 @@ from portal.errors import Conflict, DomainError, NotFound, ValidationFailed
 from portal.extensions import db
 from portal.fleet import service as fleet
 from portal.questionnaires import service as questionnaires
-from portal.tasks import conflicts, hooks, route
-from portal.tasks.conflicts import Planned, PlanningWarning
+from portal.tasks import hooks, route
 
 # Selections of tasks are read in listing.py; callers keep asking this module.
 from portal.tasks.listing import TaskFilters as TaskFilters
@@ -26,6 +24,11 @@ from portal.tasks.listing import TaskPage as TaskPage
 from portal.tasks.listing import definitions_for as definitions_for
 from portal.tasks.listing import list_tasks as list_tasks
 from portal.tasks.models import OPEN_STATUSES, STATUSES, Task, TaskEvidence
+
+# Planning warnings (planning.py); callers keep asking this module.
+from portal.tasks.planning import draft_warnings as draft_warnings
+from portal.tasks.planning import import_warnings as import_warnings
+from portal.tasks.planning import planning_warnings as planning_warnings
 from portal.tasks.schemas import serialize_task
 from portal.types import Expected, utcnow, version_stale, versions_text
 
@@ -35,71 +38,6 @@ class PreconditionFailed(DomainError):
 
     status = 412
     title = "Precondition failed"
-
-
-# --- planning checks (conflicts.py): warnings, never refusals ----------------------------
-
-
-def planning_warnings(
-    *, carrier_id: uuid.UUID, tasks: list[Task]
-) -> dict[uuid.UUID, list[PlanningWarning]]:
-    """The warnings of saved tasks (a board), by task id: four queries however many tasks
-    (one for the conflicts, three for the drivers' driving and rest times)."""
-    planned = [Planned.of_task(t) for t in tasks]
-    found = conflicts.check(carrier_id=carrier_id, planned=planned)
-    for warnings, extra in zip(found, _driving_warnings(carrier_id, planned), strict=True):
-        warnings.extend(extra)
-    return {task.id: warnings for task, warnings in zip(tasks, found, strict=True) if warnings}
-
-
-def _driving_warnings(carrier_id: uuid.UUID, planned: list[Planned]) -> list[list[PlanningWarning]]:
-    """Per planned task: a warning when its driver cannot legally finish it by EU 561/2006
-    (the planned start plus the expected duration beyond the driving time left, or inside a
-    rest that is due by then). Only open tasks that still lie ahead count."""
-    now = utcnow()
-    keys = [
-        (p.chauffeur_id, p.gepland_op, conflicts.expected_duration(p.type, p.duur_min))
-        if p.open and p.chauffeur_id and p.gepland_op
-        else None
-        for p in planned
-    ]
-    wanted = [k for k in keys if k is not None and k[1] + timedelta(minutes=k[2]) > now]
-    problems = hooks.driving_problems(carrier_id=carrier_id, plans=wanted, now=now)
-    return [
-        [PlanningWarning(conflicts.DRIVING_TIME, {"reden": problems[k], "chauffeur_id": k[0]})]
-        if k in problems
-        else []
-        for k in keys
-    ]
-
-
-def draft_warnings(
-    *,
-    carrier_id: uuid.UUID,
-    driver_id: uuid.UUID | None,
-    data: dict,
-    task: Task | None = None,
-) -> list[PlanningWarning]:
-    """The warnings of a task as a form would save it (task: the one being edited)."""
-    draft = Planned.of_data(
-        data,
-        driver_id=driver_id,
-        task_id=task.id if task else None,
-        status=task.status if task else "gepland",
-    )
-    return (
-        conflicts.check(carrier_id=carrier_id, planned=[draft])[0]
-        + (_driving_warnings(carrier_id, [draft])[0])
-    )
-
-
-def import_warnings(
-    *, carrier_id: uuid.UUID, rows: list[tuple[int, uuid.UUID | None, dict]]
-) -> list[list[PlanningWarning]]:
-    """The warnings of an import's rows (number, driver, task data), against the carrier's
-    tasks and each other, including rows identical to a task or an earlier row."""
-    planned = [Planned.of_data(data, driver_id=c, row=n) for n, c, data in rows]
-    return conflicts.check(carrier_id=carrier_id, planned=planned, rows=True)
 
 
 def _check_references(carrier_id: uuid.UUID, data: dict) -> None:
@@ -268,15 +206,7 @@ def update_task(
         )
     _check_references(carrier_id, data)
     data = route.check(carrier_id=carrier_id, data=data, task=task)
-    if "activity_questionnaire_id" in data and data["activity_questionnaire_id"] is not None:
-        revision_id = data["activity_questionnaire_id"]
-        if not questionnaires.definitions(carrier_id=carrier_id, revision_ids={revision_id}):
-            raise ValidationFailed(
-                [{"field": "activity_questionnaire_id", "message": "no such questionnaire"}]
-            )
-    elif "type" in data and data["type"] != task.type:
-        revision = questionnaires.active_for_type(carrier_id=carrier_id, activity_type=data["type"])
-        data = {**data, "activity_questionnaire_id": revision.id if revision else None}
+    data = _with_questionnaire(carrier_id, task, data)
     merged = {name: data.get(name, getattr(task, name)) for name in ("min_fotos", "max_fotos")}
     if (
         merged["min_fotos"] is not None
@@ -310,6 +240,21 @@ def update_task(
             unless="taak.aangemaakt",
         )
     return task
+
+
+def _with_questionnaire(carrier_id: uuid.UUID, task: Task, data: dict) -> dict:
+    """A questionnaire pinned explicitly must be the carrier's; a new type without one pins
+    the type's active questionnaire."""
+    if "activity_questionnaire_id" in data and data["activity_questionnaire_id"] is not None:
+        revision_id = data["activity_questionnaire_id"]
+        if not questionnaires.definitions(carrier_id=carrier_id, revision_ids={revision_id}):
+            raise ValidationFailed(
+                [{"field": "activity_questionnaire_id", "message": "no such questionnaire"}]
+            )
+    elif "type" in data and data["type"] != task.type:
+        revision = questionnaires.active_for_type(carrier_id=carrier_id, activity_type=data["type"])
+        data = {**data, "activity_questionnaire_id": revision.id if revision else None}
+    return data
 
 
 def duplicate_task(*, carrier_id: uuid.UUID, task_id: uuid.UUID, actor: Actor) -> Task:
