@@ -47,9 +47,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.accounts.pages import admin_bp
     from portal.accounts.pages import bp as accounts_bp
     from portal.api import bp as api_bp
-    from portal.billing.pages.invoices import bp as invoices_bp
-    from portal.billing.pages.lines import bp as billing_bp
-    from portal.billing.pages.tariffs import bp as tariffs_bp
+    from portal.billing.pages import billing_bp, invoices_bp, tariffs_bp
     from portal.customers.pages import bp as customers_bp
     from portal.drivers.pages import bp as drivers_bp
     from portal.files.pages import bp as files_bp

@@ -52,9 +52,8 @@ def _day(value) -> str:
 
 def render(invoice: ubl.Invoice) -> bytes:
     """The document as PDF bytes: the same bytes each time for the same document."""
-    credit = invoice.is_creditnota
-    title = "Creditnota / Credit note" if credit else "Factuur / Invoice"
-    seller, buyer = invoice.verkoper, invoice.koper
+    title = "Creditnota / Credit note" if invoice.is_creditnota else "Factuur / Invoice"
+    seller = invoice.verkoper
     pdf = A4Document(f"{seller.naam} - {title} {invoice.nummer}")
     pdf.set_creation_date(datetime.combine(invoice.datum, time(12), tzinfo=UTC))
     pdf.set_title(latin1(f"{title} {invoice.nummer}"))
@@ -75,10 +74,17 @@ def render(invoice: ubl.Invoice) -> bytes:
     pdf.set_text_color(*ACCENT)
     pdf.set_font("Helvetica", "B", 18)
     pdf.cell(WIDTH, 9, latin1(f"{title} {invoice.nummer}"), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-    pdf.set_text_color(*INK)
-    pdf.set_font("Helvetica", "", 9.5)
+    _heading(pdf, invoice)
+    _lines_table(pdf, invoice)
+    _totals(pdf, invoice)
+    _notes(pdf, invoice)
+    return bytes(pdf.output())
+
+
+def _facts(invoice: ubl.Invoice) -> list[tuple[str, str]]:
+    """The document's dates, period, what it credits and the buyer's reference."""
     facts = [("Datum / Date", _day(invoice.datum))]
-    if invoice.vervaldatum and not credit:
+    if invoice.vervaldatum and not invoice.is_creditnota:
         facts.append(("Vervaldatum / Due", _day(invoice.vervaldatum)))
     if invoice.periode_van and invoice.periode_tot:
         facts.append(
@@ -92,9 +98,17 @@ def render(invoice: ubl.Invoice) -> bytes:
             )
         )
     facts.append(("Uw referentie / Your reference", invoice.koper_referentie))
+    return facts
+
+
+def _heading(pdf: A4Document, invoice: ubl.Invoice) -> None:
+    """The facts on the left and the buyer on the right, side by side."""
+    buyer = invoice.koper
+    pdf.set_text_color(*INK)
+    pdf.set_font("Helvetica", "", 9.5)
     top = pdf.get_y() + 2
     pdf.set_y(top)
-    for label, value in facts:
+    for label, value in _facts(invoice):
         pdf.set_font("Helvetica", "", 8.5)
         pdf.set_text_color(*MUTED)
         pdf.cell(40, 5, latin1(label))
@@ -111,18 +125,17 @@ def render(invoice: ubl.Invoice) -> bytes:
         pdf.multi_cell(75, 4.5, latin1(line), new_x=XPos.LEFT, new_y=YPos.NEXT)
     pdf.set_y(max(after_facts, pdf.get_y()) + 6)
 
-    _lines_table(pdf, invoice)
-    _totals(pdf, invoice)
 
+def _note_texts(invoice: ubl.Invoice) -> list[str]:
+    """What the VAT breakdown, the credited invoice or the payment asks to be said."""
     notes = []
-    breakdown = ubl.vat_breakdown(invoice.regels)
-    for row in breakdown:
+    for row in ubl.vat_breakdown(invoice.regels):
         if row.categorie == "AE":
-            buyer_vat = compact(buyer.btw_nummer) or ""
+            buyer_vat = compact(invoice.koper.btw_nummer) or ""
             notes.append(f"Btw verlegd / VAT reverse charged ({buyer_vat}).")
         elif row.categorie in ("E", "O") and row.reden:
             notes.append(f"{CATEGORY_TEXT[row.categorie]}: {row.reden}")
-    if credit:
+    if invoice.is_creditnota:
         notes.append(
             f"Deze creditnota corrigeert factuur {invoice.gecrediteerd.nummer}. "
             f"This credit note corrects invoice {invoice.gecrediteerd.nummer}."
@@ -135,13 +148,17 @@ def render(invoice: ubl.Invoice) -> bytes:
             f"o.v.v. {invoice.betaalreferentie or invoice.nummer}. / Please pay by "
             f"{_day(invoice.vervaldatum)} quoting {invoice.betaalreferentie or invoice.nummer}."
         )
+    return notes
+
+
+def _notes(pdf: A4Document, invoice: ubl.Invoice) -> None:
+    notes = _note_texts(invoice)
     if notes:
         pdf.ln(4)
         pdf.set_font("Helvetica", "", 8.5)
         pdf.set_text_color(*INK)
         for note in notes:
             pdf.multi_cell(WIDTH, 4.5, latin1(note), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-    return bytes(pdf.output())
 
 
 def _party_lines(party: ubl.Party, *, with_ids: bool, iban: str | None = None) -> list[str]:

@@ -19,18 +19,14 @@ from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
 
-from flask_babel import force_locale
-from sqlalchemy import and_, func, or_, select, text
+from sqlalchemy import func, select, text
 
 from portal.accounts.service import carrier_zone, get_carrier
-from portal.billing import documents, invoice_pdf, invoice_reads, pricing, ubl
-from portal.billing.models import BillingExport, BillingLine, Invoice, InvoiceLine, Tariff
+from portal.billing import documents, invoice_drafts, invoice_pdf, invoice_reads, ubl
+from portal.billing.models import BillingExport, BillingLine, Invoice, InvoiceLine
 from portal.customers import service as customers
 from portal.errors import Conflict, NotFound
 from portal.extensions import db
-from portal.identifiers import compact
-from portal.labels import activity_label
-from portal.tasks import completed_work
 from portal.types import utcnow
 
 logger = logging.getLogger(__name__)
@@ -116,13 +112,12 @@ def today(carrier_id: uuid.UUID) -> date:
     return utcnow().astimezone(carrier_zone(carrier_id)).date()
 
 
-def make_for_batch(
-    *, carrier_id: uuid.UUID, batch: BillingExport, actor_label: str = "export"
-) -> list[Invoice]:
-    """The invoices of a new batch: one per customer whose lines are all priced (and one more
-    for its lines not subject to VAT), each issued at once when it can be."""
+def _line_groups(
+    carrier_id: uuid.UUID, batch: BillingExport
+) -> dict[tuple[uuid.UUID, bool], list[int]]:
+    """The batch's lines with a customer, per (customer, not subject to VAT): [lines, priced]."""
     groups: dict[tuple[uuid.UUID, bool], list[int]] = {}
-    for klant_id, categorie, count, priced in db.session.execute(
+    for customer_id, categorie, count, priced in db.session.execute(
         select(
             BillingLine.klant_id,
             BillingLine.btw_categorie,
@@ -136,13 +131,22 @@ def make_for_batch(
         )
         .group_by(BillingLine.klant_id, BillingLine.btw_categorie)
     ):
-        totals = groups.setdefault((klant_id, categorie == "O"), [0, 0])
+        totals = groups.setdefault((customer_id, categorie == "O"), [0, 0])
         totals[0] += count
         totals[1] += priced
+    return groups
+
+
+def make_for_batch(
+    *, carrier_id: uuid.UUID, batch: BillingExport, actor_label: str = "export"
+) -> list[Invoice]:
+    """The invoices of a new batch: one per customer whose lines are all priced (and one more
+    for its lines not subject to VAT), each issued at once when it can be."""
+    groups = _line_groups(carrier_id, batch)
     complete_customers = {
-        klant_id
-        for klant_id in {k for k, _ in groups}
-        if all(c == p for (k, _o), (c, p) in groups.items() if k == klant_id)
+        customer_id
+        for customer_id in {k for k, _ in groups}
+        if all(c == p for (k, _o), (c, p) in groups.items() if k == customer_id)
     }
     if not complete_customers:
         return []
@@ -150,7 +154,7 @@ def make_for_batch(
     term = get_carrier(carrier_id=carrier_id).betaaltermijn_dagen
     names = customers.names_by_id(carrier_id=carrier_id, customer_ids=complete_customers)
     made = []
-    for klant_id, niet_belast in sorted(
+    for customer_id, niet_belast in sorted(
         (key for key in groups if key[0] in complete_customers),
         key=lambda key: (names.get(key[0], "").lower(), str(key[0]), key[1]),
     ):
@@ -159,11 +163,11 @@ def make_for_batch(
             id=uuid.uuid4(),
             soort="factuur",
             export_id=batch.id,
-            klant_id=klant_id,
+            klant_id=customer_id,
             niet_belast=niet_belast,
             datum=day,
             vervaldatum=day + timedelta(days=term),
-            regels=groups[(klant_id, niet_belast)][0],
+            regels=groups[(customer_id, niet_belast)][0],
             bedrag=Decimal(0),
             btw_bedrag=Decimal(0),
         )
@@ -239,110 +243,11 @@ def get_invoice(*, carrier_id: uuid.UUID, invoice_id: uuid.UUID, lock: bool = Fa
     return invoice
 
 
-# --- a concept's document, from the billing lines -------------------------------------------
-
-
-def _line_name(naam: str, kind: str) -> str:
-    """A line's item name: the task and its activity, in Dutch (the document's language, the
-    same whoever issues it and wherever: a page, the API, a command)."""
-    with force_locale("nl"):
-        return f"{naam} ({activity_label(kind)})"[:200]
-
-
-def draft(*, carrier_id: uuid.UUID, invoice: Invoice) -> tuple[ubl.Invoice, list[documents.Source]]:
-    """What a concept invoice would say if issued now: the carrier as seller, the customer
-    (its invoice address) as buyer, its batch's lines of the customer, with where each came
-    from. The number is left blank."""
-    carrier = get_carrier(carrier_id=carrier_id)
-    customer = customers.get_customer(carrier_id=carrier_id, customer_id=invoice.klant_id)
-    zone = carrier_zone(carrier_id)
-    group = BillingLine.btw_categorie == "O"
-    if not invoice.niet_belast:
-        group = or_(BillingLine.btw_categorie.is_(None), BillingLine.btw_categorie != "O")
-    task = completed_work.facts()
-    rows = db.session.execute(
-        select(
-            BillingLine, task.c.naam, task.c.type, task.c.gepland_op, Tariff.prijs, Tariff.grondslag
-        )
-        .join(
-            task,
-            and_(
-                task.c.transporteur_id == BillingLine.transporteur_id,
-                task.c.id == BillingLine.taak_id,
-            ),
-        )
-        .outerjoin(
-            Tariff,
-            and_(
-                Tariff.transporteur_id == BillingLine.transporteur_id,
-                Tariff.id == BillingLine.tarief_id,
-            ),
-        )
-        .where(
-            BillingLine.transporteur_id == carrier_id,
-            BillingLine.export_id == invoice.export_id,
-            BillingLine.klant_id == invoice.klant_id,
-            group,
-        )
-        .order_by(BillingLine.afgerond_op, BillingLine.id)
-    ).all()
-    lines, sources = [], []
-    for index, (line, naam, kind, planned, price, basis) in enumerate(rows, start=1):
-        hourly = line.uren is not None
-        lines.append(
-            ubl.Line(
-                id=str(index),
-                naam=_line_name(naam, kind),
-                omschrijving=line.opmerkingen,
-                hoeveelheid=pricing.decimal(line.uren if hourly else line.hoeveelheid),
-                eenheid="uur" if hourly else line.eenheid,
-                prijs=pricing.decimal(price) if basis in ("eenheid", "uur", "km") else None,
-                bedrag=pricing.decimal(line.bedrag) or Decimal(0),
-                btw_procent=pricing.decimal(line.btw_procent),
-                btw_categorie=line.btw_categorie,
-                btw_vrijstellingsreden=line.btw_vrijstellingsreden,
-                datum=(planned or line.afgerond_op).astimezone(zone).date(),
-            )
-        )
-        sources.append(documents.Source(line.id, line.taak_id))
-    batch = db.session.scalar(
-        select(BillingExport).where(
-            BillingExport.transporteur_id == carrier_id, BillingExport.id == invoice.export_id
-        )
-    )
-    days = [line.datum for line in lines]
-    data = ubl.Invoice(
-        nummer=invoice.nummer or "",
-        datum=invoice.datum,
-        vervaldatum=invoice.vervaldatum,
-        verkoper=documents.seller(carrier),
-        koper=documents.buyer(customer),
-        regels=lines,
-        koper_referentie=customer.debiteurnummer or invoice.nummer or "",
-        # The batch's period, widened to the days of its lines (a line's planned day may
-        # lie before the day it was completed).
-        periode_van=min([batch.van, *days]) if batch else None,
-        periode_tot=max([batch.tot, *days]) if batch else None,
-        iban=carrier.iban,
-        betaalreferentie=invoice.nummer,
-        valuta=invoice.valuta,
-    )
-    return data, sources
-
-
-def vies_of(customer, data: ubl.Invoice) -> dict | None:
-    """The buyer's VIES answer as the document keeps it: for a reverse-charged invoice only."""
-    if not any(ubl.category(line) == "AE" for line in data.regels):
-        return None
-    number = compact(customer.btw_nummer)
-    if customer.vies_status and customer.vies_btw_nummer == number:
-        return {
-            "btw_nummer": number,
-            "status": customer.vies_status,
-            "naam": customer.vies_naam,
-            "gecontroleerd_op": customer.vies_gecontroleerd_op.isoformat(),
-        }
-    return {"btw_nummer": number, "status": "niet_gecontroleerd"}
+# A concept's document and what keeps it from being issued (invoice_drafts.py).
+draft = invoice_drafts.draft
+vies_of = invoice_drafts.vies_of
+peppol_problems = invoice_drafts.peppol_problems
+_issue_problems = invoice_drafts.issue_problems
 
 
 def problems(*, carrier_id: uuid.UUID, invoice_id: uuid.UUID) -> tuple[str, ...]:
@@ -352,35 +257,6 @@ def problems(*, carrier_id: uuid.UUID, invoice_id: uuid.UUID) -> tuple[str, ...]
     if invoice.uitgegeven:
         return ()
     return _issue_problems(carrier_id, invoice)
-
-
-def _issue_problems(carrier_id: uuid.UUID, invoice: Invoice) -> tuple[str, ...]:
-    data, _sources = draft(carrier_id=carrier_id, invoice=invoice)
-    found = list(ubl.problems(replace(data, nummer="-", koper_referentie="-")))
-    customer = customers.get_customer(carrier_id=carrier_id, customer_id=invoice.klant_id)
-    vies = vies_of(customer, data)
-    if vies and vies["status"] == "ongeldig":
-        found.append("buyer_vat_not_in_vies")
-    return tuple(found)
-
-
-def peppol_problems(*, carrier_id: uuid.UUID, invoice: Invoice) -> tuple[str, ...]:
-    """What keeps the invoice from going over Peppol (it goes by e-mail then)."""
-    if invoice.uitgegeven:
-        return ubl.peppol_problems(_stored_header(invoice))
-    data, _sources = draft(carrier_id=carrier_id, invoice=invoice)
-    return ubl.peppol_problems(data)
-
-
-def _stored_header(invoice: Invoice) -> ubl.Invoice:
-    return ubl.Invoice(
-        nummer=invoice.nummer,
-        datum=invoice.datum,
-        verkoper=documents.party_from_json(invoice.verkoper),
-        koper=documents.party_from_json(invoice.koper),
-        regels=(),
-        koper_referentie=invoice.nummer,
-    )
 
 
 # --- issue ---------------------------------------------------------------------------------

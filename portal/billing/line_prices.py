@@ -63,13 +63,13 @@ def _under_tariff(
     return rule, priced, recorded
 
 
-def customer_category(carrier_id: uuid.UUID, klant_id: uuid.UUID | None):
+def customer_category(carrier_id: uuid.UUID, customer_id: uuid.UUID | None):
     """The customer's own VAT category and reason (reverse charge for a business elsewhere
     in the EU, not subject for one outside it), which overrides the tariff's; None when the
     customer has none. AE and O without a reason of their own get EN 16931's words."""
-    if klant_id is None:
+    if customer_id is None:
         return None
-    customer = customers.get_customer(carrier_id=carrier_id, customer_id=klant_id)
+    customer = customers.get_customer(carrier_id=carrier_id, customer_id=customer_id)
     if not customer.btw_categorie:
         return None
     reason = customer.btw_vrijstellingsreden or ubl.DEFAULT_REASONS.get(customer.btw_categorie)

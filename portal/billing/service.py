@@ -85,6 +85,12 @@ logger = logging.getLogger(__name__)
 EENHEID_MAX = 20
 
 
+def _not_completed() -> ValidationFailed:
+    return ValidationFailed(
+        [{"field": "afgerond_op", "code": "not_completed", "message": "the task is not completed"}]
+    )
+
+
 # --- lines ------------------------------------------------------------------------------
 
 
@@ -92,9 +98,11 @@ def _check_amount(errors: list, field: str, value, upper: float) -> None:
     if value is None:
         return
     if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
-        errors.append({"field": field, "message": "not a number"})
+        errors.append({"field": field, "code": "not_a_number", "message": "not a number"})
     elif not 0 <= value <= upper:
-        errors.append({"field": field, "message": f"between 0 and {upper:g}"})
+        errors.append(
+            {"field": field, "code": "out_of_range", "message": f"between 0 and {upper:g}"}
+        )
 
 
 class AlreadyBilled(Conflict):
@@ -143,7 +151,7 @@ def line_for_completion(*, carrier_id: uuid.UUID, task: Task) -> BillingLine:
     if task.transporteur_id != carrier_id:
         raise NotFound("task not found")
     if task.afgerond_op is None:
-        raise ValidationFailed([{"field": "afgerond_op", "message": "the task is not completed"}])
+        raise _not_completed()
     line, _exported_at = _line_of(carrier_id, task.id)
     if line is not None and line.export_id is not None:
         logger.info("task %s completed again; its line %s stays billed", task.id, line.id)
@@ -187,16 +195,25 @@ def record_line(
     if task.transporteur_id != carrier_id:
         raise NotFound("task not found")
     if task.afgerond_op is None:
-        raise ValidationFailed([{"field": "afgerond_op", "message": "the task is not completed"}])
+        raise _not_completed()
     errors: list[dict] = []
     _check_amount(errors, "hoeveelheid", hoeveelheid, 1e9)
     _check_amount(errors, "kilometers", kilometers, 100_000)
     _check_amount(errors, "wachttijd_minuten", wachttijd_minuten, 10_000)
     if wachttijd_minuten is not None and not isinstance(wachttijd_minuten, int):
-        errors.append({"field": "wachttijd_minuten", "message": "whole minutes"})
+        errors.append(
+            {"field": "wachttijd_minuten", "code": "whole_minutes", "message": "whole minutes"}
+        )
     eenheid = (eenheid.strip() or None) if eenheid is not None else task.eenheid
     if eenheid is not None and len(eenheid) > EENHEID_MAX:
-        errors.append({"field": "eenheid", "message": f"at most {EENHEID_MAX} characters"})
+        errors.append(
+            {
+                "field": "eenheid",
+                "code": "too_long",
+                "message": f"at most {EENHEID_MAX} characters",
+                "params": {"max": EENHEID_MAX},
+            }
+        )
     if errors:
         raise ValidationFailed(errors)
 
@@ -262,35 +279,7 @@ def price_by_hand(
         line_prices.price_line(carrier_id=carrier_id, line=line, task=task)
         action = "price_by_tariff"
     else:
-        errors: list[dict] = []
-        net = _amount(bedrag, "bedrag", MAX_AMOUNT, errors)
-        rate = _amount(btw_procent, "btw_procent", Decimal(100), errors)
-        if errors:
-            raise ValidationFailed(errors)
-        task = line_prices.task_of(carrier_id=carrier_id, task_id=task_id)
-        categorie, reason = line_prices.hand_category(
-            carrier_id=carrier_id, line=line, task=task, rate=rate
-        )
-        if categorie != "S":
-            reason = (reden or "").strip()[:300] or reason
-        if categorie in pricing.NEEDS_TEXT and not reason:
-            raise ValidationFailed(
-                [
-                    {
-                        "field": "btw_vrijstellingsreden",
-                        "code": "required",
-                        "message": f"name the reason or evidence of category {categorie}",
-                        "params": {"categorie": categorie},
-                    }
-                ]
-            )
-        line.handmatig = True
-        line.tarief_id = None
-        line.bedrag = pricing.cents(net)
-        line.btw_procent = rate.quantize(pricing.CENT)
-        line.btw_bedrag = pricing.cents(line.bedrag * rate / pricing.HUNDRED)
-        line.btw_categorie, line.btw_vrijstellingsreden = categorie, reason
-        line.prijs_reden = None
+        _set_hand_price(carrier_id, line, task_id, bedrag, btw_procent, reden)
         action = "priced_by_hand"
     db.session.flush()
     audit.record(
@@ -306,6 +295,41 @@ def price_by_hand(
         },
     )
     return line
+
+
+def _set_hand_price(carrier_id, line, task_id, bedrag, btw_procent, reden) -> None:
+    """The planner's net amount and rate on the line, under the VAT category hand_category
+    finds (ValidationFailed for an amount or rate out of range, or a reason needed and
+    missing)."""
+    errors: list[dict] = []
+    net = _amount(bedrag, "bedrag", MAX_AMOUNT, errors)
+    rate = _amount(btw_procent, "btw_procent", Decimal(100), errors)
+    if errors:
+        raise ValidationFailed(errors)
+    task = line_prices.task_of(carrier_id=carrier_id, task_id=task_id)
+    categorie, reason = line_prices.hand_category(
+        carrier_id=carrier_id, line=line, task=task, rate=rate
+    )
+    if categorie != "S":
+        reason = (reden or "").strip()[:300] or reason
+    if categorie in pricing.NEEDS_TEXT and not reason:
+        raise ValidationFailed(
+            [
+                {
+                    "field": "btw_vrijstellingsreden",
+                    "code": "required",
+                    "message": f"name the reason or evidence of category {categorie}",
+                    "params": {"categorie": categorie},
+                }
+            ]
+        )
+    line.handmatig = True
+    line.tarief_id = None
+    line.bedrag = pricing.cents(net)
+    line.btw_procent = rate.quantize(pricing.CENT)
+    line.btw_bedrag = pricing.cents(line.bedrag * rate / pricing.HUNDRED)
+    line.btw_categorie, line.btw_vrijstellingsreden = categorie, reason
+    line.prijs_reden = None
 
 
 # A line held at 0.00 confirmed by a planner (line_prices.py).

@@ -116,6 +116,17 @@ def document_xml(invoice: Invoice) -> bytes:
         _text(reference, "cbc:IssueDate", invoice.gecrediteerd.datum.isoformat())
     _party(root, "cac:AccountingSupplierParty", invoice.verkoper, seller=True, vat=not only_o)
     _party(root, "cac:AccountingCustomerParty", invoice.koper, seller=False, vat=not only_o)
+    _payment(root, invoice)
+    _tax_and_totals(root, invoice, currency)
+    for line in invoice.regels:
+        _line(root, line, currency, credit=credit)
+    ET.indent(root)
+    return ET.tostring(root, encoding="UTF-8", xml_declaration=True)
+
+
+def _payment(root: ET.Element, invoice: Invoice) -> None:
+    """How to pay (an invoice with an IBAN: SEPA credit transfer) and the payment terms."""
+    credit = invoice.is_creditnota
     if _compact(invoice.iban) and not credit:
         means = _add(root, "cac:PaymentMeans")
         _text(means, "cbc:PaymentMeansCode", "58")  # SEPA credit transfer
@@ -128,6 +139,9 @@ def document_xml(invoice: Invoice) -> bytes:
     if terms:
         _text(_add(root, "cac:PaymentTerms"), "cbc:Note", terms)
 
+
+def _tax_and_totals(root: ET.Element, invoice: Invoice, currency: str) -> None:
+    """The VAT total with its breakdown per category and rate, and the document's totals."""
     breakdown = vat_breakdown(invoice.regels)
     net, vat = totals(invoice.regels)
     tax_total = _add(root, "cac:TaxTotal")
@@ -142,11 +156,6 @@ def document_xml(invoice: Invoice) -> bytes:
     _amount(totals_node, "cbc:TaxExclusiveAmount", net, currency)
     _amount(totals_node, "cbc:TaxInclusiveAmount", net + vat, currency)
     _amount(totals_node, "cbc:PayableAmount", net + vat, currency)
-
-    for line in invoice.regels:
-        _line(root, line, currency, credit=credit)
-    ET.indent(root)
-    return ET.tostring(root, encoding="UTF-8", xml_declaration=True)
 
 
 # The name callers and tests have used for an invoice; a credit note goes through it as well.

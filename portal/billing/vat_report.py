@@ -88,25 +88,25 @@ class VatReport:
 ORDER = ("S", "Z", "E", "AE", "O")
 
 
-def vat_report(*, carrier_id: uuid.UUID, van: date, tot: date) -> VatReport:
-    """Totals per VAT category and rate of the documents issued van..tot (both included),
+def vat_report(*, carrier_id: uuid.UUID, first: date, last: date) -> VatReport:
+    """Totals per VAT category and rate of the documents issued first..last (both included),
     and the reverse-charged amounts per customer VAT number. Two queries."""
-    if tot < van:
+    if last < first:
         raise ValidationFailed([{"field": "tot", "code": "before_van", "message": "before van"}])
-    report = VatReport(van=van, tot=tot)
+    report = VatReport(van=first, tot=last)
     rows: dict[tuple[str, Decimal | None], VatRow] = {}
     icp: dict[str, IcpRow] = {}
     found = db.session.execute(
         select(Invoice.soort, Invoice.klant_id, Invoice.koper, Invoice.btw_uitsplitsing).where(
             Invoice.transporteur_id == carrier_id,
             Invoice.uitgegeven_op.is_not(None),
-            Invoice.datum >= van,
-            Invoice.datum <= tot,
+            Invoice.datum >= first,
+            Invoice.datum <= last,
         )
     ).all()
     names = customers.names_by_id(carrier_id=carrier_id, customer_ids={r[1] for r in found})
     counted: dict[tuple, set] = defaultdict(set)
-    for index, (soort, klant_id, koper, breakdown) in enumerate(found):
+    for index, (soort, customer_id, koper, breakdown) in enumerate(found):
         sign = Decimal(-1) if soort == "creditnota" else Decimal(1)
         if soort == "creditnota":
             report.creditnotas += 1
@@ -123,7 +123,9 @@ def vat_report(*, carrier_id: uuid.UUID, van: date, tot: date) -> VatReport:
                 number = (koper or {}).get("btw_nummer") or ""
                 entry = icp.setdefault(
                     number,
-                    IcpRow(number, number[:2], names.get(klant_id, (koper or {}).get("naam", ""))),
+                    IcpRow(
+                        number, number[:2], names.get(customer_id, (koper or {}).get("naam", ""))
+                    ),
                 )
                 entry.grondslag += sign * Decimal(part["grondslag"])
     for key, row in rows.items():

@@ -22,13 +22,14 @@ from portal.billing.pages.kit import (
     KIND_LABELS,
     VAT_CATEGORIES,
     VIES_LABELS,
-    bp,
+    FieldErrors,
     peppol_text,
     problem_text,
 )
+from portal.billing.pages.kit import invoices_bp as bp
 from portal.customers import service as customers
 from portal.errors import Conflict, ValidationFailed
-from portal.web.kit import Pager, current_actor, current_carrier_id, current_zone
+from portal.web.kit import Pager, current_actor, current_carrier_id, current_zone, errors_at_fields
 
 PER_PAGE = 50
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -152,16 +153,17 @@ def _credit_input(lines) -> tuple[dict, dict, dict]:
     return amounts, corrections, typed
 
 
-def _errors_by_field(error: ValidationFailed) -> dict[str, str]:
-    found = {}
-    for item in error.errors:
-        message = CREDIT_MESSAGES.get(item.get("code"), item.get("message", ""))
-        params = item.get("params") or {}
-        text = str(message)
-        if "resterend" in params:
-            text = text % {"resterend": _money(Decimal(params["resterend"]))}
-        found.setdefault(item["field"], text)
-    return found
+def _credit_errors(error: ValidationFailed) -> dict[str, str]:
+    """The credit's refusals worded by their code, the first at each field."""
+    fields = FieldErrors()
+    wording = {**CREDIT_MESSAGES, "more_than_invoiced": _left_to_credit}
+    errors_at_fields(fields, error.errors, wording)
+    return fields.first()
+
+
+def _left_to_credit(error: dict) -> str:
+    left = _money(Decimal((error.get("params") or {})["resterend"]))
+    return str(CREDIT_MESSAGES["more_than_invoiced"]) % {"resterend": left}
 
 
 def _typed(amount: Decimal) -> str:
@@ -193,15 +195,7 @@ def credit(invoice):
         reden = request.form.get("reden", "")
         confirmed = request.form.get("bevestigd") == "1"
         if request.form.get("terug"):  # back from the check, with what was typed
-            return render_template(
-                "billing/credit_form.html",
-                doc=invoice,
-                lines=lines,
-                typed=typed,
-                reden=reden,
-                errors={},
-                categories=VAT_CATEGORIES,
-            )
+            return _credit_form(invoice, lines, typed, reden, {})
         try:
             plan = docs.plan_credit(
                 carrier_id=carrier_id,
@@ -211,7 +205,7 @@ def credit(invoice):
                 correcties=corrections,
             )
         except ValidationFailed as error:
-            errors, status = _errors_by_field(error), 422
+            errors, status = _credit_errors(error), 422
         else:
             if not confirmed:
                 return render_template(
@@ -221,52 +215,54 @@ def credit(invoice):
                     typed=typed,
                     reden=reden,
                 )
-            try:
-                note, correction = docs.credit(
-                    carrier_id=carrier_id,
-                    invoice_id=invoice.id,
-                    reden=reden,
-                    bedragen=amounts,
-                    correcties=corrections,
-                    actor_label=current_actor().label,
-                )
-            except ValidationFailed as error:  # changed meanwhile: another credit note
-                errors, status = _errors_by_field(error), 422
-            except docs.NotInvoiceable as error:
-                errors = {"correctie": problem_text(error.extra.get("codes", []))}
-                status = 409
-            except Conflict:
-                abort(409)
-            else:
-                if correction is not None:
-                    flash(
-                        _(
-                            "Creditnota %(credit)s en de nieuwe factuur %(factuur)s zijn "
-                            "uitgegeven.",
-                            credit=note.nummer,
-                            factuur=correction.nummer,
-                        )
-                    )
-                else:
-                    flash(_("Creditnota %(credit)s is uitgegeven.", credit=note.nummer))
-                return redirect(url_for("invoices.show", invoice_id=note.id), code=303)
-    return (
-        render_template(
-            "billing/credit_form.html",
-            doc=invoice,
-            lines=lines,
-            typed=typed,
-            reden=reden,
-            errors=errors,
-            categories=VAT_CATEGORIES,
-        ),
-        status,
+            issued = _issue_credit(carrier_id, invoice, reden, amounts, corrections)
+            if not isinstance(issued, tuple):
+                return issued
+            errors, status = issued
+    return _credit_form(invoice, lines, typed, reden, errors), status
+
+
+def _credit_form(invoice, lines, typed: dict, reden: str, errors: dict[str, str]) -> str:
+    return render_template(
+        "billing/credit_form.html",
+        doc=invoice,
+        lines=lines,
+        typed=typed,
+        reden=reden,
+        errors=errors,
+        categories=VAT_CATEGORIES,
     )
 
 
-# --- VAT overview --------------------------------------------------------------------------
-
-REPORT_COLUMNS = ("rubriek", "categorie", "omschrijving", "procent", "grondslag", "btw", "docs")
+def _issue_credit(carrier_id, invoice, reden: str, amounts, corrections):
+    """Issue the checked credit: the way to the credit note, or (errors, status) when it
+    was refused meanwhile (another credit note) or its correction invoice cannot be made."""
+    try:
+        note, correction = docs.credit(
+            carrier_id=carrier_id,
+            invoice_id=invoice.id,
+            reden=reden,
+            bedragen=amounts,
+            correcties=corrections,
+            actor_label=current_actor().label,
+        )
+    except ValidationFailed as error:  # changed meanwhile: another credit note
+        return _credit_errors(error), 422
+    except docs.NotInvoiceable as error:
+        return {"correctie": problem_text(error.extra.get("codes", []))}, 409
+    except Conflict:
+        abort(409)
+    if correction is not None:
+        flash(
+            _(
+                "Creditnota %(credit)s en de nieuwe factuur %(factuur)s zijn uitgegeven.",
+                credit=note.nummer,
+                factuur=correction.nummer,
+            )
+        )
+    else:
+        flash(_("Creditnota %(credit)s is uitgegeven.", credit=note.nummer))
+    return redirect(url_for("invoices.show", invoice_id=note.id), code=303)
 
 
 @bp.get("/btw-overzicht")
@@ -283,7 +279,7 @@ def vat_overview():
     if tot < van:
         error = _("De einddatum ligt voor de begindatum.")
         van, tot = default_van, default_tot
-    report = docs.vat_report(carrier_id=carrier_id, van=van, tot=tot)
+    report = docs.vat_report(carrier_id=carrier_id, first=van, last=tot)
     fmt = request.args.get("formaat")
     if fmt in ("csv", "xlsx") and not error:
         return _report_file(report, fmt)

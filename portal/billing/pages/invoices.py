@@ -12,13 +12,13 @@ from flask_babel import gettext as _
 
 from portal.accounts.permissions import object_route, role_required
 from portal.billing import service
-from portal.billing.pages.kit import bp, peppol_text, problem_text
+from portal.billing.pages.kit import invoices_bp as bp
+from portal.billing.pages.kit import peppol_text, problem_text
 from portal.billing.pages.tariff_forms import HandPriceForm, reason_text
 from portal.customers import service as customers
 from portal.errors import Conflict, NotFound, ValidationFailed
 from portal.tasks import service as tasks
-from portal.web import errors_at_fields
-from portal.web.kit import current_actor, current_carrier_id
+from portal.web.kit import current_actor, current_carrier_id, errors_at_fields
 
 
 def _filter_args() -> dict[str, str]:
@@ -38,6 +38,12 @@ def _line(task_id: uuid.UUID):
     if line is None:
         raise NotFound("billing line not found")
     return line, tasks.get_task(carrier_id=carrier_id, task_id=task_id, archived=True)
+
+
+def _required_text(error: dict) -> str:
+    """A hand price's missing VAT reason, worded for its category."""
+    categorie = (error.get("params") or {}).get("categorie")
+    return reason_text(categorie) if categorie is not None else error.get("message", "")
 
 
 @object_route(bp, "/regels/<uuid:task_id>/prijs", _line, methods=("GET", "POST"))
@@ -65,12 +71,7 @@ def hand_price(line, task):
                     reden=form.btw_vrijstellingsreden.data,
                 )
             except ValidationFailed as error:
-                worded = {
-                    (e["field"], e["message"]): reason_text(e["params"]["categorie"])
-                    for e in error.errors
-                    if e.get("code") == "required" and "categorie" in e.get("params", {})
-                }
-                errors_at_fields(form, error.errors, worded)
+                errors_at_fields(form, error.errors, {"required": _required_text})
             except Conflict:
                 problem = _("Deze regel is al geëxporteerd: de factuur is verstuurd.")
             else:
@@ -207,4 +208,5 @@ def _stored(invoice_id: uuid.UUID, *, pdf: bool) -> Response:
     return response
 
 
-from portal.billing.pages import documents  # noqa: E402, F401  (its routes join the blueprint)
+# The documents' routes join the blueprint after these (the URL map's order, as before).
+from portal.billing.pages import documents  # noqa: E402, F401

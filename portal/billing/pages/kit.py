@@ -1,15 +1,21 @@
-"""The invoices blueprint and what its pages share: the wording of what an e-invoice lacks, of
-the VAT categories and of a credit note's refusals. The pages are invoice_views.py (a
-batch's invoices, issuing a concept, the stored file, hand prices) and document_views.py
-(the list of invoices and credit notes, one document, crediting it, the VAT overview)."""
+"""Billing's blueprints and what its pages share: the wording of what an e-invoice lacks, of
+the VAT categories and of a credit note's refusals, and the errors of a page without a
+form. The billing blueprint serves the lines of a period and their export (lines.py); the
+invoices blueprint a batch's invoices, issuing, the stored file and hand prices
+(invoices.py), and the list of documents, one document, crediting and the VAT overview
+(documents.py); the tariffs blueprint the tariffs (tariffs.py)."""
 
 from __future__ import annotations
+
+from types import SimpleNamespace
 
 from flask import Blueprint
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-bp = Blueprint("invoices", __name__, url_prefix="/facturatie")
+billing_bp = Blueprint("billing", __name__)
+invoices_bp = Blueprint("invoices", __name__, url_prefix="/facturatie")
+tariffs_bp = Blueprint("tariffs", __name__, url_prefix="/facturatie/tarieven")
 
 # What an e-invoice still lacks (ubl.problems codes), as the planner reads it.
 PROBLEMS = {
@@ -91,3 +97,19 @@ def problem_text(codes) -> str:
 def peppol_text(codes) -> str:
     parts = [str(PEPPOL.get(code, code)) for code in codes]
     return _("Niet via Peppol: %(list)s.", list="; ".join(parts))
+
+
+class FieldErrors(dict):
+    """The errors of a page without a WTForm (a credit's lines), by field name, as
+    portal.web.kit.errors_at_fields places them: every field the errors name is on it."""
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str)
+
+    def __missing__(self, name: str) -> SimpleNamespace:
+        field = self[name] = SimpleNamespace(errors=[])
+        return field
+
+    def first(self) -> dict[str, str]:
+        """Each field's first error."""
+        return {name: field.errors[0] for name, field in self.items() if field.errors}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import date, datetime, timedelta
 
-from flask import Blueprint, Response, flash, redirect, render_template, request, session, url_for
+from flask import Response, flash, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
@@ -14,6 +14,7 @@ from portal.accounts.permissions import object_route, role_required
 from portal.accounts.service import carrier_zone
 from portal.billing import service
 from portal.billing.forms import ExportForm, ExportQueryForm, FilterForm, PeriodForm
+from portal.billing.pages.kit import billing_bp as bp
 from portal.billing.pages.tariff_forms import ROUNDING_LABELS, VAT_CATEGORY_LABELS
 from portal.customers import service as customers
 from portal.drivers import service as drivers
@@ -23,8 +24,6 @@ from portal.tasks.pages.forms import STATUS_LABELS
 from portal.unit_of_work import portal_write
 from portal.web import is_fragment
 from portal.web.kit import current_actor, current_carrier_id
-
-bp = Blueprint("billing", __name__)
 
 # The page shows at most this many lines (totals and the export cover them all).
 LINES_SHOWN = 500

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Blueprint, flash, make_response, redirect, render_template, request, url_for
+from flask import flash, make_response, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from portal.accounts.permissions import object_route, role_required
 from portal.billing import tariffs
 from portal.billing.models import Tariff
+from portal.billing.pages.kit import tariffs_bp as bp
 from portal.billing.pages.tariff_forms import (
     ROUNDING_LABELS,
     VAT_CATEGORY_LABELS,
@@ -24,14 +25,19 @@ from portal.errors import Conflict, ValidationFailed
 from portal.labels import activity_label
 from portal.tasks.pages.forms import activity_choices
 from portal.unit_of_work import portal_write
-from portal.web import errors_at_fields
-from portal.web.kit import current_actor, current_carrier_id
+from portal.web.kit import current_actor, current_carrier_id, errors_at_fields
 
-bp = Blueprint("tariffs", __name__, url_prefix="/facturatie/tarieven")
 ROLES = ("planner",)
-MESSAGES = {
-    ("eenheid", "name the unit the price is for"): _l("Vul de eenheid in, bijvoorbeeld ton."),
-    ("klant_id", "no such customer"): _l("Deze klant kennen we niet."),
+# The service's refusals as the planner reads them: by field and code, else by code.
+BY_FIELD = {
+    ("eenheid", "required"): _l("Vul de eenheid in, bijvoorbeeld ton."),
+    ("klant_id", "unknown"): _l("Deze klant kennen we niet."),
+}
+BY_CODE = {
+    "not_a_number": _l("Vul een bedrag in, bijvoorbeeld 4,35."),
+    "out_of_range": _l("Dit bedrag kan niet."),
+    "too_many_decimals": _l("Te veel cijfers achter de komma."),
+    "required": _l("Vul dit in."),
 }
 
 
@@ -82,7 +88,7 @@ def index():
             klant_id = uuid.UUID(chosen)
         except ValueError:
             klant_id = None
-    rows = tariffs.list_tariffs(carrier_id=carrier_id, klant_id=klant_id)
+    rows = tariffs.list_tariffs(carrier_id=carrier_id, customer_id=klant_id)
     return render_template(
         "billing/tariffs.html", **_context(rows=rows, names=names, klant_id=klant_id)
     )
@@ -134,7 +140,8 @@ def _save(form: TariffForm, tariff: Tariff | None):
                     actor=current_actor(),
                 )
         except ValidationFailed as error:
-            general = errors_at_fields(form, _worded(error.errors), MESSAGES)
+            wording = {e.get("code"): _refusal_text for e in error.errors if e.get("code")}
+            general = errors_at_fields(form, error.errors, wording)
         except Conflict:
             form.geldig_vanaf.errors = [
                 *form.geldig_vanaf.errors,
@@ -149,19 +156,12 @@ def _save(form: TariffForm, tariff: Tariff | None):
     return make_response(html, 422)
 
 
-def _worded(errors: list[dict]) -> list[dict]:
-    texts = {
-        "not_a_number": _("Vul een bedrag in, bijvoorbeeld 4,35."),
-        "out_of_range": _("Dit bedrag kan niet."),
-        "too_many_decimals": _("Te veel cijfers achter de komma."),
-        "required": _("Vul dit in."),
-    }
-    return [
-        {**e, "message": _field_text(e) or texts.get(e.get("code"), e["message"])}
-        if (_field_text(e) or e.get("code") in texts) and (e["field"], e["message"]) not in MESSAGES
-        else e
-        for e in errors
-    ]
+def _refusal_text(error: dict) -> str:
+    """A refusal of the service in the planner's words (its English message when unknown)."""
+    key = (error.get("field"), error.get("code"))
+    if key in BY_FIELD:
+        return str(BY_FIELD[key])
+    return _field_text(error) or str(BY_CODE.get(error.get("code"), error["message"]))
 
 
 def _field_text(error: dict) -> str | None:
