@@ -160,9 +160,12 @@ def parse_uuid(value: str | None) -> uuid.UUID | None:
 
 def safe_back(target: str | None, *, within: str, fallback: str, exact: bool = False) -> str:
     """Where to return after a write: `target` when it is a path on this site starting with
-    `within` (or, `exact`, being that path, with any query), with no scheme, no host, no
-    backslash or space (no open redirect); else `fallback`."""
-    if target and target.isprintable() and "\\" not in target and " " not in target:
+    `within` (or, `exact`, being that path, with any query), with no scheme, no host (also
+    none a browser reads in `//` or `///` at the start), no backslash or space (no open
+    redirect); else `fallback`."""
+    if not target or not target.startswith("/") or target.startswith("//"):
+        return fallback
+    if target.isprintable() and "\\" not in target and " " not in target:
         parts = urlsplit(target)
         on_path = parts.path == within if exact else parts.path.startswith(within)
         if not parts.scheme and not parts.netloc and on_path:

@@ -9,7 +9,15 @@ import pytest
 from flask import g, render_template_string
 
 from portal import create_app
-from portal.web.kit import MAX_PAGE, Pager, format_when, page_arg
+from portal.web.kit import (
+    MAX_PAGE,
+    Pager,
+    errors_at_fields,
+    format_when,
+    page_arg,
+    parse_uuid,
+    safe_back,
+)
 
 
 @pytest.fixture
@@ -73,3 +81,54 @@ def test_moments_are_worded_per_kind(app):
         )  # summer time
         now = datetime.now(UTC).replace(second=0, microsecond=0)
         assert len(format_when(now, "recent")) == 5  # today: the time alone (HH:mm)
+
+
+@pytest.mark.parametrize(
+    ("target", "back"),
+    [("/voertuigen?pagina=2", "/voertuigen?pagina=2"), ("/voertuigen/12", "/voertuigen/12"),
+     ("/taken", "/"), (None, "/"), ("", "/"), ("https://evil.example/voertuigen", "/"),
+     ("//evil.example/voertuigen", "/"), ("///voertuigen.evil.example", "/"),
+     ("/\\evil.example", "/"), ("/voertuigen x", "/"), ("voertuigen", "/"),
+     ("/voertuigen\x00", "/")],
+)  # fmt: skip
+def test_the_way_back_stays_on_the_pages_it_names(target, back):
+    assert safe_back(target, within="/voertuigen", fallback="/") == back
+
+
+def test_the_way_back_to_one_page_takes_that_page_with_any_query():
+    assert safe_back("/taken?dag=2026-11-28", within="/taken", fallback="/", exact=True) == (
+        "/taken?dag=2026-11-28"
+    )
+    assert safe_back("/taken/12", within="/taken", fallback="/", exact=True) == "/"
+
+
+def test_a_uuid_is_read_or_none():
+    assert str(parse_uuid("0b5f6a2e-8d0c-4f3e-9a1b-2c3d4e5f6a7b")).startswith("0b5f6a2e")
+    assert parse_uuid("12") is None
+    assert parse_uuid("") is None
+    assert parse_uuid(None) is None
+
+
+def test_errors_are_worded_by_their_code_at_their_field(app):
+    from flask_wtf import FlaskForm
+    from wtforms import StringField
+
+    class Form(FlaskForm):
+        naam = StringField()
+
+    wording = {
+        "required": "Vul de naam in.",
+        "too_long": "Hoogstens %(max)s tekens.",
+        "in_use": lambda error: f"{error['field']} is al in gebruik.",
+    }
+    errors = [
+        {"field": "naam", "code": "required", "message": "required"},
+        {"field": "naam", "code": "too_long", "message": "too long", "params": {"max": 30}},
+        {"field": "email", "code": "in_use", "message": "already in use"},
+        {"field": "email", "code": "unknown", "message": "not known here"},
+    ]
+    with app.test_request_context("/", method="POST"):
+        form = Form(meta={"csrf": False})
+        general = errors_at_fields(form, errors, wording)
+        assert form.naam.errors == ["Vul de naam in.", "Hoogstens 30 tekens."]
+    assert general == ["email is al in gebruik.", "email: not known here"]
