@@ -18,14 +18,11 @@ from portal.messages.push import PushMessage, PushTarget, SendResult
 from portal.outbox import Backoff, Decision, Held, Queue, decide
 
 # After attempt n fails in a way worth retrying, wait BACKOFF[n - 1]; attempt 5 is the last.
-BACKOFF = (
-    timedelta(seconds=30),
-    timedelta(minutes=2),
-    timedelta(minutes=10),
-    timedelta(hours=1),
+# A push service's Retry-After may lengthen a wait, up to an hour.
+RETRIES = Backoff(
+    (timedelta(seconds=30), timedelta(minutes=2), timedelta(minutes=10), timedelta(hours=1))
 )
-RETRIES = Backoff(BACKOFF)  # a receiver's Retry-After lengthens a wait up to an hour
-MAX_ATTEMPTS = RETRIES.max_attempts
+BACKOFF, MAX_ATTEMPTS = RETRIES.steps, RETRIES.max_attempts
 # How long a worker holds the messages it claimed; after that another worker may take over.
 LEASE = timedelta(minutes=5)
 NO_SUBSCRIPTION = failure("no_subscription")
@@ -58,11 +55,9 @@ def claim_due(
         .order_by(Message.volgende_poging_op)
         .limit(limit)
     )
-    ids = list(db.session.scalars(QUEUE.skip_locked(candidates)))
+    claim_id, ids = QUEUE.take(carrier_id, candidates, now=now, lease=lease)
     if not ids:
         return []
-    claim_id = uuid.uuid4()
-    QUEUE.claim(carrier_id, ids, now=now, lease=lease, claim_id=claim_id)
     rows = db.session.execute(
         select(
             Message.id,

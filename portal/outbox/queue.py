@@ -70,6 +70,18 @@ class Queue:
             return candidates.with_for_update(skip_locked=True, of=self.model)
         return candidates
 
+    def take(
+        self, carrier_id: uuid.UUID, candidates: Select, *, now: datetime, lease: timedelta
+    ) -> tuple[uuid.UUID, list[uuid.UUID]]:
+        """Claim the candidates (a select of due entries' ids, in order) for one pass, locked
+        FOR UPDATE SKIP LOCKED on PostgreSQL: the new claim's id and the ids it holds (none:
+        nothing was due)."""
+        ids = list(db.session.scalars(self.skip_locked(candidates)))
+        claim_id = uuid.uuid4()
+        if ids:
+            self.claim(carrier_id, ids, now=now, lease=lease, claim_id=claim_id)
+        return claim_id, ids
+
     def claim(
         self,
         carrier_id: uuid.UUID,

@@ -30,21 +30,13 @@ from portal.webhooks.models import (
 )
 from portal.webhooks.sender import Answer
 
-# After attempt n fails in a way worth retrying, wait BACKOFF[n - 1]: about a day in all;
-# attempt 10 is the last.
-BACKOFF = (
-    timedelta(minutes=1),
-    timedelta(minutes=5),
-    timedelta(minutes=15),
-    timedelta(minutes=30),
-    timedelta(hours=1),
-    timedelta(hours=2),
-    timedelta(hours=4),
-    timedelta(hours=8),
-    timedelta(hours=8),
+# The deliveries' table as the outbox core knows it, with the owner's functions that look
+# across carriers.
+QUEUE = Queue(
+    WebhookDelivery,
+    due_function="rijplan_webhooks_te_bezorgen",
+    backlog_function="rijplan_wachtrij_webhooks",
 )
-RETRIES = Backoff(BACKOFF)  # a receiver's Retry-After lengthens a wait up to an hour
-MAX_ATTEMPTS = RETRIES.max_attempts
 # How long a worker holds what it claimed; after that another worker may take over. Longer
 # than a pass can take: a batch of 50 with receivers at their 10-second limit.
 LEASE = timedelta(minutes=15)
@@ -52,11 +44,22 @@ LEASE = timedelta(minutes=15)
 PAUSE_AFTER = timedelta(days=1)
 # How long sent and failed deliveries (with their attempts and events) are kept.
 KEEP = timedelta(days=30)
-QUEUE = Queue(
-    WebhookDelivery,
-    due_function="rijplan_webhooks_te_bezorgen",
-    backlog_function="rijplan_wachtrij_webhooks",
+# After attempt n fails in a way worth retrying, wait BACKOFF[n - 1]: about a day in all;
+# attempt 10 is the last. A receiver's Retry-After may lengthen a wait, up to an hour.
+RETRIES = Backoff(
+    (
+        timedelta(minutes=1),
+        timedelta(minutes=5),
+        timedelta(minutes=15),
+        timedelta(minutes=30),
+        timedelta(hours=1),
+        timedelta(hours=2),
+        timedelta(hours=4),
+        timedelta(hours=8),
+        timedelta(hours=8),
+    )
 )
+BACKOFF, MAX_ATTEMPTS = RETRIES.steps, RETRIES.max_attempts
 
 
 @dataclass(frozen=True)
@@ -87,11 +90,9 @@ def claim_due(
         .order_by(d.volgnummer)
         .limit(limit)
     )
-    ids = list(db.session.scalars(QUEUE.skip_locked(candidates)))
+    claim_id, ids = QUEUE.take(carrier_id, candidates, now=now, lease=lease)
     if not ids:
         return []
-    claim_id = uuid.uuid4()
-    QUEUE.claim(carrier_id, ids, now=now, lease=lease, claim_id=claim_id)
     # The later due deliveries of the same tasks to the same endpoints: no other worker
     # takes them while the earlier ones are queued.
     room = limit - len(ids)
