@@ -13,7 +13,7 @@ from flask_login import current_user
 from portal.accounts.permissions import object_route, role_required
 from portal.accounts.service import carrier_zone
 from portal.billing import service
-from portal.billing.forms import ExportForm, ExportQueryForm, FilterForm, PeriodForm
+from portal.billing.pages.forms import ExportForm, ExportQueryForm, FilterForm, PeriodForm
 from portal.billing.pages.kit import billing_bp as bp
 from portal.billing.pages.tariff_forms import ROUNDING_LABELS, VAT_CATEGORY_LABELS
 from portal.customers import service as customers

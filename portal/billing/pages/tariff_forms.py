@@ -10,7 +10,7 @@ from wtforms import Field, SelectChoice, SelectField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
 from portal.billing import pricing
-from portal.billing.forms import DayField
+from portal.billing.pages.forms import DayField
 from portal.tasks.pages.forms import WholeNumberField
 from portal.validators import PortalForm
 
