@@ -25,7 +25,7 @@ from wtforms import (
 )
 from wtforms.validators import InputRequired, Length
 
-from portal.billing.forms import DayField
+from portal.billing.pages.forms import DayField
 from portal.hours import cao
 from portal.hours.cao.rules import SOORTEN
 from portal.hours.pages.forms import SOORT_LABELS
