@@ -15,7 +15,7 @@ from wtforms import Field, SelectChoice, SelectField
 from wtforms.validators import ValidationError
 
 from portal.accounts.permissions import role_required
-from portal.billing.forms import DayField
+from portal.billing.pages.forms import DayField
 from portal.drivers import service as drivers
 from portal.labels import activity_label
 from portal.questionnaires import answering, presenting
