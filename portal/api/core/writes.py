@@ -41,56 +41,66 @@ def write(fn):
                 [{"field": "Idempotency-Key", "message": "1 to 255 visible ASCII characters"}]
             )
         who = principal()
-        digest = hashlib.sha256()
-        for part in (request.method, request.path, request.query_string.decode(errors="replace")):
-            digest.update(part.encode() + b"\0")
-        if request.mimetype == "multipart/form-data":
-            # The form and each file's bytes identify a multipart request. A part may come
-            # without a name (None), which sorts with the empty name.
-            for name, value in sorted(request.form.items(multi=True), key=_text_pair):
-                digest.update(f"{name}={value}".encode() + b"\0")
-            for name, upload in sorted(request.files.items(multi=True), key=_text_pair):
-                digest.update(f"{name}".encode() + b"\0" + _stream_digest(upload.stream))
-        else:
-            digest.update(request.get_data(cache=True))
         outcome = idempotency.claim(
-            carrier_id=who.carrier_id, caller=who.caller, key=key, request_hash=digest.hexdigest()
+            carrier_id=who.carrier_id, caller=who.caller, key=key, request_hash=_request_hash()
         )
         if isinstance(outcome, idempotency.Replay):
             db.session.rollback()
             response = Response(outcome.body, status=outcome.status, headers=outcome.headers)
             response.headers["Idempotent-Replayed"] = "true"
             return response
-        claim = idempotency.Claim.of(outcome)
-        db.session.commit()  # the claim is visible now: a concurrent retry gets 409
-        try:
-            idempotency.hold(claim=claim)  # ...while this request's transaction lasts
-            response = fn(*args, **kwargs)
-        except Exception:
-            db.session.rollback()
-            idempotency.release(claim=claim)
-            db.session.commit()
-            raise
-        if response.status_code >= 400:
-            if not g.get("keep_changes"):
-                db.session.rollback()
-            idempotency.release(claim=claim)
-            db.session.commit()
-            return response
-        kept = idempotency.complete(
-            claim=claim,
-            status=response.status_code,
-            body=_replayed_body(response),
-            headers={h: response.headers[h] for h in REPLAYED_HEADERS if h in response.headers},
-        )
-        if not kept:  # too slow: a retry holds the key now and does the write
-            db.session.rollback()
-            raise idempotency.still_running()
-        db.session.commit()
-        return response
+        return _once(idempotency.Claim.of(outcome), fn, args, kwargs)
 
     wrapper.idempotent_write = True  # operation() reads it: the document names the header
     return wrapper
+
+
+def _request_hash() -> str:
+    """What identifies the request a key was used for: method, path, query and body."""
+    digest = hashlib.sha256()
+    for part in (request.method, request.path, request.query_string.decode(errors="replace")):
+        digest.update(part.encode() + b"\0")
+    if request.mimetype == "multipart/form-data":
+        # The form and each file's bytes identify a multipart request. A part may come
+        # without a name (None), which sorts with the empty name.
+        for name, value in sorted(request.form.items(multi=True), key=_text_pair):
+            digest.update(f"{name}={value}".encode() + b"\0")
+        for name, upload in sorted(request.files.items(multi=True), key=_text_pair):
+            digest.update(f"{name}".encode() + b"\0" + _stream_digest(upload.stream))
+    else:
+        digest.update(request.get_data(cache=True))
+    return digest.hexdigest()
+
+
+def _once(claim, fn, args, kwargs) -> Response:
+    """Run the handler holding the claimed key: a success is kept for retries, a refusal
+    or an error lets the key go."""
+    db.session.commit()  # the claim is visible now: a concurrent retry gets 409
+    try:
+        idempotency.hold(claim=claim)  # ...while this request's transaction lasts
+        response = fn(*args, **kwargs)
+    except Exception:
+        db.session.rollback()
+        idempotency.release(claim=claim)
+        db.session.commit()
+        raise
+    if response.status_code >= 400:
+        if not g.get("keep_changes"):
+            db.session.rollback()
+        idempotency.release(claim=claim)
+        db.session.commit()
+        return response
+    kept = idempotency.complete(
+        claim=claim,
+        status=response.status_code,
+        body=_replayed_body(response),
+        headers={h: response.headers[h] for h in REPLAYED_HEADERS if h in response.headers},
+    )
+    if not kept:  # too slow: a retry holds the key now and does the write
+        db.session.rollback()
+        raise idempotency.still_running()
+    db.session.commit()
+    return response
 
 
 def _replayed_body(response: Response) -> str:
