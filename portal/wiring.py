@@ -19,6 +19,7 @@ def connect() -> None:
         return
     _connected = True
     _events_for_carriers_systems()
+    _drivers()
     _customers()
     _billing()
     _tasks()
@@ -37,6 +38,22 @@ def _events_for_carriers_systems() -> None:
     events.register_shape("taak.status_gewijzigd", shapes.status_shape)
     events.register_shape("taak.afgerond", shapes.completed_shape)
     events.register_shape("voertuigsessie.actief", shapes.vehicle_session_shape)
+
+
+def _drivers() -> None:
+    """When a driver is deactivated: every token of theirs is refused, the vehicle they
+    drove is free again (its session ended), and their phones get no more pushes; then
+    drivers writes the audit entry. When the office signs a phone out: its tokens are
+    refused (drivers), then the driver's push subscriptions are forgotten."""
+    from portal.drivers import service as drivers
+    from portal.drivers import tokens
+    from portal.fleet import sessions
+    from portal.messages import service as messages
+
+    drivers.deactivated.connect(tokens.refuse_tokens)
+    drivers.deactivated.connect(sessions.free_the_vehicle)
+    drivers.deactivated.connect(messages.forget_phones)
+    tokens.phone_signed_out.connect(messages.forget_phones)
 
 
 def _customers() -> None:

@@ -356,7 +356,6 @@ deactivated = Hook(
     "A driver was deactivated: listener(carrier_id=, driver_id=, actor=), in the same "
     "transaction, before the audit entry.",
 )
-on_deactivation = deactivated.connect  # the old decorator's name, until wiring.py connects all
 
 DRIVER = Switchable("driver")
 

@@ -29,7 +29,6 @@ from portal.accounts.credentials import (
 from portal.audit import service as audit
 from portal.audit.service import Actor
 from portal.drivers import pairing
-from portal.drivers import service as drivers
 from portal.drivers.models import ActivationCode, Driver, RefreshToken
 from portal.drivers.service import get_driver
 from portal.errors import DomainError
@@ -317,7 +316,6 @@ def sign_out_everywhere(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> None:
 # --- a driver's phone, as the office manages it -----------------------------------------
 
 
-@drivers.on_deactivation
 def refuse_tokens(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> None:
     """A listener of drivers.deactivated: every token of the driver who left is refused."""
     sign_out_everywhere(carrier_id=carrier_id, driver_id=driver_id)

@@ -315,7 +315,6 @@ def end_vehicle_sessions(*, carrier_id: uuid.UUID, vehicle_id: uuid.UUID, actor:
     )
 
 
-@drivers.on_deactivation
 def free_the_vehicle(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> None:
     """A listener of drivers.deactivated: the vehicle the driver who left drove is free."""
     end_driver_sessions(carrier_id=carrier_id, driver_id=driver_id, actor=actor)

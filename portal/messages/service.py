@@ -302,8 +302,9 @@ def subscribe(
     return subscription, True
 
 
-@drivers.on_deactivation
-def _no_more_pushes(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> None:
+def forget_phones(*, carrier_id: uuid.UUID, driver_id: uuid.UUID, actor: Actor) -> None:
+    """A listener of drivers.deactivated and drivers.phone_signed_out: no more pushes to the
+    driver's phones (every subscription forgotten)."""
     unsubscribe(carrier_id=carrier_id, driver_id=driver_id)
 
 

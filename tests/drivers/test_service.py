@@ -239,3 +239,44 @@ def test_a_deactivated_driver_frees_the_vehicle_and_gets_no_more_pushes(app, car
         return session.status, phones
 
     assert run(app, carrier, outcome) == ("ended", 0)
+
+
+def test_a_signed_out_phone_gets_no_more_pushes_and_the_driver_stays(app, carrier, driver):
+    """Signing a lost phone out is one service call: its tokens refused and its push
+    subscriptions forgotten, the driver still active."""
+    from sqlalchemy import func, select
+
+    from portal.drivers import tokens
+    from portal.extensions import db
+    from portal.messages import service as messages
+    from portal.messages.models import PushSubscription
+
+    def phones():
+        return db.session.scalar(
+            select(func.count())
+            .select_from(PushSubscription)
+            .where(PushSubscription.transporteur_id == carrier.id)
+        )
+
+    def arrange():
+        messages.subscribe(
+            carrier_id=carrier.id,
+            driver_id=driver.id,
+            endpoint="https://push.example.net/verloren-telefoon",
+            p256dh="sleutel",
+            auth="geheim",
+        )
+        return phones()
+
+    assert run(app, carrier, arrange) == 1
+    run(
+        app,
+        carrier,
+        lambda: tokens.sign_out_phone(carrier_id=carrier.id, driver_id=driver.id, actor=SYSTEM),
+    )
+    state = run(
+        app,
+        carrier,
+        lambda: (phones(), service.get_driver(carrier_id=carrier.id, driver_id=driver.id).actief),
+    )
+    assert state == (0, True)
