@@ -160,17 +160,17 @@ def _decide(claimed: Claimed, results: list[SendResult], now: datetime) -> Decis
         return Decision("failed", NO_SUBSCRIPTION, None)
     retry = [r for r in results if r.outcome == "retry"]
     if any(r.outcome == "sent" for r in results):
-        outcome, fout, asked = "sent", None, None
+        outcome, reason, asked = "sent", None, None
     elif retry:
-        outcome, fout = "retry", retry[-1].fout
+        outcome, reason = "retry", retry[-1].fout
         asked = max((r.retry_after or 0) for r in retry)
     else:
-        outcome, fout, asked = "failed", results[0].fout, None
+        outcome, reason, asked = "failed", results[0].fout, None
     return decide(
         RETRIES,
         attempt=claimed.poging,
         outcome=outcome,
-        fout=fout,
+        reason=reason,
         now=now,
         given_up=lambda **params: failure("given_up", **params),
         retry_after=asked,

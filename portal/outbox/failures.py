@@ -47,26 +47,26 @@ class FailureCodes:
         }
         return json.dumps({"code": code, **clean}, separators=(",", ":"), ensure_ascii=False)
 
-    def read(self, fout: str | None) -> tuple[str, dict] | None:
+    def read(self, stored: str | None) -> tuple[str, dict] | None:
         """(code, params) of a stored failure, or None."""
-        if not fout:
+        if not stored:
             return None
         try:
-            doc = json.loads(fout)
+            doc = json.loads(stored)
         except ValueError:
             doc = None
         if isinstance(doc, dict) and doc.get("code") in self.texts:
             return doc["code"], {k: v for k, v in doc.items() if k != "code"}
-        return ("text", {"text": fout}) if self.free_text else None
+        return ("text", {"text": stored}) if self.free_text else None
 
-    def code_of(self, fout: str | None) -> str | None:
+    def code_of(self, stored: str | None) -> str | None:
         """The stable code of a stored failure (None when there is none or it is free text)."""
-        found = self.read(fout)
+        found = self.read(stored)
         return found[0] if found and found[0] != "text" else None
 
-    def english(self, fout: str | None) -> str | None:
+    def english(self, stored: str | None) -> str | None:
         """A stored failure in English, for the API."""
-        found = self.read(fout)
+        found = self.read(stored)
         if found is None:
             return None
         code, params = found
@@ -76,11 +76,11 @@ class FailureCodes:
             params = {**params, "last": self.english(params.get("last")) or ""}
         return self.texts[code].format_map(_Blank(params))
 
-    def worded(self, fout: str | None) -> str:
+    def worded(self, stored: str | None) -> str:
         """A stored failure in the user's language, for the portal."""
         from portal import problems
 
-        found = self.read(fout)
+        found = self.read(stored)
         if found is None:
             return ""
         code, params = found
@@ -90,7 +90,7 @@ class FailureCodes:
             params = {**params, "last": self.worded(params.get("last"))}
         if self.reword is not None:
             params = self.reword(code, params)
-        return problems.say(f"{self.prefix}{code}", params, self.english(fout) or "")
+        return problems.say(f"{self.prefix}{code}", params, self.english(stored) or "")
 
 
 class _Blank(dict):

@@ -56,7 +56,7 @@ def decide(
     *,
     attempt: int,
     outcome: str,
-    fout: str | None,
+    reason: str | None,
     now: datetime,
     given_up: Callable[..., str],
     retry_after: float | None = None,
@@ -67,7 +67,7 @@ def decide(
     if outcome == "sent":
         return Decision("sent", None, None)
     if outcome == "retry" and attempt < backoff.max_attempts:
-        return Decision("queued", fout, now + backoff.wait(attempt, retry_after))
+        return Decision("queued", reason, now + backoff.wait(attempt, retry_after))
     if outcome == "retry":
-        return Decision("failed", given_up(attempts=attempt, last=fout), None)
-    return Decision("failed", fout, None)
+        return Decision("failed", given_up(attempts=attempt, last=reason), None)
+    return Decision("failed", reason, None)

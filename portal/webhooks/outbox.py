@@ -216,7 +216,7 @@ def record_outcome(
         RETRIES,
         attempt=claimed.poging,
         outcome=answer.outcome,
-        fout=answer.fout,
+        reason=answer.fout,
         now=now,
         given_up=lambda **params: failure("given_up", **params),
         retry_after=answer.retry_after,
