@@ -15,6 +15,8 @@ from portal.api import (  # noqa: F401  (register routes)
     tacho,
     tariffs,
     tasks,
+    tasks_completion,
+    tasks_integration,
     webhooks,
 )
 from portal.api.core import bp

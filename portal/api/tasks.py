@@ -1,10 +1,12 @@
-"""Task operations of the API."""
+"""Task operations of the API: a driver's list and a new task, the list of the carrier's
+tasks, one task, its change and its status move. Completing a task for billing or on paper
+is `tasks_completion`'s; deleting tasks and a task's details for integrations
+`tasks_integration`'s (both use this module's helpers)."""
 
 from __future__ import annotations
 
 import uuid
 
-import orjson
 from flask import Response, g
 
 from portal.api.core import (
@@ -23,29 +25,19 @@ from portal.api.core import (
     require_scope,
     write,
 )
-from portal.billing import service as billing
 from portal.errors import Forbidden
-from portal.questionnaires import service as questionnaires
-from portal.questionnaires.schemas import serialize_revision
-from portal.tasks import lifecycle, paper, service
+from portal.tasks import lifecycle, service
 from portal.tasks.lifecycle import Evidence
 from portal.tasks.schemas import (
-    AfrondingIn,
-    AfrondingOut,
-    DeleteOut,
     DriverTaskQuery,
     EvidenceIn,
-    PaperCompletionIn,
     StatusChange,
     TaskCreate,
-    TaskDetailsOut,
     TaskOut,
     TaskQuery,
     TaskUpdate,
-    serialize_line,
     serialize_task,
 )
-from portal.types import iso
 
 USER_TOKEN = {"user_token": {"description": "the driver's public id", "max_length": 64}}
 
@@ -133,7 +125,7 @@ TASK_ID = {"task_id": {"description": "the task's id", "uuid": True}}
 CARRIER_ID = {"transporteur_id": {"description": "the caller's own carrier", "uuid": True}}
 
 
-def _task_for_caller(task_id: uuid.UUID, *, archived: bool = False):
+def task_for_caller(task_id: uuid.UUID, *, archived: bool = False):
     """The task, when the caller may see it: a driver its own tasks, a key all of its carrier."""
     who = principal()
     task = service.get_task(carrier_id=who.carrier_id, task_id=task_id, archived=archived)
@@ -142,7 +134,7 @@ def _task_for_caller(task_id: uuid.UUID, *, archived: bool = False):
     return task
 
 
-def _task_response(task, status: int = 200, headers: dict | None = None) -> Response:
+def task_response(task, status: int = 200, headers: dict | None = None) -> Response:
     who = principal()
     data = serialize_task(task, service.definitions_for(carrier_id=who.carrier_id, tasks=[task]))
     return json_response(
@@ -150,7 +142,7 @@ def _task_response(task, status: int = 200, headers: dict | None = None) -> Resp
     )
 
 
-def _evidence(body: EvidenceIn) -> Evidence:
+def evidence_of_body(body: EvidenceIn) -> Evidence:
     return Evidence(
         fotos=body.fotos,
         handtekeningen=body.handtekeningen,
@@ -221,7 +213,7 @@ def carrier_tasks(transporteur_id: uuid.UUID):
     path_params=TASK_ID,
 )
 def get_task(task_id: uuid.UUID):
-    return _task_response(_task_for_caller(task_id))
+    return task_response(task_for_caller(task_id))
 
 
 @operation(
@@ -242,7 +234,7 @@ def get_task(task_id: uuid.UUID):
 @write
 def update_task(task_id: uuid.UUID):
     require_scope("tasks:write")
-    _task_for_caller(task_id)  # another carrier's id is 404 before the body is read
+    task_for_caller(task_id)  # another carrier's id is 404 before the body is read
     body = parse_body(TaskUpdate)
     who = principal()
     task = service.update_task(
@@ -252,7 +244,7 @@ def update_task(task_id: uuid.UUID):
         actor=who.actor,
         expected_version=if_match_versions("task"),
     )
-    return _task_response(task)
+    return task_response(task)
 
 
 @operation(
@@ -275,16 +267,18 @@ def update_task(task_id: uuid.UUID):
 )
 @write
 def change_status(task_id: uuid.UUID):
-    _task_for_caller(task_id)  # another carrier's id is 404 before the body is read
+    task_for_caller(task_id)  # another carrier's id is 404 before the body is read
     body = parse_body(StatusChange)
     try:
-        task = _move(task_id, body.status, body, expected_version=if_match_versions("task"))
+        task = move_as_caller(
+            task_id, body.status, body, expected_version=if_match_versions("task")
+        )
     except lifecycle.CompletionRefused as refused:
         return refused_but_kept(refused)
-    return _task_response(task)
+    return task_response(task)
 
 
-def _move(task_id: uuid.UUID, to: str, evidence: EvidenceIn, expected_version=None):
+def move_as_caller(task_id: uuid.UUID, to: str, evidence: EvidenceIn, expected_version=None):
     """Move the task as the caller: integrations act for the office, drivers for themselves."""
     who = principal()
     return lifecycle.move_task(
@@ -293,193 +287,6 @@ def _move(task_id: uuid.UUID, to: str, evidence: EvidenceIn, expected_version=No
         to=to,
         actor=who.actor,
         office=who.kind == "api_key",
-        evidence=_evidence(evidence),
+        evidence=evidence_of_body(evidence),
         expected_version=expected_version,
     )
-
-
-@operation(
-    "/taken/<uuid:task_id>/afronding",
-    "POST",
-    scope="tasks:write",
-    summary="Register a task's completion for billing",
-    tag="tasks",
-    description="Completes the task if it is not completed yet (with the same checks as the "
-    "status move) and records the actual work on its billing line: quantity and unit, "
-    "kilometres, waiting minutes and remarks. Every completion (this one, the status move, "
-    "the planner's board) makes the line, with the planned quantity until this reports the "
-    "actual one. Sent again, it updates the line; once the line is exported it answers 409 "
-    "`already-billed` (a completion this request made still stands). Requests sent at once "
-    "answer as if sent one after the other.",
-    body=AfrondingIn,
-    response=AfrondingOut,
-    errors=(401, 403, 404, 409, 422),
-    path_params=TASK_ID,
-)
-@write
-def complete_for_billing(task_id: uuid.UUID):
-    _task_for_caller(task_id)  # another carrier's id is 404 before the body is read
-    body = parse_body(AfrondingIn)
-    who = principal()
-    # Lock before looking: completions sent at once (a phone retrying) queue here, and each
-    # later one finds the task completed, as a retry would, and updates the line.
-    task = service.get_task(carrier_id=who.carrier_id, task_id=task_id, lock=True)
-    completed_now = task.status != "afgerond"
-    if completed_now:
-        try:
-            task = _move(task_id, "afgerond", body)
-        except lifecycle.CompletionRefused as refused:
-            return refused_but_kept(refused)
-    try:
-        line = billing.record_line(
-            carrier_id=who.carrier_id,
-            task=task,
-            hoeveelheid=body.hoeveelheid,
-            eenheid=body.eenheid,
-            kilometers=body.kilometers,
-            wachttijd_minuten=body.wachttijd_minuten,
-            opmerkingen=body.opmerkingen,
-        )
-    except billing.AlreadyBilled as billed:
-        if completed_now:
-            return refused_but_kept(billed)  # a reopened task: its completion stands
-        raise
-    data = {
-        "taak": serialize_task(
-            task, service.definitions_for(carrier_id=who.carrier_id, tasks=[task])
-        ),
-        "facturatieregel": serialize_line(line),
-    }
-    return json_response(data)
-
-
-@operation(
-    "/taken/<uuid:task_id>/papieren-afronding",
-    "POST",
-    scope="tasks:write",
-    summary="Complete a task on its paper delivery note (integrations)",
-    tag="tasks",
-    description="For a planned, received or started task whose driver could not fill in the "
-    "app: the reason and the note's scan (a `document_scan` from POST /bestanden, PDF, JPEG or "
-    "PNG) stand for the questionnaire, signature, scan, photos and location; a required "
-    "temperature or disinfection is given as the note says it. The task moves through "
-    "`gestart` to `afgerond`; its history and proof of delivery say it was completed on paper. "
-    "A task that is not open answers 409; with If-Match, a stale version 412.",
-    body=PaperCompletionIn,
-    response=TaskOut,
-    errors=(401, 403, 404, 409, 412, 422),
-    conditional=("If-Match",),
-    headers={"ETag": "the task's new version"},
-    path_params=TASK_ID,
-)
-@write
-def complete_on_paper(task_id: uuid.UUID):
-    require_scope("tasks:write")
-    _task_for_caller(task_id)  # another carrier's id is 404 before the body is read
-    who = principal()
-    body = parse_body(PaperCompletionIn)
-    task = paper.complete_on_paper(
-        carrier_id=who.carrier_id,
-        task_id=task_id,
-        actor=who.actor,
-        reden=body.reden,
-        scan_id=body.scan,
-        temperatuur=body.temperatuur,
-        desinfectie_bevestigd=body.desinfectie_bevestigd,
-        expected_version=if_match_versions("task"),
-    )
-    return _task_response(task)
-
-
-@operation(
-    "/taken/<uuid:task_id>",
-    "DELETE",
-    scope="tasks:write",
-    summary="Delete a task (integrations); one that holds work is archived instead",
-    tag="tasks",
-    response=DeleteOut,
-    errors=(401, 403, 404),
-    path_params=TASK_ID,
-)
-@write
-def delete_task(task_id: uuid.UUID):
-    require_scope("tasks:write")
-    who = principal()
-    outcome = service.delete_task(carrier_id=who.carrier_id, task_id=task_id, actor=who.actor)
-    return json_response(
-        {"verwijderd": int(outcome == "deleted"), "gearchiveerd": int(outcome == "archived")}
-    )
-
-
-@operation(
-    "/users/<user_token:user_token>/taken",
-    "DELETE",
-    scope="tasks:write",
-    summary="Delete every task of a driver (integrations); those that hold work are archived",
-    tag="tasks",
-    response=DeleteOut,
-    errors=(401, 403, 404),
-    path_params=USER_TOKEN,
-)
-@write
-def delete_driver_tasks(user_token: str):
-    require_scope("tasks:write")
-    driver = driver_access(user_token)
-    who = principal()
-    counts = service.delete_driver_tasks(
-        carrier_id=who.carrier_id, driver_id=driver.id, actor=who.actor
-    )
-    return json_response({"verwijderd": counts["deleted"], "gearchiveerd": counts["archived"]})
-
-
-@operation(
-    "/taken/<uuid:task_id>/details",
-    "GET",
-    scope="tasks:read",
-    summary="A task with its questionnaire revision, answer sessions, evidence and blockers",
-    tag="task integration",
-    response=TaskDetailsOut,
-    errors=(401, 403, 404),
-    path_params=TASK_ID,
-)
-def task_details(task_id: uuid.UUID):
-    who = principal()
-    task = _task_for_caller(task_id)
-    revision = (
-        questionnaires.get_revision(
-            carrier_id=who.carrier_id, revision_id=task.activity_questionnaire_id
-        )
-        if task.activity_questionnaire_id
-        else None
-    )
-    sessions = questionnaires.sessions_for_task(carrier_id=who.carrier_id, task_id=task.id)
-    evidence = lifecycle.evidence_of(carrier_id=who.carrier_id, task_id=task.id)
-    data = {
-        "taak": serialize_task(task, {revision.id: revision.definition} if revision else {}),
-        "vragenlijst": serialize_revision(revision) if revision else None,
-        "answer_sessions": [
-            {
-                "id": str(s.id),
-                "activity_questionnaire_id": str(s.activity_questionnaire_id),
-                "activity_type": s.activity_type,
-                "status": s.status,
-                "created_at": iso(s.created_at),
-                "ingediend_op": iso(s.ingediend_op),
-                "answers": {a.question_id: orjson.Fragment(a.waarde) for a in answers},
-            }
-            for s, answers in sessions
-        ],
-        "bewijzen": [
-            {"bestand_id": str(e.bestand_id), "soort": e.soort, "created_at": iso(e.created_at)}
-            for e in evidence
-        ],
-        "gemeten_temperatuur": task.gemeten_temperatuur,
-        "desinfectie_bevestigd": task.desinfectie_bevestigd,
-        "afgerond_lat": task.afgerond_lat,
-        "afgerond_lng": task.afgerond_lng,
-        "blokkades": lifecycle.completion_blockers(carrier_id=who.carrier_id, task=task)
-        if task.status not in ("afgerond", "geannuleerd")
-        else [],
-        "toegestane_statussen": lifecycle.allowed_moves(task, office=who.kind == "api_key"),
-    }
-    return json_response(data)
