@@ -15,23 +15,9 @@ from portal.customers.pages.kit import (
     helpers,
     place_route,
 )
+from portal.customers.rules import PLACE_FIELDS
 from portal.errors import ValidationFailed
 from portal.web.kit import current_actor, current_carrier_id, errors_at_fields
-
-FIELDS = (
-    "naam",
-    "soort",
-    "adres",
-    "postcode",
-    "stad",
-    "land",
-    "locatie_lat",
-    "locatie_lng",
-    "openingstijden",
-    "contactpersoon",
-    "telefoon",
-    "opmerkingen",
-)
 
 
 def _render_form(form, customer: Customer, place: CustomerPlace | None, status=200, errors=()):
@@ -80,7 +66,7 @@ def edit_place(customer: Customer, place: CustomerPlace):
     """Change a place of the customer."""
     form = PlaceForm(request.form if request.method == "POST" else None)
     if request.method == "GET":
-        for name in FIELDS:
+        for name in PLACE_FIELDS:
             form[name].data = getattr(place, name)
         return _render_form(form, customer, place)
     if not form.validate():

@@ -8,6 +8,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 
 from portal.customers import service as customers
 from portal.drivers import service as drivers
@@ -17,6 +18,17 @@ from portal.imports import ParsedFile, cell_text, name_key
 # The end of the route each place column names, and the kinds of place that fit it.
 PLACE_COLUMNS = {"laadplaats": "laad", "losplaats": "los"}
 _PLACE_KINDS = {"laad": ("laden", "beide"), "los": ("lossen", "beide")}
+# Why a cell names no driver or customer: more than one active, only inactive ones, none.
+_DRIVER_WORDS = {
+    "many": _l("%(count)s chauffeurs heten “%(name)s”: gebruik het e-mailadres"),
+    "inactive": _l("Chauffeur “%(name)s” is niet actief"),
+    "unknown": _l("Geen chauffeur met naam of e-mailadres “%(name)s”"),
+}
+_CUSTOMER_WORDS = {
+    "many": _l("%(count)s klanten heten “%(name)s”: gebruik het debiteurnummer"),
+    "inactive": _l("Klant “%(name)s” is niet actief"),
+    "unknown": _l("Geen klant met debiteurnummer of naam “%(name)s”"),
+}
 
 
 @dataclass
@@ -79,25 +91,17 @@ def match_driver(value: str, found: Directory):
         candidates = found.drivers_by_email.get(key.casefold(), [])
     else:
         candidates = found.drivers_by_name.get(name_key(key), [])
-    return _one_active(
-        candidates,
-        lambda count: _(
-            "%(count)s chauffeurs heten “%(name)s”: gebruik het e-mailadres", count=count, name=key
-        ),
-        lambda: _("Chauffeur “%(name)s” is niet actief", name=key),
-        lambda: _("Geen chauffeur met naam of e-mailadres “%(name)s”", name=key),
-    )
+    return _one_active(candidates, key, _DRIVER_WORDS)
 
 
-def _one_active(candidates: list, many, inactive, unknown):
-    """The one active candidate; else ValueError in the words for many of them (`many` of
-    their count), for only inactive ones, or for none."""
+def _one_active(candidates: list, name: str, words: dict):
+    """The one active candidate; else ValueError in the words for many of them, for only
+    inactive ones, or for none."""
     active = [c for c in candidates if c.actief]
     if len(active) == 1:
         return active[0]
-    if len(active) > 1:
-        raise ValueError(many(len(active)))
-    raise ValueError(inactive() if candidates else unknown())
+    problem = "many" if active else "inactive" if candidates else "unknown"
+    raise ValueError(str(words[problem]) % {"count": len(active), "name": name})
 
 
 def match_vehicle(value: str, found: Directory):
@@ -121,14 +125,7 @@ def match_customer(value: str, found: Directory):
         candidates = [by_number]
     else:
         candidates = found.customers_by_name.get(name_key(key), [])
-    return _one_active(
-        candidates,
-        lambda count: _(
-            "%(count)s klanten heten “%(name)s”: gebruik het debiteurnummer", count=count, name=key
-        ),
-        lambda: _("Klant “%(name)s” is niet actief", name=key),
-        lambda: _("Geen klant met debiteurnummer of naam “%(name)s”", name=key),
-    )
+    return _one_active(candidates, key, _CUSTOMER_WORDS)
 
 
 def match_place(value: str, end: str, customer, found: Directory):
