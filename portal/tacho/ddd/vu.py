@@ -323,18 +323,18 @@ def parse_vu(data: bytes) -> VuDownload:
     elif any(t in TREP_GEN2 for t in treps):
         generatie = "2"
     days = [s.days[d] for d in sorted(s.days)]
-    van, tot = s.period
-    if van is None or tot is None or tot < van:
-        van = midnight(days[0].datum) if days else None
-        tot = midnight(days[-1].datum) + timedelta(days=1) if days else None
+    start, end = s.period
+    if start is None or end is None or end < start:
+        start = midnight(days[0].datum) if days else None
+        end = midnight(days[-1].datum) + timedelta(days=1) if days else None
     sessions = sorted(s.sessions.values(), key=lambda c: (c.ingestoken, c.slot))
     return VuDownload(
         generatie=generatie,
         vin=s.vin,
         kenteken=s.kenteken,
         land=s.land,
-        periode_van=van,
-        periode_tot=tot,
+        periode_van=start,
+        periode_tot=end,
         gedownload_op=s.now,
         dagen=days,
         kaarten=sessions,

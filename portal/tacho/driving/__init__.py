@@ -103,8 +103,8 @@ def timelines(
     card = reading.days_of_drivers(
         carrier_id=carrier_id,
         driver_ids=driver_ids,
-        van=van.date(),
-        tot=(tot + timedelta(days=1)).date(),
+        start=van.date(),
+        end=(tot + timedelta(days=1)).date(),
     )
     app = hours.work_days_of_drivers(
         carrier_id=carrier_id, driver_ids=driver_ids, van=van, tot=min(tot, now)
@@ -119,11 +119,12 @@ def timeline(
     *,
     carrier_id: uuid.UUID,
     driver_id: uuid.UUID,
-    van: datetime,
-    tot: datetime,
+    start: datetime,
+    end: datetime,
     now: datetime | None = None,
 ) -> Timeline:
-    return timelines(carrier_id=carrier_id, driver_ids={driver_id}, van=van, tot=tot, now=now)[
+    """One driver's timeline over [start, end): three queries."""
+    return timelines(carrier_id=carrier_id, driver_ids={driver_id}, van=start, tot=end, now=now)[
         driver_id
     ]
 

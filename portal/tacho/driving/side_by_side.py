@@ -85,7 +85,7 @@ def days(
     now = now or utcnow()
     first, stop = midnight(start), midnight(end)
     card_rows = reading.days_of_driver(
-        carrier_id=carrier_id, driver_id=driver_id, van=start, tot=end
+        carrier_id=carrier_id, driver_id=driver_id, start=start, end=end
     )
     # A week before as well: the rest before the window's first work day runs from the
     # work day before it.

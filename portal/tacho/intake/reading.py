@@ -205,17 +205,17 @@ def newest_card_day(*, carrier_id: uuid.UUID, driver_id: uuid.UUID) -> date | No
 
 
 def days_of_driver(
-    *, carrier_id: uuid.UUID, driver_id: uuid.UUID, van: date, tot: date
+    *, carrier_id: uuid.UUID, driver_id: uuid.UUID, start: date, end: date
 ) -> list[TachoDay]:
-    """A driver's stored card days in [van, tot), oldest first: one query."""
+    """A driver's stored card days in [start, end), oldest first: one query."""
     return list(
         db.session.scalars(
             select(TachoDay)
             .where(
                 TachoDay.transporteur_id == carrier_id,
                 TachoDay.chauffeur_id == driver_id,
-                TachoDay.datum >= van,
-                TachoDay.datum < tot,
+                TachoDay.datum >= start,
+                TachoDay.datum < end,
             )
             .order_by(TachoDay.datum, TachoDay.kaartnummer)
         )
@@ -236,9 +236,9 @@ class StoredDay:
 
 
 def days_of_drivers(
-    *, carrier_id: uuid.UUID, driver_ids: set[uuid.UUID], van: date, tot: date
+    *, carrier_id: uuid.UUID, driver_ids: set[uuid.UUID], start: date, end: date
 ) -> dict[uuid.UUID, list[StoredDay]]:
-    """Several drivers' stored card days in [van, tot), oldest first: one query."""
+    """Several drivers' stored card days in [start, end), oldest first: one query."""
     found: dict[uuid.UUID, list[StoredDay]] = {driver_id: [] for driver_id in driver_ids}
     if not driver_ids:
         return found
@@ -254,8 +254,8 @@ def days_of_drivers(
         .where(
             TachoDay.transporteur_id == carrier_id,
             TachoDay.chauffeur_id.in_(driver_ids),
-            TachoDay.datum >= van,
-            TachoDay.datum < tot,
+            TachoDay.datum >= start,
+            TachoDay.datum < end,
         )
         .order_by(TachoDay.datum, TachoDay.kaartnummer)
     )

@@ -83,12 +83,12 @@ def refusal(error: service.Refused) -> str:
     )
 
 
-def size(grootte: int) -> str:
-    if grootte < 1024:
-        return _("%(n)s bytes", n=grootte)
-    if grootte < 1024 * 1024:
-        return _("%(n)s kB", n=format_decimal(grootte / 1024, "#,##0.#"))
-    return _("%(n)s MB", n=format_decimal(grootte / (1024 * 1024), "#,##0.#"))
+def size(byte_count: int) -> str:
+    if byte_count < 1024:
+        return _("%(n)s bytes", n=byte_count)
+    if byte_count < 1024 * 1024:
+        return _("%(n)s kB", n=format_decimal(byte_count / 1024, "#,##0.#"))
+    return _("%(n)s MB", n=format_decimal(byte_count / (1024 * 1024), "#,##0.#"))
 
 
 def when(moment: datetime | None) -> str:
@@ -254,10 +254,10 @@ def pieces(segments, day: date) -> list[Piece]:
     return out
 
 
-def order_findings(items: list, volgorde: str) -> list:
+def order_findings(items: list, order: str) -> list:
     """Most serious first then newest (ernst), or newest first (datum); incomplete checks
     (no severity) after the infringements."""
     newest = sorted(items, key=lambda f: (f.finding.begin, f.driver.naam.lower()), reverse=True)
-    if volgorde == "datum":
+    if order == "datum":
         return newest
     return sorted(newest, key=lambda f: wording.ERNST_ORDER.get(f.finding.ernst, 9))

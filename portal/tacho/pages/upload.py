@@ -75,20 +75,20 @@ def _list_context() -> dict:
         empty_vehicle=_l("Alle voertuigen"),
     )
     form.validate()
-    chauffeur, voertuig = form.chosen("chauffeur"), form.chosen("voertuig")
-    soort = form.chosen("soort")
-    van = form.van.data if not form.van.errors else None
-    tot = form.tot.data if not (form.tot.errors or form.van.errors) else None
+    driver, vehicle = form.chosen("chauffeur"), form.chosen("voertuig")
+    kind = form.chosen("soort")
+    start = form.van.data if not form.van.errors else None
+    end = form.tot.data if not (form.tot.errors or form.van.errors) else None
     pager = Pager.asked(PAGE_SIZE)
     zone = current_zone()
     result = service.list_files(
         carrier_id=carrier_id,
         filters=service.TachoFilters(
-            chauffeur_id=parse_uuid(chauffeur),
-            vehicle_id=parse_uuid(voertuig),
-            soort=soort or None,
-            van=period_bound(van, zone, end=False) if van else None,
-            tot=period_bound(tot, zone, end=True) if tot else None,
+            chauffeur_id=parse_uuid(driver),
+            vehicle_id=parse_uuid(vehicle),
+            soort=kind or None,
+            van=period_bound(start, zone, end=False) if start else None,
+            tot=period_bound(end, zone, end=True) if end else None,
             limit=PAGE_SIZE,
             offset=pager.offset,
         ),
@@ -100,7 +100,7 @@ def _list_context() -> dict:
     plates = fleet.plates_by_id(
         carrier_id=carrier_id, vehicle_ids={row.vehicle_id for row in result.files}
     )
-    args = _page_args(chauffeur, voertuig, soort, van, tot)
+    args = _page_args(driver, vehicle, kind, start, end)
     return {
         "form": form,
         "files": result.files,
@@ -118,16 +118,16 @@ def _list_context() -> dict:
     }
 
 
-def _page_args(chauffeur, voertuig, soort, van, tot) -> dict:
+def _page_args(driver, vehicle, kind, start, end) -> dict:
     """The filters chosen, as the list's query string names them (empty ones left out)."""
     return {
         name: value
         for name, value in (
-            ("chauffeur", chauffeur),
-            ("voertuig", voertuig),
-            ("soort", soort),
-            ("van", van.isoformat() if van else ""),
-            ("tot", tot.isoformat() if tot else ""),
+            ("chauffeur", driver),
+            ("voertuig", vehicle),
+            ("soort", kind),
+            ("van", start.isoformat() if start else ""),
+            ("tot", end.isoformat() if end else ""),
         )
         if value
     }

@@ -119,16 +119,16 @@ def combine(
     return out, ("app" if used_app else KAART)
 
 
-def _uncovered(begin, eind, covered, starts):
-    """The parts of [begin, eind) that no (sorted, disjoint) covered interval holds."""
+def _uncovered(begin, end, covered, starts):
+    """The parts of [begin, end) that no (sorted, disjoint) covered interval holds."""
     i = max(0, bisect.bisect_right(starts, begin) - 1)
     cursor = begin
-    while i < len(covered) and covered[i][0] < eind:
+    while i < len(covered) and covered[i][0] < end:
         c_begin, c_end = covered[i]
         if c_end > cursor:
             if c_begin > cursor:
-                yield cursor, min(c_begin, eind)
+                yield cursor, min(c_begin, end)
             cursor = max(cursor, c_end)
         i += 1
-    if cursor < eind:
-        yield cursor, eind
+    if cursor < end:
+        yield cursor, end
