@@ -1,6 +1,6 @@
 """Portal plumbing: locale, security headers, htmx fragments, error pages, startup checks.
 
-`init_app` connects what runs around every request (`requests`: sign-in, NUL refusal,
+`init_app` connects what runs around every request (`request_hooks`: sign-in, NUL refusal,
 security headers, template names, the session's end) and the error answers (`errors`);
 `kit` is what the domains' pages share (who asks, which carrier, paging, moments, errors at
 a form's fields)."""
@@ -29,9 +29,9 @@ from portal.labels import (
     unit,
     window_name,
 )
-from portal.web import requests
+from portal.web import request_hooks
 from portal.web.errors import register_error_handlers
-from portal.web.requests import is_fragment, select_locale
+from portal.web.request_hooks import is_fragment, select_locale
 
 __all__ = ["is_fragment", "money", "select_locale"]
 
@@ -128,20 +128,20 @@ def init_app(app: Flask) -> None:
     login_manager.login_view = "accounts.login"
     login_manager.login_message = None
     login_manager.session_protection = "basic"
-    login_manager.unauthorized_handler(requests.unauthorized)
-    login_manager.user_loader(requests.load_user)
-    app.before_request(requests.refuse_nul)
+    login_manager.unauthorized_handler(request_hooks.unauthorized)
+    login_manager.user_loader(request_hooks.load_user)
+    app.before_request(request_hooks.refuse_nul)
     policy = content_security_policy(app.config.get("MAP_TILE_URL", ""))
     # also sent where Flask is not asked
-    app.extensions["security_headers"] = requests.security_headers(app, policy)
-    app.after_request(requests.add_headers)
+    app.extensions["security_headers"] = request_hooks.security_headers(app, policy)
+    app.after_request(request_hooks.add_headers)
     register_error_handlers(app)
     for name, template_filter in TEMPLATE_FILTERS.items():
         app.add_template_filter(template_filter, name)
-    app.context_processor(requests.template_globals)
-    app.teardown_appcontext(requests.forget_scope)
+    app.context_processor(request_hooks.template_globals)
+    app.teardown_appcontext(request_hooks.forget_scope)
     # runs before Flask-SQLAlchemy's own (registered earlier)
-    app.teardown_appcontext(requests.end_session)
+    app.teardown_appcontext(request_hooks.end_session)
     warn_if_role_bypasses_rls(app)
 
 
