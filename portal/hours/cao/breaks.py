@@ -30,25 +30,25 @@ def check_breaks(shift: Shift, per_dag: dict[date, Day], clock: Clock) -> None:
     runs: list[list] = []
     cursor = shift.begin
     for soort, begin, einde in shift.activiteiten:
-        soort_run = "w" if soort in ARBEIDSTIJD else "p" if soort == "pauze" else "b"
-        for kind, minuten in (("p", begin - cursor), (soort_run, einde - begin)):
+        kind_run = "w" if soort in ARBEIDSTIJD else "p" if soort == "pauze" else "b"
+        for kind, minuten in (("p", begin - cursor), (kind_run, einde - begin)):
             if minuten and runs and runs[-1][0] == kind:
                 runs[-1][1] += minuten
             elif minuten:
                 runs.append([kind, minuten])
         cursor = einde
-    werk = [i for i, (kind, _) in enumerate(runs) if kind == "w"]
-    pauze, reeks, langste = 0, 0, 0
+    work = [i for i, (kind, _) in enumerate(runs) if kind == "w"]
+    pauze, series, longest = 0, 0, 0
     for i, (kind, minuten) in enumerate(runs):
         if kind == "w":
-            reeks += minuten
-            langste = max(langste, reeks)
-        elif kind == "p" and minuten >= PAUZE_DEEL_MIN and werk and werk[0] < i < werk[-1]:
+            series += minuten
+            longest = max(longest, series)
+        elif kind == "p" and minuten >= PAUZE_DEEL_MIN and work and work[0] < i < work[-1]:
             pauze += minuten
-            reeks = 0
-    werk_min = sum(runs[i][1] for i in werk)
-    nodig = next((eis for grens, eis in PAUZE_EISEN if werk_min > grens), 0)
-    if pauze < nodig and "pauze_te_kort" not in dag.waarschuwingen:
+            series = 0
+    werk_min = sum(runs[i][1] for i in work)
+    needed = next((requirement for grens, requirement in PAUZE_EISEN if werk_min > grens), 0)
+    if pauze < needed and "pauze_te_kort" not in dag.waarschuwingen:
         dag.waarschuwingen.append("pauze_te_kort")
-    if langste > MAX_ZONDER_PAUZE and "langer_dan_6_uur_zonder_pauze" not in dag.waarschuwingen:
+    if longest > MAX_ZONDER_PAUZE and "langer_dan_6_uur_zonder_pauze" not in dag.waarschuwingen:
         dag.waarschuwingen.append("langer_dan_6_uur_zonder_pauze")

@@ -45,7 +45,7 @@ class InvalidPayRules(CaoError):
         self.fouten = fouten
 
 
-def _tijd(fouten: list[RuleError], veld: str, tijd, *, einde: bool) -> int | None:
+def _time_of(fouten: list[RuleError], veld: str, tijd, *, einde: bool) -> int | None:
     try:
         return minute_of_day(tijd, einde=einde)
     except (TypeError, ValueError):
@@ -53,35 +53,35 @@ def _tijd(fouten: list[RuleError], veld: str, tijd, *, einde: bool) -> int | Non
         return None
 
 
-def _kosten_tijden(fouten: list[RuleError], kosten: Allowances) -> None:
+def _allowance_times(fouten: list[RuleError], allowances: Allowances) -> None:
     for deel in ("eendaags", "eerste_dag", "tussendag", "laatste_dag"):
-        tarief: DayRate = getattr(kosten, deel)
-        for i, uur in enumerate(tarief.uurtarieven):
+        tarief: DayRate = getattr(allowances, deel)
+        for i, rate in enumerate(tarief.uurtarieven):
             veld = f"verblijfkosten.{deel}.uurtarieven[{i}]"
-            van = _tijd(fouten, f"{veld}.van", uur.van, einde=False)
-            tot = _tijd(fouten, f"{veld}.tot", uur.tot, einde=True)
+            van = _time_of(fouten, f"{veld}.van", rate.van, einde=False)
+            tot = _time_of(fouten, f"{veld}.tot", rate.tot, einde=True)
             if van is not None and tot is not None and tot <= van:
-                fouten.append(RuleError("venster_leeg", veld, {"van": uur.van, "tot": uur.tot}))
+                fouten.append(RuleError("venster_leeg", veld, {"van": rate.van, "tot": rate.tot}))
             for naam in ("vertrek_voor", "aankomst_na"):
-                if getattr(uur, naam) is not None:
-                    _tijd(fouten, f"{veld}.{naam}", getattr(uur, naam), einde=True)
-        for i, vast in enumerate(tarief.vaste_bedragen):
+                if getattr(rate, naam) is not None:
+                    _time_of(fouten, f"{veld}.{naam}", getattr(rate, naam), einde=True)
+        for i, fixed in enumerate(tarief.vaste_bedragen):
             veld = f"verblijfkosten.{deel}.vaste_bedragen[{i}]"
-            if vast.vertrek_na is not None:
-                _tijd(fouten, f"{veld}.vertrek_na", vast.vertrek_na, einde=True)
-            if (vast.dekt_van is None) != (vast.dekt_tot is None):
+            if fixed.vertrek_na is not None:
+                _time_of(fouten, f"{veld}.vertrek_na", fixed.vertrek_na, einde=True)
+            if (fixed.dekt_van is None) != (fixed.dekt_tot is None):
                 fouten.append(RuleError("dekking_onvolledig", veld, {}))
-            elif vast.dekt_van is not None:
-                van = _tijd(fouten, f"{veld}.dekt_van", vast.dekt_van, einde=False)
-                tot = _tijd(fouten, f"{veld}.dekt_tot", vast.dekt_tot, einde=True)
+            elif fixed.dekt_van is not None:
+                van = _time_of(fouten, f"{veld}.dekt_van", fixed.dekt_van, einde=False)
+                tot = _time_of(fouten, f"{veld}.dekt_tot", fixed.dekt_tot, einde=True)
                 if van is not None and tot is not None and tot <= van:
-                    params = {"van": vast.dekt_van, "tot": vast.dekt_tot}
+                    params = {"van": fixed.dekt_van, "tot": fixed.dekt_tot}
                     fouten.append(RuleError("venster_leeg", veld, params))
-            if not isinstance(vast.min_afwezig_min, int) or vast.min_afwezig_min < 0:
+            if not isinstance(fixed.min_afwezig_min, int) or fixed.min_afwezig_min < 0:
                 fouten.append(RuleError("duur_ongeldig", f"{veld}.min_afwezig_min", {}))
 
 
-def _nachtrit(fouten: list[RuleError], rules: PayRules) -> None:
+def _night_trip(fouten: list[RuleError], rules: PayRules) -> None:
     """The one-day night-trip surcharge: 0 to 100 percent on top, between two times of day
     that differ (across midnight when the first is later)."""
     procent = rules.nachtrit_procent
@@ -90,14 +90,14 @@ def _nachtrit(fouten: list[RuleError], rules: PayRules) -> None:
     elif not 0 <= procent <= TOESLAG_MAX:
         params = {"waarde": procent, "min": 0, "max": TOESLAG_MAX}
         fouten.append(RuleError("toeslag_ongeldig", "nachtrit_procent", params))
-    van = _tijd(fouten, "nachtrit_van", rules.nachtrit_van, einde=False)
-    tot = _tijd(fouten, "nachtrit_tot", rules.nachtrit_tot, einde=True)
+    van = _time_of(fouten, "nachtrit_van", rules.nachtrit_van, einde=False)
+    tot = _time_of(fouten, "nachtrit_tot", rules.nachtrit_tot, einde=True)
     if van is not None and tot is not None and van == tot % 1440:
         params = {"van": rules.nachtrit_van, "tot": rules.nachtrit_tot}
         fouten.append(RuleError("venster_leeg", "nachtrit_tot", params))
 
 
-def _procent(fouten: list[RuleError], veld: str, value) -> None:
+def _percent(fouten: list[RuleError], veld: str, value) -> None:
     if not isinstance(value, int) or isinstance(value, bool):
         fouten.append(RuleError("procent_ongeldig", veld, {"waarde": value}))
     elif value < PROCENT_MIN:
@@ -106,7 +106,7 @@ def _procent(fouten: list[RuleError], veld: str, value) -> None:
         fouten.append(RuleError("procent_te_hoog", veld, {"waarde": value, "max": PROCENT_MAX}))
 
 
-def _vensters(fouten: list[RuleError], vensters: Sequence[Window]) -> None:
+def _windows(fouten: list[RuleError], vensters: Sequence[Window]) -> None:
     spans: dict[int, list[tuple[int, int, str]]] = {}
     names: set[str] = set()
     for i, venster in enumerate(vensters):
@@ -114,12 +114,12 @@ def _vensters(fouten: list[RuleError], vensters: Sequence[Window]) -> None:
         if not venster.naam or venster.naam in names:
             fouten.append(RuleError("venster_naam_ongeldig", f"{veld}.naam", {}))
         names.add(venster.naam)
-        _procent(fouten, f"{veld}.procent", venster.procent)
+        _percent(fouten, f"{veld}.procent", venster.procent)
         if not venster.dagen or any(d not in range(1, 8) for d in venster.dagen):
             fouten.append(RuleError("dag_ongeldig", f"{veld}.dagen", {}))
             continue
-        van = _tijd(fouten, f"{veld}.van", venster.van, einde=False)
-        tot = _tijd(fouten, f"{veld}.tot", venster.tot, einde=True)
+        van = _time_of(fouten, f"{veld}.van", venster.van, einde=False)
+        tot = _time_of(fouten, f"{veld}.tot", venster.tot, einde=True)
         if van is None or tot is None:
             continue
         if tot <= van:
@@ -156,11 +156,11 @@ def validate_pay_rules(rules: PayRules) -> list[RuleError]:
     uren = rules.contracturen
     if not isinstance(uren, Decimal | int) or not 0 <= uren <= 60 or (uren * 60) % 1:
         fouten.append(RuleError("contracturen_ongeldig", "contracturen", {"waarde": str(uren)}))
-    onbekend = [s for s in rules.betaalde_soorten if s not in SOORTEN]
-    if onbekend:
-        fouten.append(RuleError("soort_onbekend", "betaalde_soorten", {"soorten": onbekend}))
+    unknown = [s for s in rules.betaalde_soorten if s not in SOORTEN]
+    if unknown:
+        fouten.append(RuleError("soort_onbekend", "betaalde_soorten", {"soorten": unknown}))
     for veld in ("overuren_procent", "zaterdag_procent", "zondag_procent"):
-        _procent(fouten, veld, getattr(rules, veld))
+        _percent(fouten, veld, getattr(rules, veld))
     if rules.samenloop not in SAMENLOOP:
         fouten.append(RuleError("samenloop_onbekend", "samenloop", {"toegestaan": SAMENLOOP}))
     if rules.overuren_grens not in OVERUREN_GRENZEN:
@@ -168,20 +168,20 @@ def validate_pay_rules(rules: PayRules) -> list[RuleError]:
         fouten.append(RuleError("overuren_grens_onbekend", "overuren_grens", params))
     if not isinstance(rules.dubbele_bemanning, bool):
         fouten.append(RuleError("ja_nee_ongeldig", "dubbele_bemanning", {}))
-    _nachtrit(fouten, rules)
-    _vensters(fouten, rules.vensters)
-    onbekend = [key for key in rules.feestdagen if key not in FEESTDAGEN]
-    if onbekend:
-        fouten.append(RuleError("feestdag_onbekend", "feestdagen", {"namen": onbekend}))
-    kosten = rules.verblijfkosten
-    if not isinstance(kosten.drempel_min, int) or not 0 <= kosten.drempel_min <= 1440:
+    _night_trip(fouten, rules)
+    _windows(fouten, rules.vensters)
+    unknown = [key for key in rules.feestdagen if key not in FEESTDAGEN]
+    if unknown:
+        fouten.append(RuleError("feestdag_onbekend", "feestdagen", {"namen": unknown}))
+    allowances = rules.verblijfkosten
+    if not isinstance(allowances.drempel_min, int) or not 0 <= allowances.drempel_min <= 1440:
         fouten.append(RuleError("drempel_ongeldig", "verblijfkosten.drempel_min", {}))
-    for veld, bedrag in bedragen(kosten):
+    for veld, bedrag in bedragen(allowances):
         if not isinstance(bedrag, Decimal) or not bedrag.is_finite():
             fouten.append(RuleError("bedrag_ongeldig", veld, {"waarde": str(bedrag)}))
         elif bedrag < 0:
             fouten.append(RuleError("bedrag_negatief", veld, {"waarde": str(bedrag)}))
-    _kosten_tijden(fouten, kosten)
+    _allowance_times(fouten, allowances)
     if not isinstance(rules.max_dag_min, int) or not 0 < rules.max_dag_min <= 1500:
         fouten.append(RuleError("max_dag_ongeldig", "max_dag_min", {}))
     return fouten

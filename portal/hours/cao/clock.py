@@ -48,10 +48,10 @@ class Clock:
         the wall clock runs on minute by minute on one local day."""
         cursor = begin
         while cursor < einde:
-            datum, wand, rest = self.step(cursor)
-            lengte = min(einde - cursor, 1440 - wand, rest)
-            yield datum, wand, lengte
-            cursor += lengte
+            datum, wall, rest = self.step(cursor)
+            length = min(einde - cursor, 1440 - wall, rest)
+            yield datum, wall, length
+            cursor += length
 
     def midnight(self, day: date) -> int:
         """Local 00:00 of day as epoch minutes."""

@@ -70,11 +70,11 @@ def _named_days(jaar: int) -> dict[str, date]:
     return days
 
 
-def feestdagen(jaar: int, namen: Iterable[str], extra: Iterable[date] = ()) -> dict[date, str]:
+def feestdagen(jaar: int, names: Iterable[str], extra: Iterable[date] = ()) -> dict[date, str]:
     """The holidays of a year that count: the named ones (keys of FEESTDAGEN) and the extra
     dates of that year, each with its name."""
     days = _named_days(jaar)
-    result = {days[key]: FEESTDAGEN[key] for key in namen if key in days}
+    result = {days[key]: FEESTDAGEN[key] for key in names if key in days}
     for day in extra:
         if day.year == jaar:
             result.setdefault(day, "Extra feestdag")

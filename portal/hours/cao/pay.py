@@ -57,25 +57,25 @@ class _Counter:
     weekdag: int = 0
     per_datum: dict[date, int] = field(default_factory=dict)
 
-    def delen(self, n: int, datum: date, werkweek: bool) -> list[tuple[int, bool, bool]]:
+    def delen(self, n: int, datum: date, work_week: bool) -> list[tuple[int, bool, bool]]:
         """n paid minutes from here as runs of (minutes, within the contract, overtime),
         and the count moved on past them."""
         if self.grens == "dag_8":
-            telt, drempel = self.per_datum.get(datum, 0), DAG_8
-        elif werkweek:
-            telt, drempel = self.weekdag, self.drempel
+            counts, drempel = self.per_datum.get(datum, 0), DAG_8
+        elif work_week:
+            counts, drempel = self.weekdag, self.drempel
         else:
-            telt, drempel = None, None
+            counts, drempel = None, None
         cuts = {0, n}
-        for cut in (self.contract - self.geteld, None if telt is None else drempel - telt):
+        for cut in (self.contract - self.geteld, None if counts is None else drempel - counts):
             if cut is not None and 0 < cut < n:
                 cuts.add(cut)
         runs = [
-            (b - a, self.geteld + a < self.contract, telt is not None and telt + a >= drempel)
+            (b - a, self.geteld + a < self.contract, counts is not None and counts + a >= drempel)
             for a, b in pairwise(sorted(cuts))
         ]
         self.geteld += n
-        self.weekdag += n if werkweek else 0
+        self.weekdag += n if work_week else 0
         self.per_datum[datum] = self.per_datum.get(datum, 0) + n
         return runs
 
@@ -91,57 +91,57 @@ def count_hours(
     grens: str,
 ) -> None:
     """Count every paid minute of the week [start, stop) into its day and category."""
-    betaald = []
+    paid = []
     for shift in shifts:
         for soort, begin, einde in shift.activiteiten:
             begin, einde = max(begin, start), min(einde, stop)
             if begin >= einde:
                 continue
             if soort in rules.betaalde_soorten:
-                betaald.append((begin, einde, shift.eendaags))
+                paid.append((begin, einde, shift.eendaags))
             else:
-                for datum, _, lengte in clock.runs(begin, einde):
-                    per_dag[datum].onbetaald_min += lengte
-    betaald.sort()
+                for datum, _, length in clock.runs(begin, einde):
+                    per_dag[datum].onbetaald_min += length
+    paid.sort()
     drempel = WEEK_40 if grens == "week_40" else min(contract_min, WEEK_40)
-    teller = _Counter(grens, contract_min, drempel)
-    gewerkt = {datum for b, e, _ in betaald for datum, _, _ in clock.runs(b, e)}
+    counter = _Counter(grens, contract_min, drempel)
+    worked = {datum for b, e, _ in paid for datum, _, _ in clock.runs(b, e)}
     if grens != "dag_8":
-        _paid_holidays(per_dag, gewerkt, teller)
-    tabel = rules.irregular_windows()
-    nacht = rules.night_trip_spans()
+        _paid_holidays(per_dag, worked, counter)
+    table = rules.irregular_windows()
+    night = rules.night_trip_spans()
     dubbel = rules.dubbele_bemanning
-    for begin, einde, eendaags in betaald:
-        for datum, wand, lengte in clock.runs(begin, einde):
+    for begin, einde, eendaags in paid:
+        for datum, wall, length in clock.runs(begin, einde):
             dag, weekdag = per_dag[datum], datum.isoweekday()
-            vensters = tabel.get(weekdag, [])
-            nachten = nacht if eendaags else []
-            cuts = {wand, wand + lengte}
+            vensters = table.get(weekdag, [])
+            nights = night if eendaags else []
+            cuts = {wall, wall + length}
             cuts |= {m for van, tot, _ in vensters for m in (van, tot)}
-            cuts |= {m for span in nachten for m in span}
+            cuts |= {m for span in nights for m in span}
             if dubbel and weekdag == 6:
                 cuts.add(ZATERDAG_07)
-            stukken = sorted(m for m in cuts if wand <= m <= wand + lengte)
-            for a, b in pairwise(stukken):
+            pieces = sorted(m for m in cuts if wall <= m <= wall + length)
+            for a, b in pairwise(pieces):
                 venster = next((v for van, tot, v in vensters if van <= a < tot), None)
-                in_nacht = any(van <= a < tot for van, tot in nachten)
-                vroeg = dubbel and weekdag == 6 and a < ZATERDAG_07
-                werkweek = weekdag <= 5 or vroeg
-                zaterdag = weekdag == 6 and not vroeg
-                for n, binnen, over in teller.delen(b - a, datum, werkweek):
-                    _count(rules, dag, n, venster, binnen, over, in_nacht, zaterdag)
+                in_night = any(van <= a < tot for van, tot in nights)
+                early = dubbel and weekdag == 6 and a < ZATERDAG_07
+                work_week = weekdag <= 5 or early
+                saturday = weekdag == 6 and not early
+                for n, within, over in counter.delen(b - a, datum, work_week):
+                    _count(rules, dag, n, venster, within, over, in_night, saturday)
 
 
-def _paid_holidays(per_dag: dict[date, Day], gewerkt: set[date], teller: _Counter) -> None:
+def _paid_holidays(per_dag: dict[date, Day], worked: set[date], counter: _Counter) -> None:
     """The paid holidays on Monday..Friday not worked, noted first (see the docstring)."""
-    genoteerd = min(FEESTDAG_MAX, teller.contract // 5)
-    if not genoteerd:
+    noted = min(FEESTDAG_MAX, counter.contract // 5)
+    if not noted:
         return
     for datum, dag in per_dag.items():
-        if dag.feestdag and datum.isoweekday() <= 5 and datum not in gewerkt:
-            dag.feestdag_min = genoteerd
-            teller.geteld += genoteerd
-            teller.weekdag += genoteerd
+        if dag.feestdag and datum.isoweekday() <= 5 and datum not in worked:
+            dag.feestdag_min = noted
+            counter.geteld += noted
+            counter.weekdag += noted
 
 
 def _count(
@@ -149,38 +149,38 @@ def _count(
     dag: Day,
     n: int,
     venster: Window | None,
-    binnen: bool,
+    within: bool,
     over: bool,
-    nacht: bool,
-    zaterdag: bool,
+    night: bool,
+    saturday: bool,
 ) -> None:
     """n paid minutes alike: the one rate they earn, counted in its category."""
     # (rate, precedence on a tie, category)
     opties: list[tuple[int, int, str]] = []
     if dag.feestdag or dag.datum.isoweekday() == 7:
         opties.append((rules.zondag_procent, 4, "zondag"))
-    if zaterdag:
+    if saturday:
         opties.append((rules.zaterdag_procent, 3, "zaterdag"))
     if over and not (venster and rules.samenloop == "onregelmatig"):
         opties.append((rules.overuren_procent, 2, "overuren"))
     if venster:
         opties.append((venster.procent, 1, "venster"))
     categorie = max(opties)[2] if opties else "basis"
-    boven = 0 if binnen else n
+    beyond = 0 if within else n
     dag.gewerkt_min += n
-    dag.boven_contract.min += boven
-    if nacht and categorie != "venster":
+    dag.boven_contract.min += beyond
+    if night and categorie != "venster":
         dag.nachttoeslag_min += n
     if categorie == "zondag":
         dag.zondag_200_min += n
-        dag.boven_contract.zondag_200_min += boven
+        dag.boven_contract.zondag_200_min += beyond
     elif categorie == "zaterdag":
         dag.zaterdag_150_min += n
-        dag.boven_contract.zaterdag_150_min += boven
+        dag.boven_contract.zaterdag_150_min += beyond
     elif categorie == "overuren":
         dag.overuren_130_min += n
     else:
-        if binnen:
+        if within:
             dag.normaal_min += n
         else:
             dag.meeruren_min += n
@@ -189,4 +189,4 @@ def _count(
             if entry is None:
                 dag.onregelmatig.append(entry := Irregular(venster.naam, venster.procent))
             entry.min += n
-            entry.boven_contract_min += boven
+            entry.boven_contract_min += beyond

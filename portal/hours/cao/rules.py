@@ -136,8 +136,8 @@ class DayRate:
     def bedrag(
         self,
         dagen: Sequence[Sequence[tuple[int, int]]],
-        vertrek: int,
-        aankomst: int,
+        departure: int,
+        arrival: int,
         duur: int,
     ) -> Decimal:
         """What the absence earns, unrounded: dagen holds per calendar day its runs of
@@ -146,29 +146,29 @@ class DayRate:
         duur its length."""
         bedrag = Decimal(0)
         runs = [run for dag in dagen for run in dag]
-        for uur in self.uurtarieven:
-            if uur.vertrek_voor and not vertrek < minute_of_day(uur.vertrek_voor, einde=True):
+        for rate in self.uurtarieven:
+            if rate.vertrek_voor and not departure < minute_of_day(rate.vertrek_voor, einde=True):
                 continue
-            if uur.aankomst_na and not aankomst > minute_of_day(uur.aankomst_na, einde=True):
+            if rate.aankomst_na and not arrival > minute_of_day(rate.aankomst_na, einde=True):
                 continue
-            van, tot = minute_of_day(uur.van), minute_of_day(uur.tot, einde=True)
+            van, tot = minute_of_day(rate.van), minute_of_day(rate.tot, einde=True)
             minuten = sum(max(0, min(tot, w + n) - max(van, w)) for w, n in runs)
-            bedrag += uur.bedrag_per_uur * minuten / 60
-        for vast in self.vaste_bedragen:
-            if vast.vertrek_na and not vertrek > minute_of_day(vast.vertrek_na, einde=True):
+            bedrag += rate.bedrag_per_uur * minuten / 60
+        for fixed in self.vaste_bedragen:
+            if fixed.vertrek_na and not departure > minute_of_day(fixed.vertrek_na, einde=True):
                 continue
-            if duur < vast.min_afwezig_min:
+            if duur < fixed.min_afwezig_min:
                 continue
-            if vast.dekt_van and vast.dekt_tot:
-                van = minute_of_day(vast.dekt_van)
-                tot = minute_of_day(vast.dekt_tot, einde=True)
+            if fixed.dekt_van and fixed.dekt_tot:
+                van = minute_of_day(fixed.dekt_van)
+                tot = minute_of_day(fixed.dekt_tot, einde=True)
                 if not any(
                     min(w for w, _ in dag) <= van and max(w + n for w, n in dag) >= tot
                     for dag in dagen
                     if dag
                 ):
                     continue
-            bedrag += vast.bedrag
+            bedrag += fixed.bedrag
         return bedrag
 
 
@@ -246,14 +246,14 @@ class PayRules:
         return any(bedrag > 0 for _, bedrag in bedragen(self.verblijfkosten))
 
 
-def bedragen(kosten: Allowances):
+def bedragen(allowances: Allowances):
     """Every amount of the verblijfkosten as (its field path, the amount), in tariff order."""
     for deel in ("eendaags", "eerste_dag", "tussendag", "laatste_dag"):
-        tarief: DayRate = getattr(kosten, deel)
-        for i, uur in enumerate(tarief.uurtarieven):
-            yield f"verblijfkosten.{deel}.uurtarieven[{i}]", uur.bedrag_per_uur
-        for i, vast in enumerate(tarief.vaste_bedragen):
-            yield f"verblijfkosten.{deel}.vaste_bedragen[{i}]", vast.bedrag
+        tarief: DayRate = getattr(allowances, deel)
+        for i, rate in enumerate(tarief.uurtarieven):
+            yield f"verblijfkosten.{deel}.uurtarieven[{i}]", rate.bedrag_per_uur
+        for i, fixed in enumerate(tarief.vaste_bedragen):
+            yield f"verblijfkosten.{deel}.vaste_bedragen[{i}]", fixed.bedrag
 
 
 ZERO = Decimal("0.00")
@@ -311,9 +311,9 @@ def pay_rules_for_week(rule_sets: PayRules | Sequence[PayRules], maandag: date) 
     starts on Tuesday..Sunday of the week."""
     if isinstance(rule_sets, PayRules):
         rule_sets = [rule_sets]
-    zondag = maandag + timedelta(days=6)
+    sunday = maandag + timedelta(days=6)
     for rules in rule_sets:
-        if maandag < rules.geldig_vanaf <= zondag:
+        if maandag < rules.geldig_vanaf <= sunday:
             raise CaoError(
                 "regelset_wijzigt_in_week",
                 f"a rule set starts on {rules.geldig_vanaf.isoformat()}, within the week of "

@@ -22,30 +22,30 @@ from portal.hours.cao.rules import PayRules
 
 def add_allowances(rules: PayRules, shift: Shift, per_dag: dict[date, Day], clock: Clock) -> None:
     """The absence of one work day (a trip) and its allowance, on the days of the week."""
-    kosten = rules.verblijfkosten
+    allowances = rules.verblijfkosten
     runs: dict[date, list[tuple[int, int]]] = {}
-    for datum, wand, lengte in clock.runs(shift.begin, shift.einde):
-        runs.setdefault(datum, []).append((wand, lengte))
+    for datum, wall, length in clock.runs(shift.begin, shift.einde):
+        runs.setdefault(datum, []).append((wall, length))
         if datum in per_dag:
-            per_dag[datum].afwezig_min += lengte
+            per_dag[datum].afwezig_min += length
     duur = shift.einde - shift.begin
-    if duur <= kosten.drempel_min:
+    if duur <= allowances.drempel_min:
         return
-    vertrek = clock.step(shift.begin)[1]
-    aankomst = clock.step(shift.einde - 1)[1] + 1
-    datums = list(runs)
+    departure = clock.step(shift.begin)[1]
+    arrival = clock.step(shift.einde - 1)[1] + 1
+    dates = list(runs)
     if shift.eendaags:
-        if datums[0] in per_dag:
-            bedrag = kosten.eendaags.bedrag(list(runs.values()), vertrek, aankomst, duur)
-            per_dag[datums[0]].verblijfkosten_eur += bedrag
+        if dates[0] in per_dag:
+            bedrag = allowances.eendaags.bedrag(list(runs.values()), departure, arrival, duur)
+            per_dag[dates[0]].verblijfkosten_eur += bedrag
         return
-    for n, datum in enumerate(datums):
+    for n, datum in enumerate(dates):
         if datum not in per_dag:
             continue
         if n == 0:
-            tarief = kosten.eerste_dag
-        elif n == len(datums) - 1:
-            tarief = kosten.laatste_dag
+            tarief = allowances.eerste_dag
+        elif n == len(dates) - 1:
+            tarief = allowances.laatste_dag
         else:
-            tarief = kosten.tussendag
-        per_dag[datum].verblijfkosten_eur += tarief.bedrag([runs[datum]], vertrek, aankomst, duur)
+            tarief = allowances.tussendag
+        per_dag[datum].verblijfkosten_eur += tarief.bedrag([runs[datum]], departure, arrival, duur)

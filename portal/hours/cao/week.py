@@ -84,19 +84,19 @@ class WorkDay:
 def _shifts(work_days: Iterable[WorkDay]) -> list[Shift]:
     """The work days in epoch minutes, checked: CaoError on a bad or overlapping one."""
     shifts = []
-    for werkdag in work_days:
-        begin, einde = minute_at(werkdag.gestart_op), minute_at(werkdag.beeindigd_op)
-        if werkdag.beeindigd_op <= werkdag.gestart_op:
+    for work_day in work_days:
+        begin, einde = minute_at(work_day.gestart_op), minute_at(work_day.beeindigd_op)
+        if work_day.beeindigd_op <= work_day.gestart_op:
             raise CaoError("periode_ongeldig", "a work day ends before it starts")
         activiteiten = []
-        for a in werkdag.activiteiten:
+        for a in work_day.activiteiten:
             if a.soort not in SOORTEN:
                 raise CaoError(
                     "soort_onbekend", f"unknown activity kind {a.soort!r}", soort=a.soort
                 )
             if a.einde <= a.begin:
                 raise CaoError("periode_ongeldig", "an activity ends before it starts")
-            if a.begin < werkdag.gestart_op or a.einde > werkdag.beeindigd_op:
+            if a.begin < work_day.gestart_op or a.einde > work_day.beeindigd_op:
                 raise CaoError("activiteit_buiten_werkdag", "an activity lies outside its work day")
             activiteiten.append((a.soort, minute_at(a.begin), minute_at(a.einde)))
         shifts.append(Shift(begin, einde, sorted(activiteiten, key=lambda a: a[1:])))
@@ -138,10 +138,10 @@ def compute_week(
     grens = rules.overtime_threshold(jaar)
     clock = Clock(zone)
     dagen = [maandag + timedelta(days=n) for n in range(7)]
-    vrij = {}
+    free_days = {}
     for year in {d.year for d in dagen}:
-        vrij |= feestdagen(year, rules.feestdagen, rules.extra_feestdagen)
-    per_dag = {d: Day(datum=d, feestdag=vrij.get(d)) for d in dagen}
+        free_days |= feestdagen(year, rules.feestdagen, rules.extra_feestdagen)
+    per_dag = {d: Day(datum=d, feestdag=free_days.get(d)) for d in dagen}
     start, stop = clock.midnight(dagen[0]), clock.midnight(dagen[-1] + timedelta(days=1))
     shifts = _shifts(work_days)
 

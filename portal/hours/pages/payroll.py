@@ -330,7 +330,7 @@ def columns():
                     carrier_id=carrier_id, data=data, actor=current_actor()
                 )
             except ValidationFailed as error:
-                _errors_at_rows(form, error.errors)
+                _column_errors_at_rows(form, error.errors)
             else:
                 flash(_("De kolommen van de loonexport zijn opgeslagen."))
                 return redirect(url_for("payroll.columns"), code=303)
@@ -349,7 +349,7 @@ COLUMN_ERRORS = {
 }
 
 
-def _errors_at_rows(form: ColumnsForm, errors: list[dict]) -> None:
+def _column_errors_at_rows(form: ColumnsForm, errors: list[dict]) -> None:
     """Each refusal at its column's row (naam or code), else at the header choice."""
     rows = {entry.form.key.data: entry.form for entry in form.kolommen.entries}
     for item in errors:
