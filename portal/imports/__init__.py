@@ -33,6 +33,7 @@ from portal.imports.steps import (
     Steps,
     download,
     error_report,
+    form_limits,
     preview_context,
     report_download,
 )
@@ -53,6 +54,7 @@ __all__ = [
     "decode",
     "download",
     "error_report",
+    "form_limits",
     "map_columns",
     "name_key",
     "normalise_header",

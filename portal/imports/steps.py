@@ -16,11 +16,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flask import Response, flash, redirect, request, url_for
+from flask_babel import format_decimal
 from flask_babel import gettext as _
 
 from portal import spreadsheets
 from portal.errors import ValidationFailed
-from portal.imports.files import ROW, SILENT_COLUMNS, FileRefused, ParsedFile, RowResult
+from portal.imports.files import (
+    ROW,
+    SILENT_COLUMNS,
+    Columns,
+    FileRefused,
+    ParsedFile,
+    RowResult,
+)
 from portal.imports.files import normalise_header as _normalise
 from portal.imports.staging import Staging
 from portal.unit_of_work import after_commit, after_rollback, refused
@@ -139,6 +147,14 @@ class Steps:
         after_commit(lambda: self.staging.write(token, record))
         flash(outcome.message, "success")
         return back
+
+
+def form_limits(columns: Columns) -> dict:
+    """How large a file the upload form says it takes: rows and megabytes."""
+    return {
+        "max_rows": format_decimal(columns.max_rows),
+        "max_mb": columns.max_bytes // (1024 * 1024),
+    }
 
 
 def preview_context(token: str, record: dict, parsed: ParsedFile, results: list) -> dict:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 
 from flask import Blueprint, render_template
-from flask_babel import format_decimal, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from flask_babel import ngettext
 from flask_login import current_user
 
 from portal import imports
@@ -87,8 +87,7 @@ def _form(error: str | None = None, status: int = 200):
         "tasks/import.html",
         error=error,
         columns=columns,
-        max_rows=format_decimal(csv_import.MAX_ROWS),
-        max_mb=csv_import.MAX_BYTES // (1024 * 1024),
+        **imports.form_limits(csv_import.COLUMNS),
         zone=carrier_zone(current_carrier_id()).key,
     ), status
 
