@@ -32,6 +32,10 @@ class Hook:
             self._listeners.append(listener)
         return listener
 
+    def disconnect(self, listener: Listener) -> None:
+        """Take a listener off (a test's own listener, after the test)."""
+        self._listeners.remove(listener)
+
     @property
     def listeners(self) -> tuple[Listener, ...]:
         return tuple(self._listeners)

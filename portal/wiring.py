@@ -22,6 +22,7 @@ def connect() -> None:
     _drivers()
     _customers()
     _billing()
+    _hours()
     _tasks()
 
 
@@ -64,10 +65,10 @@ def _customers() -> None:
     from portal.customers import service as customers
     from portal.tasks import route
 
-    customers.on_usage_check(route.customer_in_use)
-    customers.on_usage_check(billing.customer_in_use)
-    customers.on_place_removal(route.detach_place)
-    customers.on_vat_change(billing.reprice_customer)
+    customers.usage_checks.connect(route.customer_in_use)
+    customers.usage_checks.connect(billing.customer_in_use)
+    customers.place_removal.connect(route.detach_place)
+    customers.vat_changed.connect(billing.reprice_customer)
 
 
 def _billing() -> None:
@@ -76,7 +77,16 @@ def _billing() -> None:
     from portal.billing import recorded_time
     from portal.hours import task_time
 
-    recorded_time.on_task_minutes(task_time.worked_minutes)
+    recorded_time.task_minutes.connect(task_time.worked_minutes)
+
+
+def _hours() -> None:
+    """A week's review sets the driver's tachograph days beside the app's hours: tacho
+    (which stands above hours) answers with its days and their differences."""
+    from portal.hours.review import week
+    from portal.tacho import driving
+
+    week.driving_days.connect(driving.days)
 
 
 def _tasks() -> None:

@@ -23,7 +23,6 @@ task_minutes = Provider(
     task record, or None when it has none. Answered by hours.""",
 )
 # The name the wiring used before the Provider: connect the answer with it.
-on_task_minutes = task_minutes.connect
 
 
 @dataclass(frozen=True)

@@ -43,40 +43,27 @@ from portal.customers.rules import (  # noqa: F401  (LIMITS, vat_problem: for ca
 )
 from portal.errors import Conflict, NotFound, ValidationFailed
 from portal.extensions import db
+from portal.hooks import Hook
 from portal.types import utcnow
 
-# Checks other domains register (e.g. tasks that name a customer): each answers whether a
-# customer is in use, which keeps it from being deleted (it can be deactivated).
-_usage_checks: list[Callable[[uuid.UUID, uuid.UUID], bool]] = []
-
-
-def on_usage_check(check: Callable[[uuid.UUID, uuid.UUID], bool]) -> None:
-    """Register check(carrier_id, customer_id) -> True when something refers to it."""
-    if check not in _usage_checks:
-        _usage_checks.append(check)
-
-
-# Called before a place is removed, with (carrier_id, place_id): tasks that chose it keep
-# the address they copied and let go of the place.
-_place_removal: list[Callable[[uuid.UUID, uuid.UUID], None]] = []
-
-
-def on_place_removal(callback: Callable[[uuid.UUID, uuid.UUID], None]) -> None:
-    """Register callback(carrier_id, place_id), run before a customer's place is removed."""
-    if callback not in _place_removal:
-        _place_removal.append(callback)
-
-
-# Called after a customer's VAT treatment changed (its category, reason or VAT number), with
-# (carrier_id, customer_id): billing prices the customer's lines not yet exported again.
-_vat_changes: list[Callable[[uuid.UUID, uuid.UUID], None]] = []
+# What other domains answer for (connected in portal/wiring.py): each usage check answers
+# whether something of theirs names the customer, which keeps it from being deleted (it can
+# be deactivated); before a place is removed, tasks that chose it keep the address they
+# copied and let go of the place; after a customer's VAT treatment changed (its category,
+# reason or VAT number), billing prices the customer's lines not yet exported again.
+usage_checks = Hook(
+    "customers.usage_checks",
+    "check(carrier_id=, customer_id=) -> True when something refers to the customer.",
+)
+place_removal = Hook(
+    "customers.place_removal",
+    "listener(carrier_id=, place_id=), run before a customer's place is removed.",
+)
+vat_changed = Hook(
+    "customers.vat_changed",
+    "listener(carrier_id=, customer_id=), run after a customer's VAT treatment changed.",
+)
 VAT_FIELDS = ("btw_categorie", "btw_vrijstellingsreden", "btw_nummer")
-
-
-def on_vat_change(callback: Callable[[uuid.UUID, uuid.UUID], None]) -> None:
-    """Register callback(carrier_id, customer_id), run after a customer's VAT changed."""
-    if callback not in _vat_changes:
-        _vat_changes.append(callback)
 
 
 DUPLICATE = error("debiteurnummer", "duplicate", "another customer has this debtor number")
@@ -162,8 +149,7 @@ def update_customer(
             changes=changes,
         )
         if set(changes) & set(VAT_FIELDS):
-            for callback in _vat_changes:
-                callback(carrier_id, customer.id)
+            vat_changed(carrier_id=carrier_id, customer_id=customer.id)
     return customer
 
 
@@ -189,7 +175,7 @@ def set_active(
 
 def in_use(*, carrier_id: uuid.UUID, customer_id: uuid.UUID) -> bool:
     """Whether anything refers to the customer (then it can be deactivated, not deleted)."""
-    return any(check(carrier_id, customer_id) for check in _usage_checks)
+    return any(usage_checks(carrier_id=carrier_id, customer_id=customer_id))
 
 
 def delete_customer(*, carrier_id: uuid.UUID, customer_id: uuid.UUID, actor: Actor) -> None:
@@ -292,8 +278,7 @@ def remove_place(
 ) -> None:
     """Remove a place of the customer."""
     place = get_place(carrier_id=carrier_id, customer_id=customer_id, place_id=place_id)
-    for callback in _place_removal:
-        callback(carrier_id, place_id)
+    place_removal(carrier_id=carrier_id, place_id=place_id)
     db.session.delete(place)
     db.session.flush()
     _record_place(carrier_id, actor, place, "place_removed", {"locatie": [place.naam, None]})

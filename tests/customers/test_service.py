@@ -200,7 +200,7 @@ def test_deleting_takes_the_places_along_unless_the_customer_is_in_use(app, carr
     customer = run(app, carrier, create(carrier, naam="Weg"))
     run(app, carrier, add(carrier, customer.id, naam="Erf"))
     check = lambda carrier_id, customer_id: customer_id == customer.id  # noqa: E731
-    service.on_usage_check(check)
+    service.usage_checks.connect(check)
     try:
         with pytest.raises(Conflict):
             run(
@@ -211,7 +211,7 @@ def test_deleting_takes_the_places_along_unless_the_customer_is_in_use(app, carr
                 ),
             )
     finally:
-        service._usage_checks.remove(check)
+        service.usage_checks.disconnect(check)
     run(
         app,
         carrier,
