@@ -124,13 +124,45 @@ def append(sheet, values: Sequence) -> None:
 HEADER_FILL = "E3F3E6"  # the light green of a header row
 
 
-def bold(cell, on: bool = True, *, fill: str | None = None) -> None:
-    """A cell's text bold (or explicitly not), with a solid background colour if given."""
+HEADER_FILL = "E3F3E6"  # the portal's light green, behind every table's header row
+
+
+def bold(cell, on: bool = True, *, fill: str | None = None, size: int | None = None) -> None:
+    """A cell's text bold (or explicitly not), in a size if given, with a solid background
+    colour if given."""
     from openpyxl.styles import Font, PatternFill
 
-    cell.font = Font(bold=on)
+    cell.font = Font(bold=on, size=size) if size else Font(bold=on)
     if fill:
         cell.fill = PatternFill("solid", fgColor=fill)
+
+
+def header(sheet, row: int = 1, *, fill: str | None = HEADER_FILL, rule: bool = False) -> None:
+    """A table's header row: bold on the header colour, ruled below if asked."""
+    from openpyxl.styles import Border, Side
+
+    for cell in sheet[row]:
+        bold(cell, fill=fill)
+        if rule:
+            cell.border = Border(bottom=Side(style="thin", color="333333"))
+
+
+def ruled(cell) -> None:
+    """A line to write on: a thin rule below the cell (a signature's place)."""
+    from openpyxl.styles import Border, Side
+
+    cell.border = Border(bottom=Side(style="thin", color="333333"))
+
+
+def aligned(cells, *, vertical: str = "top", wrap: bool = False) -> None:
+    """Cells' text aligned at the top (or `vertical`: "bottom", "center"), long text wrapped
+    within its cell if asked."""
+    from openpyxl.styles import Alignment
+
+    for cell in cells:
+        cell.alignment = (
+            Alignment(wrap_text=True, vertical=vertical) if wrap else Alignment(vertical=vertical)
+        )
 
 
 def column_width(sheet, column: int, chars: int, *, most: int | None = 40) -> None:

@@ -24,16 +24,11 @@ XLSX_WIDTHS = {"gepland_op": 17, "afgerond_op": 17, "taak_id": 38}
 
 def to_xlsx(rows: Sequence[BillingRow]) -> bytes:
     """The rows as an Excel sheet: numbers and dates as such, frozen header, autofilter."""
-    from openpyxl.styles import Font, PatternFill
-    from openpyxl.utils import get_column_letter
-
     book = spreadsheets.new_book()
     sheet = book.active
     sheet.title = "Facturatie"
     sheet.append(COLUMNS)
-    for cell in sheet[1]:
-        cell.font = Font(bold=True)
-        cell.fill = PatternFill("solid", fgColor="E3F3E6")
+    spreadsheets.header(sheet)
     widths = {name: len(name) for name in COLUMNS}
     for number, row in enumerate(rows, start=2):
         for column, name in enumerate(COLUMNS, start=1):
@@ -49,7 +44,7 @@ def to_xlsx(rows: Sequence[BillingRow]) -> bytes:
                 widths[name] = max(widths[name], len(str(value)))
     for column, name in enumerate(COLUMNS, start=1):
         width = XLSX_WIDTHS.get(name) or min(max(widths[name], 8), 50)
-        sheet.column_dimensions[get_column_letter(column)].width = width + 2
+        spreadsheets.column_width(sheet, column, width, most=None)
     sheet.freeze_panes = "A2"
-    sheet.auto_filter.ref = f"A1:{get_column_letter(len(COLUMNS))}{len(rows) + 1}"
+    spreadsheets.filter_on(sheet, len(COLUMNS), len(rows))
     return spreadsheets.save(book)

@@ -297,15 +297,12 @@ def to_csv(batch: PayrollExport, weeks: list[PayrollExportWeek]) -> bytes:
 
 def to_xlsx(batch: PayrollExport, weeks: list[PayrollExportWeek]) -> bytes:
     """The batch as an Excel sheet; the same bytes every time (the batch's time stamps it)."""
-    from openpyxl.styles import Font
-    from openpyxl.utils import get_column_letter
-
     shown, header, rows = _table(batch, weeks)
     book = spreadsheets.new_book()
     sheet = book.active
     sheet.title = "Loonexport"
     for column, text in enumerate(header, start=1):
-        spreadsheets.put_at(sheet, 1, column, str(text)).font = Font(bold=True)
+        spreadsheets.bold(spreadsheets.put_at(sheet, 1, column, str(text)))
     for number, row in enumerate(rows, start=2):
         for column, (spec, item) in enumerate(zip(shown, row, strict=True), start=1):
             cell = spreadsheets.put_at(sheet, number, column, item)
@@ -313,7 +310,7 @@ def to_xlsx(batch: PayrollExport, weeks: list[PayrollExportWeek]) -> bytes:
                 cell.number_format = "0.00"
     for column, text in enumerate(header, start=1):
         width = max(len(text), 24 if shown[column - 1].key == "naam" else 8)
-        sheet.column_dimensions[get_column_letter(column)].width = min(width, 40) + 2
+        spreadsheets.column_width(sheet, column, width)
     sheet.freeze_panes = "A2"
     stamp = batch.created_at.astimezone(UTC).replace(tzinfo=None, microsecond=0)
     return spreadsheets.save(book, stamp=stamp)

@@ -80,9 +80,6 @@ def to_csv(overview: Overview) -> bytes:
 
 def to_xlsx(overview: Overview) -> bytes:
     """Two sheets: the day lines, and each driver's totals; numbers and dates as such."""
-    from openpyxl.styles import Font, PatternFill
-    from openpyxl.utils import get_column_letter
-
     book = spreadsheets.new_book()
     sheets = (
         (book.active, "Uren per dag", DAY_COLUMNS, day_lines(overview)),
@@ -91,9 +88,7 @@ def to_xlsx(overview: Overview) -> bytes:
     for sheet, title, columns, lines in sheets:
         sheet.title = title
         spreadsheets.append(sheet, columns)
-        for cell in sheet[1]:
-            cell.font = Font(bold=True)
-            cell.fill = PatternFill("solid", fgColor="E3F3E6")
+        spreadsheets.header(sheet)
         widths = [len(name) for name in columns]
         for number, line in enumerate(lines, start=2):
             for column, value in enumerate(line, start=1):
@@ -104,7 +99,7 @@ def to_xlsx(overview: Overview) -> bytes:
                     cell.number_format = "0.00"
                 widths[column - 1] = max(widths[column - 1], len(str(value)))
         for column, width in enumerate(widths, start=1):
-            sheet.column_dimensions[get_column_letter(column)].width = min(width, 40) + 2
+            spreadsheets.column_width(sheet, column, width)
         sheet.freeze_panes = "B2"
-        sheet.auto_filter.ref = f"A1:{get_column_letter(len(columns))}{len(lines) + 1}"
+        spreadsheets.filter_on(sheet, len(columns), len(lines))
     return spreadsheets.save(book)

@@ -113,18 +113,15 @@ def to_csv(report: Report) -> bytes:
 
 def to_xlsx(report: Report) -> bytes:
     """A sheet per driver: header, rows, signature lines; printed on one page width."""
-    from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
-
     book = spreadsheets.new_book()
     found = blocks(report)
-    thin = Side(style="thin", color="333333")
     widths = [18, 18, 62, 18, 14, 13, 12]
     taken: set[str] = set()
     for index, block in enumerate(found or [None]):
         sheet = book.active if index == 0 else book.create_sheet()
         sheet.title = spreadsheets.sheet_title(block.naam if block else _("Overtredingen"), taken)
         spreadsheets.append(sheet, [_title()])
-        sheet["A1"].font = Font(bold=True, size=13)
+        spreadsheets.bold(sheet["A1"], size=13)
         spreadsheets.append(sheet, [_("Vervoerder"), report.vervoerder])
         spreadsheets.append(sheet, [_("Periode"), _period(report)])
         spreadsheets.append(sheet, [])
@@ -134,32 +131,28 @@ def to_xlsx(report: Report) -> bytes:
             spreadsheets.append(sheet, [_("Chauffeur"), block.naam])
             spreadsheets.append(sheet, [_("Kaartnummer"), block.kaartnummer or "—"])
             for row in (2, 3, 5, 6):
-                sheet.cell(row=row, column=1).font = Font(bold=True)
+                spreadsheets.bold(sheet.cell(row=row, column=1))
             spreadsheets.append(sheet, [])
             spreadsheets.append(sheet, _columns())
             header = sheet.max_row
-            for cell in sheet[header]:
-                cell.font = Font(bold=True)
-                cell.fill = PatternFill("solid", fgColor="E3F3E6")
-                cell.border = Border(bottom=thin)
+            spreadsheets.header(sheet, header, rule=True)
             for values in block.rows:
                 spreadsheets.append(sheet, values)
-                for cell in sheet[sheet.max_row]:
-                    cell.alignment = Alignment(wrap_text=True, vertical="top")
+                spreadsheets.aligned(sheet[sheet.max_row], wrap=True)
             spreadsheets.append(sheet, [])
             spreadsheets.append(sheet, [_statement()])
             spreadsheets.append(sheet, [])
             for text in (_("Handtekening chauffeur"), _("Datum")):
                 spreadsheets.append(sheet, [text])
                 row = sheet.max_row
-                sheet.cell(row=row, column=1).font = Font(bold=True)
+                spreadsheets.bold(sheet.cell(row=row, column=1))
                 sheet.row_dimensions[row].height = 34
-                sheet.cell(row=row, column=1).alignment = Alignment(vertical="bottom")
+                spreadsheets.aligned([sheet.cell(row=row, column=1)], vertical="bottom")
                 for column in (2, 3):
-                    sheet.cell(row=row, column=column).border = Border(bottom=thin)
+                    spreadsheets.ruled(sheet.cell(row=row, column=column))
             sheet.print_title_rows = f"{header}:{header}"
         for column, width in enumerate(widths, start=1):
-            sheet.column_dimensions[chr(ord("A") + column - 1)].width = width
+            spreadsheets.column_width(sheet, column, width - 2, most=None)
         sheet.page_setup.orientation = "landscape"
         sheet.page_setup.fitToWidth = 1
         sheet.page_setup.fitToHeight = 0
