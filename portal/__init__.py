@@ -13,7 +13,7 @@ logger = logging.getLogger(__name__)
 
 
 def create_app(overrides: dict | None = None) -> Flask:
-    """Build the application: config, extensions, blueprints, CLI."""
+    """Build the application: config, extensions, blueprints, hooks, CLI."""
     cfg = config_module.load(overrides)
     app = Flask(
         __name__,
@@ -22,9 +22,27 @@ def create_app(overrides: dict | None = None) -> Flask:
         static_folder=str(ROOT / "static"),
     )
     app.config.update(cfg)
+    _extensions(app)
+    _blueprints(app)
 
+    from portal import web, wiring
+
+    web.init_app(app)
+    wiring.connect()
+    _middleware(app)
+
+    from portal.cli import register as register_cli
+
+    register_cli(app, create_app)
+    return app
+
+
+def _extensions(app: Flask) -> None:
+    """The database (with its replica and liveness check), migrations, request ids and logs,
+    CSRF, compression, sign-in, languages and time zones."""
     from portal import (
         models,  # noqa: F401  (every model registered on the metadata)
+        ops,
         reads,
         replica,
         web,
@@ -35,8 +53,6 @@ def create_app(overrides: dict | None = None) -> Flask:
     reads.install_liveness_check()
     replica.init_app(app, app.config["SQLALCHEMY_ENGINE_OPTIONS"])
     migrate.init_app(app, db, directory=str(ROOT / "migrations"))
-    from portal import ops
-
     ops.init_app(app)  # first: every later hook (the CSRF check too) and log line has the id
     csrf.init_app(app)
     compress.init_app(app)
@@ -44,6 +60,9 @@ def create_app(overrides: dict | None = None) -> Flask:
     babel.init_app(app, locale_selector=web.select_locale, timezone_selector=web.select_timezone)
     web.register_converters(app)
 
+
+def _blueprints(app: Flask) -> None:
+    """Every domain's pages and the API, in the order their routes are matched."""
     from portal.accounts.pages import admin_bp
     from portal.accounts.pages import bp as accounts_bp
     from portal.api import bp as api_bp
@@ -52,18 +71,17 @@ def create_app(overrides: dict | None = None) -> Flask:
     from portal.drivers.pages import bp as drivers_bp
     from portal.files.pages import bp as files_bp
     from portal.fleet.pages import bp as fleet_bp
-    from portal.hours.pages import payroll_bp
-    from portal.hours.pages import rulesets_bp
     from portal.hours.pages import bp as hours_bp
+    from portal.hours.pages import payroll_bp, rulesets_bp
     from portal.messages.pages import bp as messages_bp
     from portal.proof.pages import bp as proof_bp
     from portal.questionnaires.pages.answer_views import bp as answers_bp
     from portal.questionnaires.pages.builder import bp as questionnaires_bp
     from portal.tacho.pages import bp as tacho_bp
     from portal.tacho.pages import driving_bp
-    from portal.tasks.pages.importing import bp as task_import_bp
     from portal.tasks.pages import bp as tasks_bp
     from portal.tasks.pages.detail import bp as task_detail_bp
+    from portal.tasks.pages.importing import bp as task_import_bp
     from portal.tasks.pages.paper import bp as task_paper_bp
     from portal.webhooks.pages import bp as webhooks_bp
 
@@ -96,12 +114,9 @@ def create_app(overrides: dict | None = None) -> Flask:
     for blueprint in blueprints:
         app.register_blueprint(blueprint)
 
-    web.init_app(app)
 
-    from portal import wiring
-
-    wiring.connect()
-
+def _middleware(app: Flask) -> None:
+    """The driver's kept 304s answered before Flask, and the proxies in front trusted."""
     from portal.api.unchanged import UnchangedPolls
 
     app.wsgi_app = UnchangedPolls(app, app.wsgi_app)
@@ -112,8 +127,3 @@ def create_app(overrides: dict | None = None) -> Flask:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops)
-
-    from portal.cli import register as register_cli
-
-    register_cli(app, create_app)
-    return app
