@@ -7,6 +7,7 @@ from portal.api import (  # noqa: F401  (register routes)
     files,
     fleet,
     hours,
+    hours_weeks,
     invoices,
     messages,
     openapi,
