@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import re
 from datetime import date
 
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms.validators import ValidationError
+from wtforms import StringField
+from wtforms.validators import StopValidation, ValidationError
+from wtforms.widgets import DateInput
 
 from portal import plain_text
 
@@ -69,3 +74,37 @@ def refuse_control_characters(result, columns: list[str | None]) -> None:
     for index, cell in enumerate(result.cells[: len(columns)]):
         if columns[index] is not None and (found := plain_text.control_character(cell)):
             result.add(index, str(control_character_message(found)))
+
+
+DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+class DayField(StringField):
+    """A calendar day as YYYY-MM-DD (what <input type="date"> sends); data is a date."""
+
+    widget = DateInput()
+
+    def process_formdata(self, valuelist):
+        if not valuelist:
+            return  # absent: keep the default
+        raw = valuelist[0].strip()
+        self.data = None
+        if DAY.fullmatch(raw):
+            with contextlib.suppress(ValueError):  # 2025-02-30 matches but is no day
+                self.data = date.fromisoformat(raw)
+        self.raw = raw
+
+    def _value(self) -> str:
+        if getattr(self, "raw", None) is not None and self.data is None:
+            return self.raw
+        return self.data.isoformat() if self.data else ""
+
+    def pre_validate(self, form):
+        raw = getattr(self, "raw", None)
+        if self.data is None:
+            message = _("Kies een datum.") if not raw else _("Geen geldige datum (jjjj-mm-dd).")
+            raise StopValidation(message)
+        if not FIRST_DAY <= self.data <= LAST_DAY:
+            raise StopValidation(
+                _("Kies een datum tussen %(first)s en %(last)s.", first=FIRST_DAY, last=LAST_DAY)
+            )

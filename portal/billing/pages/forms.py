@@ -2,52 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
-import re
 import uuid
-from datetime import date
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from wtforms import Field, SelectChoice, SelectField, StringField
-from wtforms.validators import StopValidation, ValidationError
-from wtforms.widgets import DateInput
+from wtforms import Field, SelectChoice, SelectField
+from wtforms.validators import ValidationError
 
-from portal.billing.service import FIRST_DAY, LAST_DAY, NO_CUSTOMER, longer_than_a_year
-from portal.validators import PortalForm
-
-DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-class DayField(StringField):
-    """A calendar day as YYYY-MM-DD (what <input type="date"> sends); data is a date."""
-
-    widget = DateInput()
-
-    def process_formdata(self, valuelist):
-        if not valuelist:
-            return  # absent: keep the default
-        raw = valuelist[0].strip()
-        self.data = None
-        if DAY.fullmatch(raw):
-            with contextlib.suppress(ValueError):  # 2025-02-30 matches but is no day
-                self.data = date.fromisoformat(raw)
-        self.raw = raw
-
-    def _value(self) -> str:
-        if getattr(self, "raw", None) is not None and self.data is None:
-            return self.raw
-        return self.data.isoformat() if self.data else ""
-
-    def pre_validate(self, form):
-        raw = getattr(self, "raw", None)
-        if self.data is None:
-            message = _("Kies een datum.") if not raw else _("Geen geldige datum (jjjj-mm-dd).")
-            raise StopValidation(message)
-        if not FIRST_DAY <= self.data <= LAST_DAY:
-            raise StopValidation(
-                _("Kies een datum tussen %(first)s en %(last)s.", first=FIRST_DAY, last=LAST_DAY)
-            )
+from portal.billing.service import NO_CUSTOMER, longer_than_a_year
+from portal.validators import DayField, PortalForm
 
 
 class PeriodForm(PortalForm):

@@ -10,9 +10,8 @@ from wtforms import Field, SelectChoice, SelectField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
 from portal.billing import pricing
-from portal.billing.pages.forms import DayField
 from portal.tasks.pages.forms import WholeNumberField
-from portal.validators import PortalForm
+from portal.validators import DayField, PortalForm
 
 BASIS_LABELS = {
     "eenheid": _l("eenheid (ton, m³, …)"),

@@ -15,10 +15,9 @@ from wtforms.validators import (
 )
 from wtforms.widgets import Input
 
-from portal.billing.pages.forms import DayField
 from portal.billing.service import longer_than_a_year
 from portal.hours.totals import IsoWeek
-from portal.validators import PortalForm
+from portal.validators import DayField, PortalForm
 
 SOORT_LABELS = {
     "rijden": _l("Rijden"),

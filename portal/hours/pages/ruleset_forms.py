@@ -25,7 +25,6 @@ from wtforms import (
 )
 from wtforms.validators import InputRequired, Length
 
-from portal.billing.pages.forms import DayField
 from portal.hours import cao
 from portal.hours.cao.rules import SOORTEN
 from portal.hours.pages.forms import SOORT_LABELS
@@ -36,7 +35,7 @@ from portal.hours.pages.ruleset_labels import (
     SAMENLOOP_LABELS,
     WEEKDAGEN,
 )
-from portal.validators import PortalForm
+from portal.validators import DayField, PortalForm
 
 EMPTY_ROWS = 3  # empty window rows under the filled ones
 DELEN = ("eendaags", "eerste_dag", "tussendag", "laatste_dag")

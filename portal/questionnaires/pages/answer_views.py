@@ -15,12 +15,11 @@ from wtforms import Field, SelectChoice, SelectField
 from wtforms.validators import ValidationError
 
 from portal.accounts.permissions import role_required
-from portal.billing.pages.forms import DayField
 from portal.drivers import service as drivers
 from portal.labels import activity_label
 from portal.questionnaires import answering, presenting
 from portal.questionnaires import service as questionnaires
-from portal.validators import PortalForm
+from portal.validators import DayField, PortalForm
 from portal.web import is_fragment
 from portal.web.kit import Pager, current_carrier_id, page_arg, parse_uuid
 

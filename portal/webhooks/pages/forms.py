@@ -9,9 +9,8 @@ from wtforms import Field, SelectChoice, SelectMultipleField, StringField
 from wtforms.validators import DataRequired, Length, ValidationError
 from wtforms.widgets import URLInput
 
-from portal.billing.pages.forms import DayField
 from portal.events import EVENT_TYPES
-from portal.validators import PortalForm
+from portal.validators import DayField, PortalForm
 from portal.webhooks.models import URL_MAX
 
 EVENT_LABELS = {
