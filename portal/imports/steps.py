@@ -96,7 +96,7 @@ class Steps:
         logger.info("%s %s: %s rows uploaded", self.staging.folder, token[:6], len(parsed.rows))
         return token
 
-    def commit(
+    def import_once(
         self,
         token: str,
         record: dict,

@@ -134,7 +134,7 @@ def import_run(token: str):
     refuses one (a customer or number added meanwhile)."""
     record = _load(token)
     csrf.protect()
-    return STEPS.commit(token, record, lambda: _import(token, record))
+    return STEPS.import_once(token, record, lambda: _import(token, record))
 
 
 def _import(token: str, record: dict) -> imports.Imported | imports.Nothing:

@@ -142,7 +142,7 @@ def run(token: str):
     record = _load(token)
     csrf.protect()
     run = _Import(token, record)
-    return STEPS.commit(token, record, run, run.refused)
+    return STEPS.import_once(token, record, run, run.refused)
 
 
 class _Import:
