@@ -39,8 +39,8 @@ def register(app: Flask) -> None:
     )
     def create_activation_code(user_token, carrier):
         """Create a one-time code that pairs a driver's phone."""
-        from portal.drivers.service import carrier_of_user_token
         from portal.drivers.pairing import create_activation_code as create
+        from portal.drivers.service import carrier_of_user_token
 
         with admin_context():
             carrier_id = carrier or carrier_of_user_token(user_token)

@@ -9,9 +9,9 @@ import pytest
 from factories import create_carrier, create_driver, in_carrier
 from sqlalchemy import select
 
-from portal.drivers.models import ActivationCode
 from portal.accounts.service import sha256
 from portal.drivers import pairing as tokens
+from portal.drivers.models import ActivationCode
 from portal.extensions import db
 
 TOKEN_URL = "/api/v1/auth/token"
