@@ -98,20 +98,6 @@ def register_converters(app: Flask) -> None:
     app.url_map.converters["user_token"] = UserTokenConverter
 
 
-def errors_at_fields(form, errors: list[dict], messages: dict) -> list[str]:
-    """A service's {field, message} errors at the form's fields, worded by messages
-    ({(field, message): text}) where it knows them; the rest in a list for the form's top."""
-    general = []
-    for item in errors:
-        name, message = item.get("field"), item.get("message")
-        text = messages.get((name, message))
-        if name in form and name != "csrf_token":
-            form[name].errors = [*form[name].errors, str(text or message)]
-        else:
-            general.append(str(text or f"{name}: {message}"))
-    return general
-
-
 class SessionInterface(SecureCookieSessionInterface):
     """The portal's cookie session; the JSON API has none (it knows bearer tokens only), so
     its requests do not pay for a signing serializer they never use."""
