@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from playwright.sync_api import expect
@@ -16,6 +17,11 @@ pytestmark = pytest.mark.e2e
 
 
 def test_a_planner_pairs_a_phone_and_sees_where_the_driver_is(page, live_server, planner, shot):
+    # The day's track shows today's points: points nine minutes back are today only from
+    # ten minutes past midnight in Amsterdam (the map refuses points from the future).
+    local = datetime.now(ZoneInfo("Europe/Amsterdam"))
+    if local.hour == 0 and local.minute < 10:
+        pytest.skip("the day's track needs ten minutes of today in Amsterdam")
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))

@@ -137,7 +137,7 @@ def test_a_planner_uploads_a_real_card_and_reads_its_days_findings_and_time_left
     (tmp_path / fresh_name).write_bytes(
         card_file(
             kaartnummer="NB00000077777700", achternaam="Rijder", voornamen="Recent",
-            dagen=changes_from_timeline(timeline), download_time=now,
+            dagen=changes_from_timeline(timeline, until=now), download_time=now,
         )
     )  # fmt: skip
 

@@ -105,7 +105,7 @@ def recent_card(app, carrier, driver, drive_minutes: int, now: datetime) -> None
         kaartnummer=NUMBER,
         achternaam="Vos",
         voornamen="Piet",
-        dagen=changes_from_timeline(timeline),
+        dagen=changes_from_timeline(timeline, until=now),
         download_time=now,
     )
     set_card(app, carrier, driver, NUMBER)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import re
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from factories import create_driver, create_task, in_carrier, login
 from tacho.test_reading import ACTOR, NUMBER, set_card
@@ -16,6 +17,12 @@ from portal.tacho import service
 from portal.tacho.ddd.build import card_file, changes_from_timeline
 
 WARNING = "niet genoeg rijtijd over"
+
+
+def board_of(moment: datetime) -> str:
+    """The board of the carrier's day the moment falls on: ten minutes from now can be
+    tomorrow in Amsterdam."""
+    return f"/taken?datum={moment.astimezone(ZoneInfo('Europe/Amsterdam')).date().isoformat()}"
 
 
 def tired_driver(app, carrier, naam: str = "Piet Vos"):
@@ -35,7 +42,7 @@ def tired_driver(app, carrier, naam: str = "Piet Vos"):
         kaartnummer=NUMBER,
         achternaam="Vos",
         voornamen="Piet",
-        dagen=changes_from_timeline(timeline),
+        dagen=changes_from_timeline(timeline, until=now),
         download_time=now,
     )
     set_card(app, carrier, driver, NUMBER)
@@ -83,7 +90,7 @@ def test_a_task_the_driver_cannot_finish_is_warned_on_the_card_and_in_the_form(
         app, carrier, driver, naam="Voer Goor", gepland_op=now + timedelta(minutes=10), duur_min=10
     )
     login(client, planner)
-    html = client.get("/taken").get_data(as_text=True)
+    html = client.get(board_of(now + timedelta(minutes=10))).get_data(as_text=True)
     assert WARNING in card(html, long_task.id)
     assert WARNING not in card(html, short_task.id)
     form = client.get(f"/taken/{long_task.id}/bewerken").get_data(as_text=True)
@@ -103,5 +110,6 @@ def test_the_warning_is_in_english_for_an_english_planner(app, client, carrier, 
         duur_min=180,
     )
     login(client, planner)
-    html = client.get("/taken", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    html = client.get(board_of(now + timedelta(minutes=10)), headers={"Accept-Language": "en"})
+    html = html.get_data(as_text=True)
     assert "does not have enough driving time left" in card(html, task.id)

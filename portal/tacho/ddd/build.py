@@ -28,12 +28,16 @@ SPARE = 64  # bytes a grown buffer keeps free
 # --- activity ----------------------------------------------------------------------------
 
 
-def changes_from_timeline(timeline: Iterable[tuple], *, slot: int = 0) -> dict[date, list[Change]]:
+def changes_from_timeline(
+    timeline: Iterable[tuple], *, slot: int = 0, until: datetime | None = None
+) -> dict[date, list[Change]]:
     """The changes of each day from a timeline of (moment, activiteit[, options]) entries,
     each lasting until the next. `activiteit` is rijden/werk/beschikbaar/rust, or onbekend
     for the card out with nothing entered; options (a dict) may set kaart_in, handmatig,
     bemanning and slot. An activity going on at midnight starts the next day at 00:00, as a
-    card records it; the first day starts unknown (card out) until its first entry."""
+    card records it; the first day starts unknown (card out) until its first entry. With
+    `until` (the download), the last entry goes on over each midnight up to that moment, so
+    the download day has its record as on a real card."""
     entries = sorted(timeline, key=lambda e: e[0])
     days: dict[date, list[Change]] = {}
     if not entries:
@@ -60,6 +64,11 @@ def changes_from_timeline(timeline: Iterable[tuple], *, slot: int = 0) -> dict[d
         bucket[:] = [c for c in bucket if c.minuut != change.minuut]
         bucket.append(change)
         previous = change
+    if until is not None:
+        gap = max(days) + timedelta(days=1)
+        while gap <= until.astimezone(UTC).date():
+            days.setdefault(gap, []).append(_at(previous, 0))
+            gap += timedelta(days=1)
     return days
 
 

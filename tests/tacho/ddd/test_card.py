@@ -490,3 +490,16 @@ def _activity_value(data: bytes) -> bytes:
     at = data.index(b"\x05\x04\x00")
     length = int.from_bytes(data[at + 3 : at + 5], "big")
     return data[at + 5 : at + 5 + length]
+
+
+def test_a_built_card_downloaded_after_midnight_has_the_download_days_record():
+    """The test builder, as a card does: driving that goes on past midnight up to the
+    download starts the download day at 00:00, so the remaining time reads it at any hour."""
+    download = datetime(2026, 11, 29, 0, 2, tzinfo=UTC)
+    timeline = [(download - timedelta(hours=50), "rust"), (download - timedelta(hours=3), "rijden")]
+
+    days = build.changes_from_timeline(timeline, until=download)
+
+    assert sorted(days)[-1] == date(2026, 11, 29)
+    assert days[date(2026, 11, 29)] == [Change(0, "rijden")]
+    assert max(build.changes_from_timeline(timeline)) == date(2026, 11, 28)  # without: none
