@@ -1,0 +1,22 @@
+"""Vehicle kinds, fleet numbers and capabilities
+
+Revision ID: c0d1c0de0330
+Revises: c0d1c0de0320
+Create Date: 2026-11-29 01:00:00
+"""
+
+from __future__ import annotations
+
+# revision identifiers, used by Alembic.
+revision = "c0d1c0de0330"
+down_revision = "c0d1c0de0320"
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    pass
+
+
+def downgrade():
+    pass

@@ -1,0 +1,22 @@
+"""Driving licence categories and where EU 561/2006 applies
+
+Revision ID: c0d1c0de0345
+Revises: c0d1c0de0340
+Create Date: 2026-11-29 01:00:00
+"""
+
+from __future__ import annotations
+
+# revision identifiers, used by Alembic.
+revision = "c0d1c0de0345"
+down_revision = "c0d1c0de0340"
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    pass
+
+
+def downgrade():
+    pass
