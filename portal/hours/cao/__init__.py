@@ -8,6 +8,7 @@ No database and no Flask here: callers pass plain values (work days with activit
 datetimes, rule sets) and get plain values back (`WeekResult.to_json()`).
 """
 
+from portal.holidays import CAO_FEESTDAGEN, FEESTDAGEN, feestdagen
 from portal.hours.cao.checks import (
     InvalidPayRules,
     RuleError,
@@ -15,7 +16,6 @@ from portal.hours.cao.checks import (
     validate_pay_rules,
     validate_series,
 )
-from portal.hours.cao.holidays import CAO_FEESTDAGEN, FEESTDAGEN, feestdagen
 from portal.hours.cao.rules import (
     OVERUREN_GRENZEN,
     SAMENLOOP,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 
-from portal.hours.cao.holidays import FEESTDAGEN
+from portal.holidays import FEESTDAGEN
 from portal.hours.cao.rules import (
     OVERUREN_GRENZEN,
     PROCENT_MAX,

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import Decimal
 
-from portal.hours.cao.holidays import CAO_FEESTDAGEN
+from portal.holidays import CAO_FEESTDAGEN
 
 # The activity kinds of portal.hours.models.SOORTEN (not imported: this package stays free
 # of the database; a test keeps the two equal).

@@ -33,10 +33,10 @@ from decimal import ROUND_HALF_UP, Decimal
 from itertools import pairwise
 from zoneinfo import ZoneInfo
 
+from portal.holidays import feestdagen
 from portal.hours.cao.breaks import ARBEIDSTIJD, check_breaks
 from portal.hours.cao.checks import check_pay_rules
 from portal.hours.cao.clock import AMSTERDAM, Clock, Shift, minute_at
-from portal.hours.cao.holidays import feestdagen
 from portal.hours.cao.pay import count_hours
 from portal.hours.cao.result import (
     OPTELBAAR,
