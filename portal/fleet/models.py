@@ -24,16 +24,20 @@ from portal.extensions import db
 from portal.tenancy import CarrierScoped
 from portal.types import UTCDateTime, utcnow
 
-# The kinds of vehicle a carrier runs, in the order a planner picks from.
+# The kinds of vehicle a carrier runs, in the order a planner picks from: the motorised ones,
+# then the towed ones (portal/fleet/rules.py: MOTORISED, TOWED and how they couple).
 SOORTEN = (
     "vrachtwagen",  # a rigid truck (bakwagen), e.g. with a tank or a livestock body
-    "trekker",  # a truck tractor unit that pulls a semi-trailer
-    "oplegger",  # a semi-trailer: tank, walking floor, livestock, reefer
-    "aanhanger",  # a drawbar trailer
-    "landbouwtrekker",  # an agricultural tractor (kentekenplichtig since 2022)
+    "opleggertrekker",  # a truck tractor unit that pulls a semi-trailer
+    "landbouwtrekker",  # an agricultural tractor (RDW category T)
     "bestelbus",  # a van
+    "aanhangwagen",  # a drawbar trailer, behind a truck or an agricultural tractor
+    "oplegger",  # a semi-trailer: tank, walking floor, livestock, reefer
+    "landbouwaanhanger",  # an agricultural trailer (may carry the tractor's repeat plate)
     "overig",
 )
+# Kinds renamed by migration c0d1c0de0330: the API refuses them, naming the new one.
+OLD_SOORTEN = {"trekker": "opleggertrekker", "aanhanger": "aanhangwagen"}
 # Units of a vehicle's capacity: the units tasks are planned in.
 EENHEDEN = ("ton", "m3", "liter", "pallets", "stuks")
 

@@ -1,17 +1,99 @@
-"""The rules of a vehicle's fields: a Dutch licence plate (painted as the RDW does), its kind,
-texts within their lengths, a capacity with its unit, and the yes/no fields; checked and
-normalised for fleet.service, every problem an error with its field and stable code."""
+"""The rules of a vehicle: its kind (motorised or towed, which couples to which, the driving
+licence a combination needs), and its fields: a Dutch licence plate (painted as the RDW
+does), texts within their lengths, a capacity with its unit, and the yes/no fields; checked
+and normalised for fleet.service, every problem an error with its field and stable code."""
 
 from __future__ import annotations
 
 import math
 
 from portal.fleet import kenteken as plates
-from portal.fleet.models import EENHEDEN, SOORTEN
+from portal.fleet.models import EENHEDEN, OLD_SOORTEN, SOORTEN
 
 MAX_OMSCHRIJVING = 200
 MAX_OPMERKINGEN = 2000
 MAX_CAPACITEIT = 1_000_000
+
+# --- kinds: what drives, what is towed, what couples to what -----------------------------
+
+MOTORISED = frozenset({"vrachtwagen", "opleggertrekker", "landbouwtrekker", "bestelbus"})
+TOWED = frozenset({"aanhangwagen", "oplegger", "landbouwaanhanger"})
+# The motorised kinds each towed kind couples to.
+PULLED_BY = {
+    "oplegger": frozenset({"opleggertrekker"}),
+    "aanhangwagen": frozenset({"vrachtwagen", "landbouwtrekker"}),
+    "landbouwaanhanger": frozenset({"landbouwtrekker"}),
+}
+# The rule each refused coupling breaks: its stable code and the rule in English.
+COUPLING_RULES = {
+    "two_motorised": "two motorised vehicles never couple",
+    "not_motorised": "the pulling vehicle must be motorised",
+    "not_towed": "the towed vehicle must be a trailer, a semi-trailer or an agricultural trailer",
+    "semi_trailer_needs_tractor_unit": "a semi-trailer couples only to a tractor unit",
+    "drawbar_trailer_needs_truck_or_tractor": (
+        "a drawbar trailer couples only to a truck or an agricultural tractor"
+    ),
+    "agricultural_trailer_needs_agricultural_tractor": (
+        "an agricultural trailer couples only to an agricultural tractor"
+    ),
+}
+_BY_TOWED_KIND = {
+    "oplegger": "semi_trailer_needs_tractor_unit",
+    "aanhangwagen": "drawbar_trailer_needs_truck_or_tractor",
+    "landbouwaanhanger": "agricultural_trailer_needs_agricultural_tractor",
+}
+# What a licence needs when the kind does not tell it (overig): no licence matches it, so a
+# check against a driver's licences is never taken as met.
+LICENCE_UNKNOWN = "unknown"
+
+
+def coupling_problem(motor_kind: str, towed_kind: str) -> str | None:
+    """Why a vehicle of towed_kind cannot be coupled behind one of motor_kind: a code of
+    COUPLING_RULES; None when the coupling is allowed."""
+    if motor_kind in MOTORISED and towed_kind in MOTORISED:
+        return "two_motorised"
+    if motor_kind not in MOTORISED:
+        return "not_motorised"
+    if towed_kind not in TOWED:
+        return "not_towed"
+    if motor_kind not in PULLED_BY[towed_kind]:
+        return _BY_TOWED_KIND[towed_kind]
+    return None
+
+
+def needed_licence(motor_kind: str, towed_kind: str | None = None) -> str:
+    """The driving licence category (B, BE, C, CE, T) a motorised vehicle needs, alone or
+    with a towed one: B for a van, C for a truck or a tractor unit alone, CE for a truck with
+    a drawbar trailer or a tractor unit with a semi-trailer, T for an agricultural tractor with
+    or without its trailer. LICENCE_UNKNOWN for a kind that says nothing about it (overig,
+    or a towed kind as the motor)."""
+    towing = towed_kind is not None
+    if motor_kind == "landbouwtrekker":
+        return "T"
+    if motor_kind in ("vrachtwagen", "opleggertrekker"):
+        return "CE" if towing else "C"
+    if motor_kind == "bestelbus":
+        return "BE" if towing else "B"
+    return LICENCE_UNKNOWN
+
+
+def kind_problem(soort) -> dict | None:
+    """The error of a vehicle kind that is not one of SOORTEN; an old name (renamed by
+    migration c0d1c0de0330) names its new one."""
+    if soort in SOORTEN:
+        return None
+    if isinstance(soort, str) and soort in OLD_SOORTEN:
+        new = OLD_SOORTEN[soort]
+        return {
+            "field": "soort",
+            "code": "kind_renamed",
+            "message": f"'{soort}' is now '{new}'; one of {', '.join(SOORTEN)}",
+            "params": {"old": soort, "new": new},
+        }
+    return {"field": "soort", "code": "choice", "message": f"one of {', '.join(SOORTEN)}"}
+
+
+# --- a vehicle's fields --------------------------------------------------------------------
 
 
 def clean_fields(data: dict, errors: list[dict]) -> dict:
@@ -50,10 +132,9 @@ def _plate_and_kind(data: dict, clean: dict, errors: list[dict]) -> None:
                 }
             )
     if "soort" in data:
-        if data["soort"] not in SOORTEN:
-            errors.append(
-                {"field": "soort", "code": "choice", "message": f"one of {', '.join(SOORTEN)}"}
-            )
+        problem = kind_problem(data["soort"])
+        if problem is not None:
+            errors.append(problem)
         else:
             clean["soort"] = data["soort"]
 
