@@ -36,6 +36,7 @@ EXPECTED_TENANT_TABLES = {
     "chauffeur_locaties",
     "voertuigen",
     "voertuig_sessies",
+    "koppelingen",
     "api_keys",
     "refresh_tokens",
     "activation_codes",
