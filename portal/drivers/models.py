@@ -4,11 +4,12 @@ credentials (rotating refresh tokens, one-time activation codes)."""
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 
 from sqlalchemy import (
     CheckConstraint,
+    Date,
     Float,
     ForeignKeyConstraint,
     Index,
@@ -26,6 +27,11 @@ from portal.tenancy import CarrierScoped
 from portal.types import UTCDateTime, utcnow
 
 LANGUAGES = ("nl", "en")
+# The categories a Dutch driving licence can hold (Directive 2006/126/EC Art. 4, and T, the
+# Netherlands' own category for agricultural and forestry tractors), in the licence's order.
+RIJBEWIJS_CATEGORIEEN = (
+    "AM", "A1", "A2", "A", "B", "BE", "C1", "C1E", "C", "CE", "D1", "D1E", "D", "DE", "T",
+)  # fmt: skip
 
 
 class Driver(CarrierScoped, db.Model):
@@ -151,3 +157,24 @@ class ActivationCode(CarrierScoped, db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     verloopt_op: Mapped[datetime] = mapped_column(UTCDateTime)
     gebruikt_op: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class DriverLicence(CarrierScoped, db.Model):
+    """A driving licence category a driver holds, with its expiry date when known (a licence
+    gives each category its own). No rows: the driver's licence is not recorded."""
+
+    __tablename__ = "rijbewijscategorieen"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["transporteur_id", "chauffeur_id"], ["chauffeurs.transporteur_id", "chauffeurs.id"]
+        ),
+        UniqueConstraint("transporteur_id", "chauffeur_id", "categorie"),
+        CheckConstraint(
+            "categorie IN ({})".format(", ".join(repr(c) for c in RIJBEWIJS_CATEGORIEEN)),
+            name="categorie",
+        ),
+    )
+
+    chauffeur_id: Mapped[uuid.UUID] = mapped_column(Uuid)
+    categorie: Mapped[str] = mapped_column(String(4))
+    geldig_tot: Mapped[date | None] = mapped_column(Date)

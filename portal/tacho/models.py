@@ -137,3 +137,32 @@ class TachoDay(CarrierScoped, db.Model):
     # recorded them (a vehicle unit whose clock lagged can make a minute go back).
     wijzigingen: Mapped[list] = mapped_column(JSON, default=list)
     voertuigen: Mapped[list] = mapped_column(JSON, default=list)  # registrations seen that day
+    # [[kenteken, van_minuut, tot_minuut], ...]: which registration the card was in, from
+    # which minute of the UTC day to which (the card's vehicle records); null for days read
+    # before it was kept.
+    voertuiggebruik: Mapped[list | None] = mapped_column(JSON)
+
+
+# The national exemptions of Regulation (EC) 561/2006 Art. 13(1) a carrier can rely on for an
+# activity type (docs/eu561-scope.md): which the Netherlands grants, and on what conditions,
+# is national law, checked by the carrier.
+VRIJSTELLING_ARTIKELEN = ("13(1)(b)", "13(1)(c)", "13(1)(l)", "13(1)(n)", "13(1)(p)")
+
+
+class DrivingRulesExemption(CarrierScoped, db.Model):
+    """An activity type a carrier carries out under a national exemption from EU 561/2006
+    (Art. 13(1)), with the article it relies on: such work is shown as exempt, never as an
+    infringement, and still counts as working time."""
+
+    __tablename__ = "rijtijden_vrijstellingen"
+    __table_args__ = (
+        UniqueConstraint("transporteur_id", "activiteit"),
+        CheckConstraint(
+            "artikel IN ({})".format(", ".join(repr(a) for a in VRIJSTELLING_ARTIKELEN)),
+            name="artikel",
+        ),
+    )
+
+    activiteit: Mapped[str] = mapped_column(String(64))
+    artikel: Mapped[str] = mapped_column(String(12))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
