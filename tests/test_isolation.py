@@ -34,6 +34,8 @@ EXPECTED_TENANT_TABLES = {
     "gebruikers",
     "chauffeurs",
     "chauffeur_locaties",
+    "rijbewijscategorieen",
+    "rijtijden_vrijstellingen",
     "voertuigen",
     "voertuig_sessies",
     "koppelingen",
