@@ -30,3 +30,16 @@ driving_problems = Provider(
     rest rules (EU 561/2006; codes rijtijd_op, in_rust). Answered by tacho.""",
     default={},
 )
+
+changed = Hook(
+    "tasks.changed",
+    """A planner or integration changed a task's fields: changed(carrier_id=, task=,
+    changes=) with changes {field: [old, new]}, after the change is flushed (update_task).
+    A series lets a changed occurrence go: it no longer follows its series.""",
+)
+
+deleting = Hook(
+    "tasks.deleting",
+    """A task is about to be deleted or archived: deleting(carrier_id=, task_id=), before
+    the row goes. A series forgets the task of its occurrence (the date stays made).""",
+)

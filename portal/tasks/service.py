@@ -207,13 +207,7 @@ def update_task(
     _check_references(carrier_id, data)
     data = route.check(carrier_id=carrier_id, data=data, task=task)
     data = _with_questionnaire(carrier_id, task, data)
-    merged = {name: data.get(name, getattr(task, name)) for name in ("min_fotos", "max_fotos")}
-    if (
-        merged["min_fotos"] is not None
-        and merged["max_fotos"] is not None
-        and merged["min_fotos"] > merged["max_fotos"]
-    ):
-        raise ValidationFailed([{"field": "min_fotos", "message": "greater than max_fotos"}])
+    _check_photo_bounds(task, data)
     changes = {}
     for name, value in data.items():
         old = getattr(task, name)
@@ -230,6 +224,7 @@ def update_task(
             action="updated",
             changes=changes,
         )
+        hooks.changed(carrier_id=carrier_id, task=task, changes=changes)
         webhooks.emit(
             db.session,
             carrier_id=carrier_id,
@@ -240,6 +235,17 @@ def update_task(
             unless="taak.aangemaakt",
         )
     return task
+
+
+def _check_photo_bounds(task: Task, data: dict) -> None:
+    """At least as many photos as asked for at most (422 at min_fotos)."""
+    merged = {name: data.get(name, getattr(task, name)) for name in ("min_fotos", "max_fotos")}
+    if (
+        merged["min_fotos"] is not None
+        and merged["max_fotos"] is not None
+        and merged["min_fotos"] > merged["max_fotos"]
+    ):
+        raise ValidationFailed([{"field": "min_fotos", "message": "greater than max_fotos"}])
 
 
 def _with_questionnaire(carrier_id: uuid.UUID, task: Task, data: dict) -> dict:
@@ -283,6 +289,7 @@ def delete_task(*, carrier_id: uuid.UUID, task_id: uuid.UUID, actor: Actor) -> s
     told = None
     if webhooks.wanted(db.session, carrier_id=carrier_id, type="taak.verwijderd"):
         told = serialize_task(task, definitions_for(carrier_id=carrier_id, tasks=[task]))
+    hooks.deleting(carrier_id=carrier_id, task_id=task.id)
     if task.status == "afgerond" or _holds_work(carrier_id, task.id):
         task.gearchiveerd_op = utcnow()
         outcome = "archived"
