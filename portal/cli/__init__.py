@@ -18,6 +18,7 @@ from portal.cli import (
     fleet,
     messages,
     questionnaires,
+    series,
     tacho,
     webhooks,
 )
@@ -39,6 +40,7 @@ def register(app: Flask, factory) -> None:
         questionnaires,
         messages,
         webhooks,
+        series,
         demo,
         database,
         backups,

@@ -253,3 +253,13 @@ def task_deleting(*, carrier_id: uuid.UUID, task_id: uuid.UUID) -> None:
         .values(taak_id=None, stand="verwijderd")
         .execution_options(synchronize_session=False)
     )
+
+
+def carriers_with_series() -> list[uuid.UUID]:
+    """The carriers with a running series (every carrier's only on the owner's connection,
+    which row-level security does not limit: `flask series plan` runs there)."""
+    return list(
+        db.session.scalars(
+            select(TaskSeries.transporteur_id).where(TaskSeries.beeindigd_op.is_(None)).distinct()
+        )
+    )
