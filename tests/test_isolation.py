@@ -39,6 +39,8 @@ EXPECTED_TENANT_TABLES = {
     "voertuigen",
     "voertuig_sessies",
     "koppelingen",
+    "planvoorstellen",
+    "planvoorstel_regels",
     "api_keys",
     "refresh_tokens",
     "activation_codes",

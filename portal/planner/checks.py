@@ -29,6 +29,7 @@ from portal.planner.problem import (
     DRIVE_WEEK_RULE,
     LICENCE,
     LICENCES_UNKNOWN,
+    NO_COMBINATION,
     NO_DRIVING_DATA,
     OPENING_HOURS,
     OPENING_UNKNOWN,
@@ -74,6 +75,8 @@ def task_problems(problem: Problem, task: Task, combination: Combination) -> lis
     """The rules a task breaks on a combination whoever drives it: capabilities and the
     places' opening hours."""
     out = []
+    if combination.days is not None and problem.day_of(task.start) not in combination.days:
+        out.append(NO_COMBINATION)
     if not task.needs <= combination.capabilities:
         out.append(CAPABILITIES)
     if opening_closed(problem, task):

@@ -49,6 +49,7 @@ RULES = (
     CAPABILITIES,
     LICENCE,
     OPENING_HOURS,
+    "geen_combinatie",
 )
 # Rules that could not be decided for lack of data: the assignment stands, with this warning.
 NO_DRIVING_DATA = "geen_rijtijdgegevens"
@@ -147,6 +148,7 @@ class Combination:
     vehicle_ids: tuple[Hashable, ...] = ()
     capabilities: frozenset[str] = frozenset()
     licence: str | None = None
+    days: frozenset[date] | None = None  # the days it is coupled so (None: every day)
 
 
 @dataclass(frozen=True)
@@ -201,17 +203,9 @@ class Solution:
 
 
 def covers(held: frozenset[str], needed: str) -> bool:
-    """Whether a licence holder of `held` may drive what needs `needed` (CE includes C;
-    C and CE include T as the Dutch licence does)."""
-    if needed in held:
-        return True
-    if needed == "C":
-        return "CE" in held
-    if needed == "T":
-        return bool({"C", "CE"} & held)
-    if needed == "B":
-        return bool({"BE", "C", "CE", "C1", "C1E"} & held)
-    return False
+    """Whether a licence holder of `held` may drive what needs `needed` (CE includes C, as
+    the drivers' licences (portal.drivers.licences.covered) already say)."""
+    return needed in held or (needed == "C" and "CE" in held)
 
 
 def overlaps(a_start: datetime, a_end: datetime, b_start: datetime, b_end: datetime) -> bool:
