@@ -5,35 +5,14 @@ independent checker recomputes it."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import timedelta
 
 import pytest
-from factories import Ref, create_driver, create_task, in_carrier
+from factories import create_driver, create_task, in_carrier
+from planner.support import MONDAY, NOW, at, vehicle
 
 from portal.audit.service import SYSTEM
 from portal.errors import Conflict, ValidationFailed
-
-ZONE = ZoneInfo("Europe/Amsterdam")
-NOW = datetime(2026, 12, 6, 18, 0, tzinfo=ZONE).astimezone(UTC)  # Sunday before the week
-MONDAY = datetime(2026, 12, 7, 0, 0, tzinfo=ZONE).astimezone(UTC)
-
-
-def at(day: int, hour: int) -> datetime:
-    return datetime(2026, 12, 7 + day, hour, 0, tzinfo=ZONE).astimezone(UTC)
-
-
-def vehicle(app, carrier, kenteken, soort="vrachtwagen"):
-    from portal.extensions import db
-    from portal.fleet.models import Vehicle
-
-    def make():
-        row = Vehicle(transporteur_id=carrier.id, kenteken=kenteken, soort=soort)
-        db.session.add(row)
-        db.session.flush()
-        return row
-
-    return in_carrier(app, carrier.id, make, lambda v: Ref(v.id, carrier.id, naam=kenteken))
 
 
 @pytest.fixture
