@@ -77,6 +77,7 @@ def _blueprints(app: Flask) -> None:
     from portal.proof.pages import bp as proof_bp
     from portal.questionnaires.pages.answer_views import bp as answers_bp
     from portal.questionnaires.pages.builder import bp as questionnaires_bp
+    from portal.series.pages import bp as series_bp
     from portal.tacho.pages import bp as tacho_bp
     from portal.tacho.pages import driving_bp
     from portal.tasks.pages import bp as tasks_bp
@@ -91,6 +92,7 @@ def _blueprints(app: Flask) -> None:
         task_detail_bp,
         task_import_bp,
         task_paper_bp,
+        series_bp,
         proof_bp,
         billing_bp,
         tariffs_bp,

@@ -8,6 +8,7 @@ from flask_babel import lazy_gettext as _l
 # The portal's sections, in navigation order: (endpoint, label key).
 SECTIONS = [
     ("tasks.index", _l("Taken")),
+    ("series.index", _l("Reeksen")),
     ("customers.index", _l("Klanten")),
     ("billing.index", _l("Facturatie")),
     ("questionnaires.index", _l("Vragenlijsten")),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import orjson
+
 from series.support import make_series, make_template, series_tasks
 
 
