@@ -18,7 +18,7 @@ from portal.api.core import (
     require_scope,
     write,
 )
-from portal.drivers import locations, service
+from portal.drivers import licences, locations, service
 from portal.drivers.schemas import (
     DriverOut,
     DriverQuery,
@@ -49,9 +49,10 @@ CARRIER_ID = {"transporteur_id": {"description": "the caller's own carrier", "uu
 def user_profile(user_token: str):
     driver = driver_access(user_token, whole=True)
     carrier = get_carrier(carrier_id=driver.transporteur_id)
+    held = licences.recorded_licences(carrier_id=driver.transporteur_id, driver_ids={driver.id})
     return json_response(
         {
-            **serialize_driver(driver),
+            **serialize_driver(driver, held[driver.id]),
             "transporteur_naam": carrier.naam,
             "tijdzone": carrier.tijdzone,
         },
@@ -110,7 +111,7 @@ def put_location(user_token: str):
     summary="The drivers of a carrier (integrations; the caller's own carrier only)",
     tag="drivers",
     description="Ordered by naam; `actief` and `q` (text in naam, email, telefoon) filter. "
-    "Each driver carries its last known position.",
+    "Each driver carries its last known position and its licence categories.",
     query=DriverQuery,
     response=DriverOut,
     many=True,
@@ -126,4 +127,5 @@ def carrier_drivers(transporteur_id: uuid.UUID):
             q=query.q, actief=query.actief, limit=query.limit, offset=query.offset
         ),
     )
-    return list_response([serialize_driver(d) for d in drivers], total)
+    held = licences.recorded_licences(carrier_id=who.carrier_id, driver_ids={d.id for d in drivers})
+    return list_response([serialize_driver(d, held[d.id]) for d in drivers], total)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import date
 from decimal import Decimal
 from typing import Annotated
 
@@ -87,6 +88,18 @@ class LocationResult(BaseModel):
     )
 
 
+class LicenceOut(BaseModel):
+    """A driving licence category the driver holds (Directive 2006/126/EC Art. 4; T: the
+    Netherlands' tractor category)."""
+
+    model_config = ConfigDict(title="Rijbewijscategorie")
+
+    categorie: str = Field(
+        examples=["CE"], description="AM, A1, A2, A, B, BE, C1, C1E, C, CE, D1, D1E, D, DE or T"
+    )
+    geldig_tot: date | None = Field(description="the category's expiry date; null: not known")
+
+
 class DriverOut(BaseModel):
     """A driver of the carrier, as integrations see it."""
 
@@ -110,6 +123,10 @@ class DriverOut(BaseModel):
     )
     created_at: Timestamp
     laatste_locatie: LastLocation | None
+    rijbewijs_categorieen: list[LicenceOut] = Field(
+        description="the licence categories on record, in the licence's order; empty: none "
+        "recorded (the planner then takes none as held)"
+    )
 
 
 class UserProfile(DriverOut):
@@ -145,7 +162,9 @@ def last_location(driver: Driver) -> dict | None:
     }
 
 
-def serialize_driver(driver: Driver) -> dict:
+def serialize_driver(driver: Driver, licences: dict | None = None) -> dict:
+    """A driver as DriverOut; `licences` its categories with their expiry dates
+    (drivers.licences.recorded_licences)."""
     return {
         "id": str(driver.id),
         "transporteur_id": str(driver.transporteur_id),
@@ -161,4 +180,8 @@ def serialize_driver(driver: Driver) -> dict:
         "personeelsnummer": driver.personeelsnummer,
         "created_at": iso(driver.created_at),
         "laatste_locatie": last_location(driver),
+        "rijbewijs_categorieen": [
+            {"categorie": c, "geldig_tot": expiry.isoformat() if expiry else None}
+            for c, expiry in (licences or {}).items()
+        ],
     }

@@ -1,4 +1,5 @@
-"""Drivers of a carrier: the only door to the chauffeurs table (their positions: locations.py)."""
+"""Drivers of a carrier: the only door to the chauffeurs table (their positions: locations.py;
+their licence categories: licences.py, `licences_of` and `set_licences` re-exported here)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from portal.accounts.credentials import MIN_PASSWORD_LENGTH, hash_password
 from portal.audit import service as audit
 from portal.audit.service import SYSTEM, Actor
 from portal.audit.switching import Switchable, switch_off, switch_on
+from portal.drivers.licences import licences_of, set_licences  # noqa: F401 (the planner's door)
 from portal.drivers.models import Driver
 from portal.drivers.rules import check_fields, clean_fields, contract_fields, flush_unique
 from portal.errors import NotFound, ValidationFailed

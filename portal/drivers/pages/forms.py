@@ -5,10 +5,10 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 
 from flask_babel import lazy_gettext as _l
-from wtforms import DateField, SelectChoice, SelectField, StringField
+from wtforms import DateField, SelectChoice, SelectField, SelectMultipleField, StringField
 from wtforms.validators import DataRequired, Email, Length, Optional, Regexp
 
-from portal.drivers.models import LANGUAGES
+from portal.drivers.models import LANGUAGES, RIJBEWIJS_CATEGORIEEN
 from portal.validators import PortalForm, in_calendar
 
 LANGUAGE_LABELS = {"nl": _l("Nederlands"), "en": _l("Engels")}
@@ -109,6 +109,52 @@ class DriverForm(PortalForm):
         validators=[Optional(), Length(max=30, message=_l("Hoogstens 30 tekens."))],
         description=_l("Het nummer in het salarispakket; gaat mee in de looncijfers."),
         render_kw={"autocomplete": "off"},
+    )
+
+    rijbewijs_categorieen = SelectMultipleField(
+        _l("Rijbewijscategorieën"),
+        choices=[SelectChoice(c, c) for c in RIJBEWIJS_CATEGORIEEN],
+        description=_l(
+            "Vink aan wat op het rijbewijs staat; de planning kiest alleen chauffeurs met de "
+            "categorie die een combinatie vraagt (C, CE, T). Niets aangevinkt: onbekend."
+        ),
+    )
+
+    def validate(self, extra_validators=None) -> bool:
+        """The fields' own checks; an expiry date given for a category not ticked is an
+        error at that date."""
+        valid = super().validate(extra_validators)
+        chosen = set(self.rijbewijs_categorieen.data or ())
+        for category in RIJBEWIJS_CATEGORIEEN:
+            field = self[expiry_field(category)]
+            if field.data is not None and category not in chosen:
+                field.errors = [*field.errors, str(EXPIRY_WITHOUT_CATEGORY) % {"c": category}]
+                valid = False
+        return valid
+
+    def licences(self) -> dict:
+        """The ticked categories with their expiry dates (None: not given)."""
+        chosen = set(self.rijbewijs_categorieen.data or ())
+        return {c: self[expiry_field(c)].data for c in RIJBEWIJS_CATEGORIEEN if c in chosen}
+
+
+EXPIRY_WITHOUT_CATEGORY = _l("Vink %(c)s aan, of maak de datum leeg.")
+
+
+def expiry_field(category: str) -> str:
+    """The name of the form's expiry date field of a licence category."""
+    return f"geldig_tot_{category}"
+
+
+for _category in RIJBEWIJS_CATEGORIEEN:
+    setattr(
+        DriverForm,
+        expiry_field(_category),
+        DateField(
+            _l("%(c)s geldig tot", c=_category),
+            validators=[Optional(), in_calendar],
+            render_kw={"autocomplete": "off"},
+        ),
     )
 
 

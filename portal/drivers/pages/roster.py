@@ -21,6 +21,7 @@ from portal.accounts.permissions import role_required
 from portal.audit.service import ACTOR_LABELS
 from portal.drivers import rules, service
 from portal.drivers.models import Driver
+from portal.drivers.pages import licence_fields
 from portal.drivers.pages.forms import (
     CONTRACT_MESSAGE,
     LANGUAGE_LABELS,
@@ -63,6 +64,7 @@ FIELD_LABELS = {
     "geldig_tot": _l("Geldig tot"),
     "contracturen": _l("Contracturen per week"),
     "personeelsnummer": _l("Personeelsnummer"),
+    "rijbewijs_categorieen": _l("Rijbewijscategorieën"),
 }
 
 
@@ -131,12 +133,13 @@ def _apply_errors(form: DriverForm, error: ValidationFailed) -> list[str]:
         item if "code" in item else {**item, "code": UNCODED.get((item["field"], item["message"]))}
         for item in error.errors
     ]
-    return errors_at_fields(form, coded, WORDING)
+    return errors_at_fields(form, coded, WORDING | licence_fields.WORDING)
 
 
 def _valid(form: DriverForm, driver_id: uuid.UUID | None) -> bool:
     """The form's own checks, and the email's uniqueness, so every error shows at once."""
     valid = form.validate()
+    valid = licence_fields.check(form) and valid
     if not form.email.errors and rules.email_in_use(
         carrier_id=current_carrier_id(), email=form.email.data, driver_id=driver_id
     ):
@@ -174,6 +177,12 @@ def new():
             personeelsnummer=form.personeelsnummer.data,
             actor=current_actor(),
         )
+        service.set_licences(
+            carrier_id=current_carrier_id(),
+            driver_id=driver.id,
+            categorieen=form.licences(),
+            actor=current_actor(),
+        )
     except ValidationFailed as error:
         general = _apply_errors(form, error)
         return _render_form(form, None, 422, general)
@@ -189,6 +198,7 @@ def edit(driver: Driver):
     form = DriverForm(obj=driver if request.method == "GET" else None)
     if request.method == "GET":
         form.taal.data = driver.taal or "nl"
+        licence_fields.fill(form, carrier_id=current_carrier_id(), driver_id=driver.id)
         return _render_form(form, driver)
     driver_id = driver.id
     if not _valid(form, driver_id):
@@ -203,6 +213,12 @@ def edit(driver: Driver):
             taal=form.taal.data,
             contracturen=form.contracturen.data,
             personeelsnummer=form.personeelsnummer.data,
+            actor=current_actor(),
+        )
+        service.set_licences(
+            carrier_id=current_carrier_id(),
+            driver_id=driver_id,
+            categorieen=form.licences(),
             actor=current_actor(),
         )
     except ValidationFailed as error:
@@ -285,5 +301,6 @@ def show(driver: Driver):
         language_labels=LANGUAGE_LABELS,
         today=today,
         rijtijden=driving.budget_of(carrier_id=current_carrier_id(), driver_id=driver.id),
+        rijbewijs=licence_fields.recorded(carrier_id=current_carrier_id(), driver_id=driver.id),
         wording=wording,
     )
