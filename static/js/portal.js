@@ -134,3 +134,79 @@
     if (sending(refreshOf(event.detail.elt))) event.detail.shouldSwap = false;
   }, true);
 })();
+
+// === week view (helper WEEK: templates/tasks/week*.html) ===================================
+//
+// A card dragged in the week goes to the day under the pointer and to the lane it is dropped
+// in (a driver's lane: that driver; a vehicle's lane moves the day only), through the day
+// board's move route. board.js does the rest: the dialog, pausing the refresh while dragging,
+// the message and the board's redraw. A card whose driver changes and that has a vehicle asks
+// first (as on the day board) whether the vehicle goes along.
+(function () {
+  "use strict";
+  if (window.rijplanWeek) return;
+  window.rijplanWeek = true;
+  var dragged = null;
+
+  function cellAt(track, x) {
+    var cells = track.querySelectorAll(".wk-cell");
+    for (var i = 0; i < cells.length; i++) {
+      var box = cells[i].getBoundingClientRect();
+      if (x >= box.left && x < box.right) return cells[i];
+    }
+    return null;
+  }
+  function clear() {
+    document.querySelectorAll(".wk-cell.drop-over").forEach(function (c) { c.classList.remove("drop-over"); });
+  }
+  function target(event) {
+    var track = event.target.closest ? event.target.closest(".wk-track") : null;
+    var cell = track && cellAt(track, event.clientX);
+    return cell ? { track: track, cell: cell, lane: track.closest(".wk-lane") } : null;
+  }
+
+  document.addEventListener("dragstart", function (event) {
+    var card = event.target.closest ? event.target.closest(".wk-card[data-move-url]") : null;
+    dragged = card;
+  });
+  document.addEventListener("dragend", function () { dragged = null; clear(); });
+  document.addEventListener("dragover", function (event) {
+    if (!dragged) return;
+    var found = target(event);
+    if (!found) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = "move";
+    if (!found.cell.classList.contains("drop-over")) { clear(); found.cell.classList.add("drop-over"); }
+  });
+  document.addEventListener("drop", function (event) {
+    if (!dragged) return;
+    var found = target(event);
+    if (!found) return;
+    event.preventDefault();
+    clear();
+    var card = dragged;
+    var message = document.getElementById("board-message");
+    var cells = Array.prototype.slice.call(found.track.querySelectorAll(".wk-cell"));
+    var values = { versie: card.dataset.versie };
+    if (cells.indexOf(found.cell) !== Number(card.dataset.day)) values.datum = found.cell.dataset.weekDate;
+    var driver = found.lane.dataset.weekDriver;
+    var newDriver = driver !== undefined && driver !== card.dataset.chauffeur;
+    if (!values.datum && !newDriver) return;
+    var ask = newDriver && card.dataset.vehicle;
+    if (newDriver && !ask) values.chauffeur_id = driver;
+    card.classList.add("is-leaving");
+    // The message region is the source: it stays while the board redraws, and its
+    // ancestors carry the CSRF header (hx-headers on <main>).
+    var moved = values.datum ? htmx.ajax("POST", card.dataset.moveUrl, {
+      source: message, values: values, target: "#board-message", swap: "innerHTML"
+    }) : Promise.resolve();
+    if (ask) {
+      moved.then(function () {
+        htmx.ajax("GET", card.dataset.moveUrl + "?chauffeur_id=" + encodeURIComponent(driver), {
+          source: message, target: "#dialog-body", swap: "innerHTML"
+        });
+      });
+    }
+  });
+})();
+// === end of week view ======================================================================
