@@ -74,6 +74,7 @@ def _blueprints(app: Flask) -> None:
     from portal.hours.pages import bp as hours_bp
     from portal.hours.pages import payroll_bp, rulesets_bp
     from portal.messages.pages import bp as messages_bp
+    from portal.planner.pages import bp as planner_bp
     from portal.proof.pages import bp as proof_bp
     from portal.questionnaires.pages.answer_views import bp as answers_bp
     from portal.questionnaires.pages.builder import bp as questionnaires_bp
@@ -109,6 +110,7 @@ def _blueprints(app: Flask) -> None:
         payroll_bp,
         tacho_bp,
         driving_bp,
+        planner_bp,
         admin_bp,
         webhooks_bp,
         api_bp,

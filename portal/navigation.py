@@ -9,6 +9,7 @@ from flask_babel import lazy_gettext as _l
 SECTIONS = [
     ("tasks.index", _l("Taken")),
     ("series.index", _l("Reeksen")),
+    ("planner.index", _l("Plan de week")),
     ("customers.index", _l("Klanten")),
     ("billing.index", _l("Facturatie")),
     ("questionnaires.index", _l("Vragenlijsten")),
