@@ -154,7 +154,7 @@ def _quality(problem: Problem, found) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="a tiny instance")
-    parser.add_argument("--seconds", type=float, default=8.0, help="the solver's time limit")
+    parser.add_argument("--seconds", type=float, default=7.0, help="the solver's time limit")
     args = parser.parse_args()
     size = (12, 4, 6) if args.smoke else (200, 40, 60)
     problem = instance(*size)

@@ -156,3 +156,43 @@ def test_a_period_longer_than_two_weeks_is_refused(app, carrier):
         assert refused.value.errors[0]["code"] == "periode_te_lang"
 
     in_carrier(app, carrier.id, start)
+
+
+def test_plan_de_week_places_thirty_tasks_and_half_are_accepted_within_the_rules(
+    app, carrier, week
+):
+    """As the issue's planner does: 30 unassigned tasks in a week, a proposal, half accepted;
+    the checker recomputes every rule over what was accepted with the work already planned."""
+    from portal.planner import accepting, checks
+    from portal.planner.gather import gather
+    from portal.planner.problem import Assignment
+
+    for n in range(3):
+        create_driver(app, carrier, naam=f"Extra {n}")
+    for n in range(2):
+        vehicle(app, carrier, f"BX-2{n}-LP")
+    hours = (6, 9, 12, 15)
+    for n in range(25):  # 5 in the fixture: 30
+        create_task(app, carrier, None, type="voer_leveren", naam=f"Extra rit {n}",
+                    gepland_op=at(n % 6, hours[n % 4]), duur_min=150)  # fmt: skip
+    proposal_id, status, placed = solved(app, carrier)
+    assert status in ("done", "timed_out")
+    assert placed >= 25
+
+    def accept_half():
+        before = gather(carrier_id=carrier.id, van=MONDAY, tot=MONDAY + timedelta(days=7), now=NOW)
+        placed_lines = [line for line in lines(app, carrier, proposal_id) if line[1]]
+        chosen = [line[0] for line in placed_lines[: len(placed_lines) // 2]]
+        accepted = accepting.accept(
+            carrier_id=carrier.id, proposal_id=proposal_id, actor=SYSTEM, task_ids=chosen, now=NOW
+        )
+        combos = {v: k for k, v in before.combination_vehicles.items()}
+        plan = [
+            Assignment(ln.taak_id, ln.chauffeur_id, combos[(ln.voertuig_id, ln.getrokken_id)])
+            for ln in accepted
+        ]
+        assert checks.new_violations(before.problem, plan) == []
+        return len(accepted), len(placed_lines)
+
+    accepted, offered = in_carrier(app, carrier.id, accept_half)
+    assert accepted == offered // 2 >= 12
