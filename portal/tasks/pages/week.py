@@ -22,6 +22,7 @@ from portal.drivers import service as drivers_service
 from portal.fleet import service as fleet
 from portal.tacho import driving
 from portal.tasks import service
+from portal.tasks.combinations import plates_of_tasks
 from portal.tasks.pages.cards import card_context
 from portal.tasks.pages.forms import UNASSIGNED
 from portal.tasks.pages.kit import bp
@@ -56,7 +57,7 @@ class WeekQuery:
 
     @classmethod
     def from_args(cls, args, *, drivers, vehicles, today: date) -> WeekQuery:
-        form = WeekFilterForm(args)
+        form = WeekFilterForm(args, combinations=True)
         form.set_choices(drivers, vehicles)
         form.validate()
         first = form.clean("van") or monday(form.clean("datum") or today)
@@ -131,7 +132,10 @@ def show():
     warnings = service.planning_warnings(carrier_id=carrier_id, tasks=tasks)
     names, inactive = driver_names(drivers, tasks, warnings)
     plates = {v.id: v.kenteken for v in vehicles}
-    lanes = week_lanes(query, drivers, vehicles, inactive, placed)
+    if query.lanes == "combinatie":
+        lanes = combination_lanes(carrier_id, query, placed)
+    else:
+        lanes = week_lanes(query, drivers, vehicles, inactive, placed)
     if query.lanes == "chauffeur" and period.last >= today:
         add_budgets(carrier_id, lanes)
     week_url = url_for("tasks.index", **query.args)
@@ -201,6 +205,31 @@ def week_lanes(query: WeekQuery, drivers, vehicles, inactive: dict, placed) -> l
         key = str(driver_id)
         lanes[key] = Lane(key, name, driver=key, inactive=True)
     return fill(lanes, placed, lambda t: str(t.chauffeur_id) if t.chauffeur_id else "")
+
+
+def combination_lanes(carrier_id: uuid.UUID, query: WeekQuery, placed) -> list[Lane]:
+    """A lane per combination the period's tasks drive with (the vehicle and what it tows
+    for that task: a day's coupling or the task's own), by name; first the tasks without a
+    vehicle. Two queries (tasks.combinations)."""
+    found = plates_of_tasks(carrier_id=carrier_id, tasks=[p.task for p in placed])
+
+    def key_of(task) -> str:
+        if task.vehicle_id is None or task.id not in found:
+            return ""
+        return f"{task.vehicle_id}+{found[task.id][1] or ''}"
+
+    lanes: dict[str, Lane] = {}
+    if query.vehicle is None:
+        lanes[""] = Lane("", _("Zonder voertuig"))
+    named: dict[str, Lane] = {}
+    for item in placed:
+        key = key_of(item.task)
+        if key and key not in named:
+            label, towed_id, plate, fleet_number = found[item.task.id]
+            towed = plate or fleet_number or "?"
+            named[key] = Lane(key, f"{label} + {towed}" if towed_id else (label or "?"))
+    lanes.update(sorted(named.items(), key=lambda pair: pair[1].title))
+    return fill(lanes, placed, key_of)
 
 
 def add_budgets(carrier_id: uuid.UUID, lanes: list[Lane]) -> None:

@@ -83,5 +83,7 @@ def week_texts() -> SimpleNamespace:
         fortnight=_("2 weken"),
         daily_rest=_("Dagrust uiterlijk"),
         weekly_rest=_("Weekrust uiterlijk"),
+        daily_rest_short=_("Dagrust"),
+        weekly_rest_short=_("Weekrust"),
         count=lambda n: ngettext("%(num)s taak", "%(num)s taken", n),
     )

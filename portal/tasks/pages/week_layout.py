@@ -56,9 +56,11 @@ class Period:
 
     @property
     def ticks(self) -> list[tuple[int, int]]:
-        """The axis' ticks of a day: (hour, hours until the next tick), every other hour."""
-        hours = list(range(self.first_hour, self.last_hour, 2))
-        return [(h, min(2, self.last_hour - h)) for h in hours]
+        """The axis' ticks of a day: (hour, hours until the next tick); every other hour for
+        a few days, fewer as the days get narrower."""
+        step = 2 if self.days <= 4 else 3 if self.days <= 7 else 6
+        hours = list(range(self.first_hour, self.last_hour, step))
+        return [(h, min(step, self.last_hour - h)) for h in hours]
 
     @property
     def units(self) -> float:
