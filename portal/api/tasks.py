@@ -181,7 +181,9 @@ def list_tasks():
         offset=query.offset,
     )
     page = service.list_tasks(carrier_id=who.carrier_id, filters=filters)
-    return list_response([serialize_task(t, page.definitions) for t in page.tasks], page.total)
+    return list_response(
+        [serialize_task(t, page.definitions, page.plates) for t in page.tasks], page.total
+    )
 
 
 @operation(

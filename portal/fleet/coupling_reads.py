@@ -9,13 +9,16 @@ import uuid
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, literal, or_, select
+from sqlalchemy.orm import aliased
 
+from portal.accounts.service import carrier_zone
 from portal.extensions import db
 from portal.fleet import rules
 from portal.fleet.coupling_models import Coupling
 from portal.fleet.models import Vehicle
 from portal.hooks import Provider
+from portal.types import utcnow
 
 
 def current(carrier_id: uuid.UUID):
@@ -149,3 +152,49 @@ def motor_of(*, carrier_id: uuid.UUID, towed_id: uuid.UUID, day: date) -> Vehicl
         )
         .where(*current(carrier_id), Coupling.getrokken_id == towed_id, Coupling.datum == day)
     )
+
+
+def combination_columns(*, carrier, vehicle_id, task_id, day) -> tuple:
+    """Correlated scalar subqueries of a task's combination, for a statement over tasks
+    (the driver's poll reads them in its one round trip): the vehicle's label, and the
+    towed vehicle's id, plate and fleet number, as plates_of_tasks gives them (the task's
+    own coupling while it names the task's vehicle, else the vehicle's day coupling).
+    carrier, vehicle_id, task_id: the task's columns; day: its calendar day."""
+    motor = aliased(Vehicle)
+    label = (
+        select(func.coalesce(motor.kenteken, literal("#") + motor.vlootnummer))
+        .where(motor.transporteur_id == carrier, motor.id == vehicle_id)
+        .scalar_subquery()
+    )
+
+    def towed(column_of):
+        trailer = aliased(Vehicle)
+        return (
+            select(column_of(trailer))
+            .join(
+                Coupling,
+                (Coupling.transporteur_id == trailer.transporteur_id)
+                & (Coupling.getrokken_id == trailer.id),
+            )
+            .where(
+                Coupling.transporteur_id == carrier,
+                Coupling.ontkoppeld_op.is_(None),
+                Coupling.trekkend_id == vehicle_id,
+                or_(Coupling.taak_id == task_id, Coupling.datum == day),
+            )
+            .order_by(Coupling.taak_id.is_(None))  # the task's own coupling first
+            .limit(1)
+            .scalar_subquery()
+        )
+
+    return (
+        label,
+        towed(lambda v: v.id),
+        towed(lambda v: v.kenteken),
+        towed(lambda v: v.vlootnummer),
+    )
+
+
+def today_of(carrier_id: uuid.UUID) -> date:
+    """The carrier's calendar day now: the day a scan couples for."""
+    return utcnow().astimezone(carrier_zone(carrier_id)).date()

@@ -28,8 +28,10 @@ from portal.fleet.coupling_models import BRONNEN, Coupling
 from portal.fleet.coupling_reads import (  # noqa: F401 (offered here, the door)
     TaskSlot,
     change_marks,
+    combination_columns,
     combinations,
     task_slots,
+    today_of,
     towed_for_slots,
     vehicles_by_id,
 )
@@ -211,7 +213,9 @@ def _pair(carrier_id: uuid.UUID, motor_id: uuid.UUID, towed_id: uuid.UUID):
     if problem is not None:
         raise CouplingRefused(
             problem,
-            f"A {towed.soort} does not couple to a {motor.soort}.",
+            f"{towed.label} can not be coupled to {motor.label}: "
+            + rules.COUPLING_RULES.get(problem, problem)
+            + ".",
             trekkend=motor.label,
             getrokken=towed.label,
             soort_trekkend=motor.soort,

@@ -19,7 +19,7 @@ from portal.audit.service import Actor
 from portal.drivers import service as drivers
 from portal.errors import Conflict, Forbidden, ValidationFailed
 from portal.extensions import db
-from portal.fleet import qr
+from portal.fleet import coupling_reads, qr, rules
 from portal.fleet.models import Vehicle, VehicleSession
 from portal.fleet.session_reads import (  # noqa: F401 (the door to the sessions, as before)
     SessionFilters,
@@ -89,7 +89,7 @@ def _plate(carrier_id: uuid.UUID, vehicle_id: uuid.UUID | None) -> str:
     if vehicle_id is None:
         return "?"
     vehicle = _vehicle(carrier_id, vehicle_id)
-    return vehicle.kenteken if vehicle else "?"
+    return vehicle.label if vehicle else "?"
 
 
 def _driver_name(carrier_id: uuid.UUID, chauffeur_id: uuid.UUID) -> str:
@@ -198,7 +198,7 @@ def validate_session(
             "This session waited too long for its scan; start a new one.", reden="expired"
         )
     vehicle, sticker = _scanned_vehicle(carrier_id, session, payload)
-    plate, vehicle_id = vehicle.kenteken, vehicle.id
+    plate, vehicle_id = vehicle.label, vehicle.id
     # Friendly refusals first; the unique indexes decide races between these checks and now.
     busy = _active_of_vehicle(carrier_id, vehicle_id)
     if busy is not None:
@@ -211,10 +211,9 @@ def validate_session(
     return session
 
 
-def _scanned_vehicle(carrier_id: uuid.UUID, session: VehicleSession, payload: str):
-    """The carrier's active vehicle the scanned sticker names, and the sticker; QrRefused for
-    a sticker that is not (or no longer) valid for this session, SessionConflict for a
-    deactivated vehicle."""
+def read_sticker(carrier_id: uuid.UUID, payload: str):
+    """The carrier's vehicle the scanned sticker names, and the sticker; QrRefused for a
+    sticker that is not (or no longer) valid."""
     try:
         sticker = qr.read(payload)
     except qr.UnreadablePayload:
@@ -229,20 +228,45 @@ def _scanned_vehicle(carrier_id: uuid.UUID, session: VehicleSession, payload: st
     if sticker.versie != vehicle.qr_versie:
         raise QrRefused(
             "rotated",
-            f"This sticker of {vehicle.kenteken} has been replaced by a newer one; "
+            f"This sticker of {vehicle.label} has been replaced by a newer one; "
             "scan the current sticker or ask the office for one.",
         )
-    if session.vehicle_id is not None and session.vehicle_id != vehicle.id:
+    return vehicle, sticker
+
+
+def _scanned_vehicle(carrier_id: uuid.UUID, session: VehicleSession, payload: str):
+    """The carrier's active vehicle the session starts on, and the sticker: the scanned
+    vehicle, or for a trailer's sticker the motorised vehicle it is coupled to today (the
+    session then drives that combination). QrRefused for a sticker that is not (or no
+    longer) valid for this session, SessionConflict for a deactivated vehicle."""
+    scanned, sticker = read_sticker(carrier_id, payload)
+    vehicle = scanned
+    if scanned.soort in rules.TOWED:
+        vehicle = _tractor_of(carrier_id, scanned)
+    if session.vehicle_id is not None and session.vehicle_id not in (vehicle.id, scanned.id):
         expected = _plate(carrier_id, session.vehicle_id)
         raise QrRefused(
             "other_vehicle",
-            f"This QR code is of {vehicle.kenteken}, but the session was started for {expected}.",
+            f"This QR code is of {scanned.label}, but the session was started for {expected}.",
         )
     if not vehicle.actief:
         raise SessionConflict(
-            f"{vehicle.kenteken} is deactivated and cannot be driven.", reden="vehicle_inactive"
+            f"{vehicle.label} is deactivated and cannot be driven.", reden="vehicle_inactive"
         )
     return vehicle, sticker
+
+
+def _tractor_of(carrier_id: uuid.UUID, towed: Vehicle) -> Vehicle:
+    """The motorised vehicle towed is coupled to today; QrRefused when none."""
+    today = coupling_reads.today_of(carrier_id)
+    motor = coupling_reads.motor_of(carrier_id=carrier_id, towed_id=towed.id, day=today)
+    if motor is None:
+        raise QrRefused(
+            "towed_not_coupled",
+            f"{towed.label} is coupled to no motorised vehicle today: scan the sticker of "
+            "the truck or tractor that pulls it.",
+        )
+    return motor
 
 
 def _activate(

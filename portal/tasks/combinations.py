@@ -47,6 +47,14 @@ def towed_of_tasks(*, carrier_id: uuid.UUID, tasks: list) -> dict:
     return couplings.towed_for_slots(carrier_id=carrier_id, slots=slots)
 
 
+def towed_for(*, carrier_id: uuid.UUID, tasks: list[tuple]) -> dict:
+    """The towed vehicle behind each of tasks, given as (key, task or draft: vehicle_id,
+    gepland_op, type, duur_min), by key: one query."""
+    zone = carrier_zone(carrier_id)
+    slots = {key: slot_of(task, zone) for key, task in tasks}
+    return couplings.towed_for_slots(carrier_id=carrier_id, slots=slots)
+
+
 def plates_of_tasks(*, carrier_id: uuid.UUID, tasks: list) -> dict[uuid.UUID, tuple]:
     """What the API says of each task's combination (tasks with a vehicle only): the
     vehicle's label, and the towed vehicle's id, own plate and fleet number (or Nones).

@@ -6,18 +6,40 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
+from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Integer, Select, String, Uuid, and_, bindparam, func, or_, select
+from sqlalchemy import (
+    Date,
+    Integer,
+    Select,
+    String,
+    Uuid,
+    and_,
+    bindparam,
+    cast,
+    func,
+    null,
+    or_,
+    select,
+)
 
 from portal import reads
 from portal.accounts.service import carrier_zone
 from portal.extensions import db
+from portal.fleet import couplings
 from portal.questionnaires import service as questionnaires
+from portal.tasks.combinations import plates_of_tasks
 from portal.tasks.models import OPEN_STATUSES, Task
-from portal.tasks.schemas import TASK_FIELDS, TASK_TIME_FIELDS, VRAGENPAD_INDEX, serialize_task_rows
+from portal.tasks.schemas import (
+    COMBINATION_FIELDS,
+    TASK_FIELDS,
+    TASK_TIME_FIELDS,
+    VRAGENPAD_INDEX,
+    serialize_task_rows,
+)
 from portal.types import UTCDateTime, period_bound
 
 
@@ -43,6 +65,7 @@ class TaskPage:
     tasks: list[Task]
     total: int
     definitions: dict[uuid.UUID, str]
+    plates: dict[uuid.UUID, tuple] = field(default_factory=dict)  # their combinations
 
 
 _moment = period_bound
@@ -160,10 +183,15 @@ def _build_poll_statements(filters: TaskFilters, dialect: str) -> tuple[Select, 
     """On PostgreSQL the timestamps come formatted as the API writes them (to_char), so no
     row goes through Python's datetime on the way to the answer."""
     where = _where_shape(filters, {})
-    fingerprint = select(func.count(), func.max(Task.updated_at)).where(*where)
+    # A coupling made or ended, or a vehicle changed, changes the plates the tasks list.
+    marks = couplings.change_marks(bindparam("tid", type_=Uuid, required=False))
+    fingerprint = select(func.count(), func.max(Task.updated_at), *marks).where(*where)
+    combination = dict(zip(COMBINATION_FIELDS, _combination_columns(dialect), strict=True))
     columns = []
     for name in TASK_FIELDS:
-        if name == "vragenpad":
+        if name in COMBINATION_FIELDS:
+            columns.append(combination[name].label(name))
+        elif name == "vragenpad":
             columns.append(Task.activity_questionnaire_id)
         elif name in TASK_TIME_FIELDS and dialect == "postgresql":
             columns.append(func.to_char(func.timezone("UTC", getattr(Task, name)), _ISO_FORMAT))
@@ -178,6 +206,21 @@ def _build_poll_statements(filters: TaskFilters, dialect: str) -> tuple[Select, 
 
 
 _ISO_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'  # iso(): UTC, milliseconds (truncated), Z
+
+
+def _combination_columns(dialect: str) -> tuple:
+    """A task's combination as columns of the poll's rows: on PostgreSQL read in the same
+    round trip (the day in the carrier's zone, bound as `zone`); elsewhere nulls that
+    TaskListing.body() fills in (tasks/combinations.py, as the ORM path does)."""
+    if dialect != "postgresql":
+        return (null(),) * len(COMBINATION_FIELDS)
+    zone = bindparam("zone", type_=String, required=False)
+    return couplings.combination_columns(
+        carrier=Task.transporteur_id,
+        vehicle_id=Task.vehicle_id,
+        task_id=Task.id,
+        day=cast(func.timezone(zone, Task.gepland_op), Date),
+    )
 
 
 @dataclass(frozen=True)
@@ -201,14 +244,17 @@ class TaskListing:
             carrier_id,
             filters,
             reads.Query(fingerprint, values),
-            reads.Query(rows, {**values, "limit": filters.limit, "offset": filters.offset}),
+            reads.Query(
+                rows,
+                {**values, "limit": filters.limit, "offset": filters.offset, "zone": zone.key},
+            ),
             datetime.now(zone).date(),
         )
 
     def etag(self, fingerprint_rows: list[tuple]) -> tuple[str, int]:
         """The list's ETag and total, from the fingerprint's one row."""
-        count, latest = fingerprint_rows[0]
-        basis = f"{self.filters}|{count}|{latest}|{self.today}"
+        count, latest, *marks = fingerprint_rows[0]
+        basis = f"{self.filters}|{count}|{latest}|{marks}|{self.today}"
         return hashlib.sha256(basis.encode()).hexdigest()[:32], count
 
     def body(self, rows: list[tuple]) -> bytes:
@@ -216,9 +262,25 @@ class TaskListing:
         definitions = questionnaires.definition_bytes(
             carrier_id=self.carrier_id, revision_ids={row[VRAGENPAD_INDEX] for row in rows}
         )
-        return serialize_task_rows(
-            rows, definitions, times_as_text=db.engine.dialect.name == "postgresql"
-        )
+        if db.engine.dialect.name == "postgresql":  # the combinations came with the rows
+            return serialize_task_rows(rows, definitions, times_as_text=True)
+        plates = plates_of_tasks(carrier_id=self.carrier_id, tasks=_slot_rows(rows))
+        return serialize_task_rows(rows, definitions, times_as_text=False, plates=plates)
+
+
+_SLOT_INDEX = {name: TASK_FIELDS.index(name) for name in ("vehicle_id", "gepland_op", "type")}
+_SLOT_INDEX["duur_min"] = TASK_FIELDS.index("duur_min")
+
+
+def _slot_rows(rows: list[tuple]) -> list[SimpleNamespace]:
+    """The rows with a vehicle as what combinations need of a task (id, vehicle_id,
+    gepland_op, type, duur_min)."""
+    found = []
+    for row in rows:
+        values = {name: row[i] for name, i in _SLOT_INDEX.items()}
+        if values["vehicle_id"] is not None:
+            found.append(SimpleNamespace(id=row[0], **values))
+    return found
 
 
 def list_tasks(
@@ -228,7 +290,8 @@ def list_tasks(
     total: int | None = None,
     with_definitions: bool = True,
 ) -> TaskPage:
-    """One page of tasks with their questionnaire definitions: three queries at most."""
+    """One page of tasks with their questionnaire definitions and their vehicle combinations
+    (plates): five queries at most."""
     zone = carrier_zone(carrier_id)
     where = _where(carrier_id, filters, zone)
     if total is None:
@@ -239,7 +302,8 @@ def list_tasks(
         )
     )
     definitions = definitions_for(carrier_id=carrier_id, tasks=tasks) if with_definitions else {}
-    return TaskPage(tasks, total, definitions)
+    plates = plates_of_tasks(carrier_id=carrier_id, tasks=tasks)
+    return TaskPage(tasks, total, definitions, plates)
 
 
 def definitions_for(*, carrier_id: uuid.UUID, tasks: list[Task]) -> dict[uuid.UUID, str]:

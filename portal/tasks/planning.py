@@ -1,6 +1,7 @@
 """Planning warnings of tasks: a board's saved tasks, a task as a form would save it, an
 import's rows. Warnings, never refusals: double bookings and VDM numbers (conflicts.py),
-and the driver's driving and rest times (asked of tacho through hooks.driving_problems).
+the driver's driving and rest times (asked of tacho through hooks.driving_problems), and a
+combination that lacks what the activity type needs (capability_warnings.py).
 service.py re-exports these names; callers ask it."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import uuid
 from datetime import timedelta
 
 from portal.tasks import conflicts, hooks
+from portal.tasks.capability_warnings import capability_warnings
 from portal.tasks.conflicts import Planned, PlanningWarning
 from portal.tasks.models import Task
 from portal.types import utcnow
@@ -17,11 +19,14 @@ from portal.types import utcnow
 def planning_warnings(
     *, carrier_id: uuid.UUID, tasks: list[Task]
 ) -> dict[uuid.UUID, list[PlanningWarning]]:
-    """The warnings of saved tasks (a board), by task id: four queries however many tasks
-    (one for the conflicts, three for the drivers' driving and rest times)."""
+    """The warnings of saved tasks (a board), by task id: a fixed number of queries however
+    many tasks (the conflicts, the drivers' driving and rest times, the capabilities)."""
     planned = [Planned.of_task(t) for t in tasks]
     found = conflicts.check(carrier_id=carrier_id, planned=planned)
     for warnings, extra in zip(found, _driving_warnings(carrier_id, planned), strict=True):
+        warnings.extend(extra)
+    lacking = capability_warnings(carrier_id=carrier_id, planned=planned)
+    for warnings, extra in zip(found, lacking, strict=True):
         warnings.extend(extra)
     return {task.id: warnings for task, warnings in zip(tasks, found, strict=True) if warnings}
 
@@ -64,6 +69,7 @@ def draft_warnings(
     return (
         conflicts.check(carrier_id=carrier_id, planned=[draft])[0]
         + (_driving_warnings(carrier_id, [draft])[0])
+        + capability_warnings(carrier_id=carrier_id, planned=[draft])[0]
     )
 
 

@@ -11,6 +11,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from portal.questionnaires.schemas import ActivityQuestionnaireOut, QuestionnaireDefinition
 from portal.schemas import Timestamp, in_range
+from portal.tasks.combinations import plates_of_tasks
 from portal.tasks.models import STATUSES, Task
 
 # The request bodies and queries (request_schemas.py); callers import them from here.
@@ -96,16 +97,37 @@ class TaskOut(BaseModel):
     los_land: str | None = None
     los_lat: float | None = None
     los_lng: float | None = None
+    # The vehicle combination (tasks/combinations.py): the vehicle's plate and the towed
+    # vehicle behind it (the task's own coupling, else its vehicle's coupling of the day).
+    kenteken: str | None = Field(
+        default=None, description="the plate of the vehicle (vehicle_id), or its fleet number"
+    )
+    getrokken_id: uuid.UUID | None = Field(
+        default=None, description="the towed vehicle (trailer) coupled to the vehicle for it"
+    )
+    getrokken_kenteken: str | None = Field(
+        default=None,
+        description="the towed vehicle's own plate; null when it has none (an agricultural "
+        "trailer on the tractor's repeat plate) or there is no towed vehicle",
+    )
+    getrokken_vlootnummer: str | None = Field(
+        default=None, description="the towed vehicle's fleet number, if it has one"
+    )
 
 
 _ID_FIELDS = {
     "id", "vehicle_id", "chauffeur_id", "transporteur_id", "klant_id", "laadlocatie_id",
     "loslocatie_id",
 }  # fmt: skip
+COMBINATION_FIELDS = ("kenteken", "getrokken_id", "getrokken_kenteken", "getrokken_vlootnummer")
+"""The fields of a task's combination: not columns of the task, filled in from
+tasks.combinations.plates_of_tasks (None for each when it has no vehicle)."""
 _TIME_FIELDS = {"gepland_op", "ontvangen_op", "gestart_op", "afgerond_op", "created_at"}
 _FIELDS = list(TaskOut.model_fields)
 
 TASK_FIELDS: tuple[str, ...] = tuple(_FIELDS)
+_COMBINATION_INDEX = {name: i for i, name in enumerate(COMBINATION_FIELDS)}
+_NO_COMBINATION = (None, None, None, None)
 """A task's fields in the seed's order; a row of the fast path has one value per field, the
 pinned revision's id in the place of `vragenpad`."""
 TASK_TIME_FIELDS = frozenset(_TIME_FIELDS)
@@ -113,12 +135,22 @@ VRAGENPAD_INDEX = TASK_FIELDS.index("vragenpad")
 _TIME_INDEXES = tuple(i for i, name in enumerate(TASK_FIELDS) if name in _TIME_FIELDS)
 
 
-def serialize_task(task: Task, definitions: dict[uuid.UUID, str]) -> dict:
+def serialize_task(
+    task: Task, definitions: dict[uuid.UUID, str], plates: dict[uuid.UUID, tuple] | None = None
+) -> dict:
     """A task as JSON-ready data, fields in the seed's order. The vragenpad is the revision's
     stored JSON text, spliced in unparsed: a list of 50 tasks serialises each distinct
-    questionnaire once."""
+    questionnaire once. plates: the combinations of a list's tasks
+    (tasks.combinations.plates_of_tasks); without it, the task's own is read."""
+    if plates is None:
+        plates = plates_of_tasks(carrier_id=task.transporteur_id, tasks=[task])
+    combination = plates.get(task.id) or _NO_COMBINATION
     data = {}
     for name in _FIELDS:
+        if name in _COMBINATION_INDEX:
+            value = combination[_COMBINATION_INDEX[name]]
+            data[name] = str(value) if name == "getrokken_id" and value else value
+            continue
         if name == "vragenpad":
             text = definitions.get(task.activity_questionnaire_id)
             data[name] = orjson.Fragment(text) if text else None
@@ -133,7 +165,11 @@ def serialize_task(task: Task, definitions: dict[uuid.UUID, str]) -> dict:
 
 
 def serialize_task_rows(
-    rows: list[tuple], definitions: dict[uuid.UUID, bytes], *, times_as_text: bool
+    rows: list[tuple],
+    definitions: dict[uuid.UUID, bytes],
+    *,
+    times_as_text: bool,
+    plates: dict[uuid.UUID, tuple] | None = None,
 ) -> bytes:
     """A JSON array of tasks from plain rows (TASK_FIELDS order, the revision id in place of
     the vragenpad), byte for byte what serialize_task gives for the same tasks: each
@@ -149,6 +185,9 @@ def serialize_task_rows(
                 row[index] = iso(row[index])
         item = dict(zip(TASK_FIELDS, row, strict=True))
         item["vragenpad"] = fragments.get(row[VRAGENPAD_INDEX])
+        combination = (plates or {}).get(row[0])
+        if combination is not None:
+            item.update(zip(COMBINATION_FIELDS, combination, strict=True))
         out.append(item)
     return orjson.dumps(out)
 

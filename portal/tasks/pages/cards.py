@@ -20,6 +20,7 @@ from portal.customers import service as customers
 from portal.drivers import service as drivers_service
 from portal.fleet import service as fleet
 from portal.tasks import lifecycle, service
+from portal.tasks.combinations import plates_of_tasks
 from portal.tasks.models import Task
 from portal.tasks.pages.forms import MOVE_LABELS, REOPEN_LABEL, STATUS_LABELS
 from portal.tasks.pages.kit import CLOSED, _back, task_page_url
@@ -92,6 +93,7 @@ def _card_texts() -> SimpleNamespace:
             for key, text in (
                 ("zonder_datum", _("zonder datum")),
                 ("voertuig", _("Voertuig")),
+                ("getrokken", _("Aanhanger of oplegger")),
                 ("niet_toegewezen", _("Niet toegewezen")),
                 ("eisen", _("Eisen")),
                 ("vdm", _("VDM-nummer")),
@@ -115,6 +117,7 @@ def card_context(
     names: dict | None = None,
     plates: dict | None = None,
     customers: dict | None = None,
+    combinations: dict | None = None,
 ) -> SimpleNamespace:
     """What every card on a board needs besides its task; warnings by task id, drivers'
     names and plates by id. Everything that is the same for every card (labels, texts, the
@@ -141,6 +144,8 @@ def card_context(
         # the same for every planner; card.html() puts this request's token in its place.
         csrf_token=lambda: _CSRF_MARK,
         customers=customers or {},
+        # Each task's combination (tasks.combinations.plates_of_tasks): the towed vehicle.
+        combinations=combinations or {},
     )
     card.html = _KeptCards(card, names or {}, plates or {})
     return card
@@ -177,6 +182,7 @@ class _KeptCards:
                 self.names.get(task.chauffeur_id),
                 self.plates.get(task.vehicle_id),
                 self.card.customers.get(task.klant_id),
+                self.card.combinations.get(task.id),
                 self._warned(task),
             )
             try:
@@ -310,6 +316,7 @@ def _card(task: Task, status: int = 200, *, notice: dict | None = None):
             names=names,
             plates=plates,
             customers=clients,
+            combinations=plates_of_tasks(carrier_id=current_carrier_id(), tasks=[task]),
         ),
     )
     return make_response(html, status)
