@@ -46,6 +46,9 @@ EXPECTED_TENANT_TABLES = {
     "activation_codes",
     "activity_questionnaires",
     "taken",
+    "taak_sjablonen",
+    "taak_reeksen",
+    "reeks_voorkomens",
     "answer_sessions",
     "answers",
     "questionnaire_drafts",
@@ -409,6 +412,7 @@ def populate(app, client, name: str) -> dict:
         app, carrier.id, extra
     )
     delivery_id = in_carrier(app, carrier.id, lambda: first_delivery(carrier.id))
+    customer_ids.update(series_rows(app, carrier, customer_ids["klant_id"]))
     return {
         "carrier": carrier,
         "driver": driver,
@@ -655,6 +659,33 @@ def test_an_app_query_that_forgets_its_filter_still_sees_one_carrier(app, client
 # --- every route with an id answers 404 for another carrier's object -----------------
 
 
+def series_rows(app, carrier, customer_id) -> dict:
+    """A template, a series made from it and its occurrences (taak_sjablonen, taak_reeksen,
+    reeks_voorkomens)."""
+    from datetime import date, time
+
+    from portal.audit.service import SYSTEM
+    from portal.series import planning
+    from portal.series import service as series
+
+    def make():
+        template = series.create_template(
+            carrier_id=carrier.id,
+            data={"naam": "Mest", "type": "mest_laden", "klant_id": customer_id},
+            actor=SYSTEM,
+        )
+        made = series.create_series(
+            carrier_id=carrier.id,
+            data={"sjabloon_id": template.id, "naam": "Mest ma", "weekdagen": (0,),
+                  "startdatum": date(2026, 11, 2), "tijd": time(7, 0)},
+            actor=SYSTEM,
+        )  # fmt: skip
+        planning.plan(carrier_id=carrier.id, today=date(2026, 11, 2), weeks=1)
+        return {"sjabloon_id": template.id, "reeks_id": made.id}
+
+    return in_carrier(app, carrier.id, make)
+
+
 def route_values(refs: dict) -> dict[str, str]:
     """A value for every argument of every route, from one carrier's populate(): its ids,
     and any valid value for the arguments that are no ids."""
@@ -695,6 +726,8 @@ def route_values(refs: dict) -> dict[str, str]:
         "rule_set_id": str(refs["rule_set_id"]),
         "loon_export_id": str(refs["payroll_export_id"]),
         "correctie_id": str(refs["correction_id"]),
+        "sjabloon_id": str(refs["sjabloon_id"]),
+        "reeks_id": str(refs["reeks_id"]),
     }
 
 

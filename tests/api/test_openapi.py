@@ -383,6 +383,7 @@ def world(app, client, carrier, driver, api_key) -> dict:
     assert tacho.status_code == 201, tacho.get_data(as_text=True)
     endpoint_id, delivery_id = webhook_with_a_failed_delivery(app, carrier)
     klant_id, locatie_id = customer_with_a_place(app, carrier)
+    sjabloon_id, spare_template_id, reeks_id = template_and_series(app, carrier)
     tarief_id = default_tariff(app, carrier)
     factuur_id = issued_invoice(app, carrier, driver)
     return {
@@ -409,7 +410,10 @@ def world(app, client, carrier, driver, api_key) -> dict:
             "factuur_id": str(factuur_id),
             "week": "2026-W47",  # not an id: any valid ISO week
             "correctie_id": str(correction_of(app, carrier, driver, activity_id)),
+            "sjabloon_id": str(sjabloon_id),
+            "reeks_id": str(reeks_id),
         },
+        "spare_template_id": str(spare_template_id),
         "vehicle_qr": vehicle_qr,
         "task_id": str(task.id),
         "revision_id": str(revision.id),
@@ -437,6 +441,31 @@ def issued_invoice(app, carrier, driver):
     completed(app, carrier, driver, klant_id, "Mest gefactureerd", 12)
     [invoice] = documents_of(app, carrier, export(app, carrier, klant_id))
     return invoice["id"]
+
+
+def template_and_series(app, carrier):
+    """A task template with a weekly series made from it, and a spare template (deletable)."""
+    from datetime import date, time
+
+    from portal.audit.service import SYSTEM
+    from portal.series import service
+
+    def make():
+        template = service.create_template(
+            carrier_id=carrier.id, data={"naam": "Mest Jansen", "type": "mest_laden"}, actor=SYSTEM
+        )
+        spare = service.create_template(
+            carrier_id=carrier.id, data={"naam": "Reserve", "type": "voer_leveren"}, actor=SYSTEM
+        )
+        series = service.create_series(
+            carrier_id=carrier.id,
+            data={"sjabloon_id": template.id, "naam": "Mest ma/vr", "weekdagen": (0, 4),
+                  "startdatum": date(2026, 12, 14), "tijd": time(7, 30)},
+            actor=SYSTEM,
+        )  # fmt: skip
+        return template.id, spare.id, series.id
+
+    return in_carrier(app, carrier.id, make)
 
 
 def customer_with_a_place(app, carrier):
@@ -768,6 +797,23 @@ def explicit_cases(operation, world: dict) -> list:
             {"reactie": "akkoord"},
             {"reactie": "opmerking", "tekst": "Ik was eerder begonnen"},
         ],
+        "POST /transporteurs/{transporteur_id}/sjablonen": [
+            {"naam": "Vee Ter Horst", "type": "vee_transport", "capaciteiten": ["vee"]},
+            {"taak_id": world["task_id"], "naam": "Van een taak"},
+        ],
+        "PATCH /transporteurs/{transporteur_id}/sjablonen/{sjabloon_id}": [{"duur_min": 90}],
+        "POST /transporteurs/{transporteur_id}/reeksen": [
+            {
+                "sjabloon_id": world["params"]["sjabloon_id"],
+                "naam": "Mest om de week",
+                "weekdagen": [0, 4],
+                "om_weken": 2,
+                "startdatum": "2026-12-14",
+                "tijd": "07:30",
+                "feestdagen": "volgende_werkdag",
+            }
+        ],
+        "PATCH /transporteurs/{transporteur_id}/reeksen/{reeks_id}": [{"tijd": "08:00"}],
         "POST /vehicle_sessions": [{}, {"vehicle_id": world["params"]["vehicle_id"]}],
         "POST /vehicle_sessions/{session_id}/validate": [{"qr": world["vehicle_qr"]}],
         "POST /questionnaire_answers": [
@@ -784,6 +830,8 @@ def explicit_cases(operation, world: dict) -> list:
         params = {"task_id": world["started_task_id"]}
     if operation.label == "DELETE /taken/{task_id}":
         params = {"task_id": world["spare_task_id"]}
+    if operation.label == "DELETE /transporteurs/{transporteur_id}/sjablonen/{sjabloon_id}":
+        params = {**params, "sjabloon_id": world["spare_template_id"]}
     if operation.label == "GET /taken/{task_id}/bewijs":  # a proof exists once completed
         params = {"task_id": world["completed_task_id"]}
     if operation.label == "POST /bestanden":

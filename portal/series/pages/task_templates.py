@@ -63,15 +63,15 @@ def _render(form, *, action: str, back: str, template=None, task=None, status=20
     return make_response(html, status)
 
 
-def _load_task(taak_id: uuid.UUID):
-    return tasks.get_task(carrier_id=current_carrier_id(), task_id=taak_id, archived=True)
+def _load_task(task_id: uuid.UUID):
+    return tasks.get_task(carrier_id=current_carrier_id(), task_id=task_id, archived=True)
 
 
-@object_route(bp, "/taken/<uuid:taak_id>/sjabloon", _load_task, methods=("GET", "POST"))
+@object_route(bp, "/taken/<uuid:task_id>/sjabloon", _load_task, methods=("GET", "POST"))
 def from_task(task):
     """Save a task as a template ("Opslaan als sjabloon"): its name and what it needs."""
     carrier_id = current_carrier_id()
-    action = url_for("series.from_task", taak_id=task.id)
+    action = url_for("series.from_task", task_id=task.id)
     back = url_for("task_detail.show", task_id=task.id)
     form = _form(carrier_id, formdata=request.form if request.method == "POST" else None)
     if request.method == "GET":
