@@ -24,6 +24,8 @@ def connect() -> None:
     _billing()
     _hours()
     _tasks()
+    _series()
+    _couplings()
 
 
 def _events_for_carriers_systems() -> None:
@@ -100,3 +102,27 @@ def _tasks() -> None:
     tasks.completed.connect(billing.line_for_completion)
     tasks.holds_work.connect(billing.has_line)
     tasks.driving_problems.connect(driving.planning_problems)
+
+
+def _couplings() -> None:
+    """A coupling for a task asks the tasks domain (above fleet) for the task's vehicle, day
+    and window, and for those of the tasks its vehicles are coupled for (overlaps)."""
+    from portal.fleet import couplings
+    from portal.tasks import combinations
+
+    couplings.task_slots.connect(combinations.task_slots)
+
+
+def _series() -> None:
+    """A series' occurrence changed by hand leaves the series (tasks.changed); a deleted one
+    forgets its task and is not made again (tasks.deleting). A template keeps a customer
+    from deletion, and a removed place leaves templates the address they copied."""
+    from portal.customers import service as customers
+    from portal.series import planning
+    from portal.series import service as series
+    from portal.tasks import hooks as tasks
+
+    tasks.changed.connect(planning.task_changed)
+    tasks.deleting.connect(planning.task_deleting)
+    customers.usage_checks.connect(series.customer_in_use)
+    customers.place_removal.connect(series.detach_place)
