@@ -1,11 +1,12 @@
 """The planner's solver (pure): dataclasses in (portal.planner.problem), a proposal out.
 
 The model (portal.planner.model, CP-SAT) holds every hard rule. The objective is
-lexicographic, in three solves: most tasks placed, then fewest empty kilometres (straight
-line times the road factor), then the least work of the busiest driver; each solve keeps the
-one before's result as a constraint and starts from its answer. Each has its share of the
-time limit; a solve stopped by the limit keeps the best found so far and the answer says it
-timed out. The greedy baseline is the first hint, so there is always an answer. Tasks not
+lexicographic, in two solves: most tasks placed; then, with that many kept, fewest empty
+kilometres (straight line times the road factor) and the least work of the busiest driver
+(one weighted objective whose weights keep the order). The second starts from the first's
+answer; the first from the greedy baseline's (portal.planner.hints: a complete hint, no
+solve), so there is always an answer. Each solve has its share of the time limit; one
+stopped by the limit keeps the best found so far and the answer says it timed out. Tasks not
 placed are listed with the rule that stopped each (portal.planner.explain)."""
 
 from __future__ import annotations
@@ -14,31 +15,21 @@ import time
 
 from ortools.sat.python import cp_model
 
-from portal.planner import checks, explain, greedy
+from portal.planner import checks, explain, greedy, hints
 from portal.planner.measures import with_empty_km
 from portal.planner.model import Model, build
 from portal.planner.problem import Assignment, Problem, Solution
 
-PHASES = (0.5, 0.3, 0.2)  # each solve's share of the time limit
+PHASES = (0.55, 0.45)  # each solve's share of the time limit
+BUSIEST_MAX = 15 * 24 * 60  # minutes of work of a driver in a period of at most 14 days
 WORKERS = 2
 
 
-def _hint(m: Model, assignments: list[Assignment], seconds: float) -> bool:
-    """Hint every variable with a complete solution that makes these assignments (the
-    model's other variables found by a solve with them fixed); False when none is found."""
-    chosen = {(a.task_id, a.driver_id) for a in assignments}
-    carried = {(a.task_id, a.combination_id) for a in assignments}
-    fixed = m.cp.Clone()
-    for key, var in m.y.items():
-        fixed.Add(fixed.GetBoolVarFromProtoIndex(var.Index()) == (key in chosen))
-    for key, var in m.z.items():
-        fixed.Add(fixed.GetBoolVarFromProtoIndex(var.Index()) == (key in carried))
-    fixed.ClearObjective()
-    solver = _solver(seconds)
-    if solver.Solve(fixed) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return False
-    _hint_all(m, solver)
-    return True
+def _hint(m: Model, assignments: list[Assignment]) -> None:
+    """Hint every variable with the solution that makes these assignments."""
+    m.cp.ClearHints()
+    for var, value in hints.values(m, assignments):
+        m.cp.AddHint(var, int(value))
 
 
 def _hint_all(m: Model, solver: cp_model.CpSolver) -> None:
@@ -52,9 +43,11 @@ def _solver(seconds: float) -> cp_model.CpSolver:
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(0.1, seconds)
     solver.parameters.num_workers = WORKERS
-    # probing and symmetry in presolve cost seconds on a week's model and find little
+    # presolve's probing, symmetry and repeated rounds cost seconds on a week's model and
+    # find little: one round, no probing
     solver.parameters.cp_model_probing_level = 0
     solver.parameters.symmetry_level = 0
+    solver.parameters.max_presolve_iterations = 1
     return solver
 
 
@@ -73,12 +66,14 @@ def _read(m: Model, solver: cp_model.CpSolver) -> list[Assignment]:
 def _objectives(m: Model):
     placed = sum(m.placed.values())
     km = sum(m.km)
-    busiest = m.cp.NewIntVar(0, 14 * 24 * 60 * 10, "busiest")
+    busiest = m.busiest = m.cp.NewIntVar(0, BUSIEST_MAX, "busiest")
     for driver in m.problem.drivers:
         planned = sum(p.minutes for p in driver.planned if p.finish > m.problem.now)
         load = sum(task.minutes * var for task, var in m.of_driver[driver.id])
         m.cp.Add(busiest >= load + planned)
-    return [(placed, True), (km, False), (busiest, False)]
+    # fewest empty km, then the least busy busiest driver: one solve, the km weighing more
+    # than any difference in minutes can
+    return [(placed, True), (km * (BUSIEST_MAX + 1) + busiest, False)]
 
 
 def _phase(m: Model, goal, maximise: bool, seconds: float):
@@ -103,8 +98,7 @@ def solve(problem: Problem, *, seconds: float = 8.0) -> Solution:
     best, timed_out = baseline.assignments, False
     m = build(problem)
     goals = _objectives(m)
-    if not _hint(m, best, seconds * 0.1):
-        return finish(problem, best, timed_out=True, began=began)
+    _hint(m, best)
     for share, (goal, maximise) in zip(PHASES, goals, strict=True):
         left = seconds - (time.monotonic() - began)
         if left < 0.2:

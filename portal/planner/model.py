@@ -50,6 +50,10 @@ class Model:
     of_driver: dict = field(default_factory=lambda: defaultdict(list))  # driver -> [(task, y)]
     of_task: dict = field(default_factory=lambda: defaultdict(list))  # task -> [(combo, z)]
     km: list = field(default_factory=list)  # terms: empty km in tenths times an arc
+    present: dict = field(default_factory=dict)  # (task, vehicle) -> BoolVar
+    pairs: dict = field(default_factory=dict)  # (driver, day) -> two free days from it
+    arcs: list = field(default_factory=list)  # (driver, task, from work id or None, BoolVar)
+    busiest: object = None  # the busiest driver's minutes (the last objective)
 
 
 def _minutes(x) -> int:
@@ -162,6 +166,7 @@ def _overlaps(m: Model) -> None:
                 uses[vehicle].append(var)
         for vehicle, zs in uses.items():
             present = cp.new_bool_var(f"v{task.id}_{vehicle}")
+            m.present[task.id, vehicle] = present
             cp.add(present == sum(zs))
             per_vehicle[vehicle].append(interval(task, present, f"w{task.id}_{vehicle}"))
     for items in per_vehicle.values():
@@ -262,6 +267,7 @@ def _weekly_rest_of(m: Model, driver: Driver, mine: list, due: date) -> None:
                 free[day] = None
             else:
                 free[day] = var = cp.new_bool_var(f"r{driver.id}_{day}")
+                m.pairs[driver.id, day] = var
                 for busy in (*on_day.get(day, ()), *on_day.get(after, ())):
                     cp.add_implication(var, busy.negated())
         return free[day]
@@ -308,12 +314,14 @@ def _day_route(m: Model, driver: Driver, items: list) -> None:
         if present is True:
             continue  # planned work: where it comes from is not the plan's to choose
         start = cp.new_bool_var("")
+        m.arcs.append((driver.id, b.id, None, start))
         arcs = [start]
         m.km.append(_tenths(p, driver.home, b.begin) * start)
         last = bisect.bisect_right(finishes, b.start)
         for i in range(max(0, last - ARCS), last):
             a = items[i][0]
             arc = cp.new_bool_var("")
+            m.arcs.append((driver.id, b.id, a.id, arc))
             arcs.append(arc)
             outs[i].append(arc)
             m.km.append(_tenths(p, a.end or a.begin, b.begin) * arc)
