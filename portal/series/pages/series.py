@@ -67,6 +67,8 @@ def _preview(form: SeriesForm) -> dict:
         return {"rows": [], "problem": None}
     rule = series_service.rule_of(data)
     problems = rules.rule_errors(rule)
+    if problems and problems[0]["code"] == "reeks_geen_dagen":
+        return {"rows": [], "problem": None}  # nothing chosen yet: the preview says what to do
     if problems:
         return {"rows": [], "problem": _worded(problems)}
     today = series_service.today(current_carrier_id())
