@@ -284,7 +284,9 @@ def driver_times(user_token: str):
     "one: `chauffeur`) in the days van through tot (the carrier's time zone; default the last "
     "28 days; at most a year), in time order, from card downloads and the app's hours. "
     "`soort` onvolledig: unknown time made a check impossible (it neither passed nor "
-    "failed). Findings are complete only up to each driver's last card download. " + SCOPES_TEXT,
+    "failed); `soort` vrijgesteld: the time is out of the regulation's scope (a vehicle of at "
+    "most 40 km/h, Art. 3(b)), never an infringement, its article in `vrijstelling`. Findings "
+    "are complete only up to each driver's last card download. " + SCOPES_TEXT,
     query=OvertredingQuery,
     response=Overtreding,
     many=True,

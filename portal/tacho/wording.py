@@ -55,6 +55,7 @@ MAXIMA = {
 SOORT_LABELS = {
     "overtreding": _l("Overtreding"),
     "onvolledig": _l("Onvolledig"),
+    "vrijgesteld": _l("Vrijgesteld"),
 }
 # Directive 2006/22 Annex III as amended by 2016/403: MI, SI, VSI, MSI.
 ERNST_LABELS = {
@@ -117,6 +118,16 @@ def span(begin: datetime | None, eind: datetime | None) -> str:
     return f"{first} {EN_DASH} {format_datetime(eind, 'd MMM yyyy HH:mm')}"
 
 
+def exempt(item, name: str) -> str:
+    """A finding over time out of EU 561/2006's scope (docs/eu561-scope.md) in a sentence."""
+    return _(
+        "%(regel)s: vrijgesteld, buiten Verordening 561/2006 (art. %(artikel)s); telt als "
+        "andere arbeid",
+        regel=name,
+        artikel=getattr(item, "vrijstelling", None) or "3",
+    )
+
+
 def finding(item) -> str:
     """One infringement or incomplete check in a sentence: 'Dagelijkse rijtijd 10 u 42
     (max. 10 u): 42 min te lang'."""
@@ -124,6 +135,8 @@ def finding(item) -> str:
     gemeten = getattr(item, "gemeten_min", None)
     grens = getattr(item, "grens_min", None)
     over = getattr(item, "overschrijding_min", None)
+    if item.soort == "vrijgesteld":
+        return exempt(item, name)
     if item.soort == "onvolledig":
         if gemeten is not None and grens is not None:
             return _(

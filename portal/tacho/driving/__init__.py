@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from portal.drivers import service as drivers
+from portal.fleet.kenteken import compact
 from portal.hours import service as hours
-from portal.tacho import rules
+from portal.tacho import rules, scope
 from portal.tacho.driving.side_by_side import DIFF_MIN, DayView, app_days, days, differences
 from portal.tacho.intake import reading
 from portal.tacho.segments import (
@@ -51,6 +52,8 @@ class Timeline:
     bron: str | None  # kaart, app, kaart+app; None without any data
     card_until: datetime | None
     card_days: list = field(default_factory=list)  # reading.StoredDay
+    # Time in a vehicle out of EU 561/2006's scope (its driving counts as other work).
+    vrijgesteld: list[rules.ExemptPeriod] = field(default_factory=list)
 
 
 def _card_segments(days: list) -> tuple[list[Segment], datetime | None]:
@@ -81,13 +84,34 @@ def _card_segments(days: list) -> tuple[list[Segment], datetime | None]:
     return out, (out[-1].eind if out else None)
 
 
-def _timeline(card_days: list, work_days, now: datetime) -> Timeline:
+def _vehicle_uses(days: list) -> list[rules.VehicleUse]:
+    """The card's time in each vehicle over its days: the day's uses by minute, or, for a day
+    read before they were kept, the whole day in each registration seen that day."""
+    out = []
+    for day in days:
+        start = midnight(day.datum)
+        if day.voertuiggebruik is None:
+            uses = [[plate, 0, 24 * 60] for plate in day.voertuigen or ()]
+        else:
+            uses = day.voertuiggebruik
+        for plate, van, tot in uses:
+            out.append(
+                rules.VehicleUse(
+                    start + timedelta(minutes=van), start + timedelta(minutes=tot), plate
+                )
+            )
+    return out
+
+
+def _timeline(card_days: list, work_days, now: datetime, exempt: dict[str, str]) -> Timeline:
     card, card_until = _card_segments(card_days)
+    periods = rules.exempt_periods(_vehicle_uses(card_days), exempt, compact) if exempt else []
+    card = rules.as_other_work(card, periods)
     app = rules.app_segments(app_days(work_days), now=now) if work_days else []
     if not card and not app:
-        return Timeline([], None, None, card_days)
+        return Timeline([], None, None, card_days, periods)
     segments, bron = rules.combine(card, card_until, app)
-    return Timeline(segments, bron, card_until, card_days)
+    return Timeline(segments, bron, card_until, card_days, periods)
 
 
 def timelines(
@@ -98,7 +122,8 @@ def timelines(
     tot: datetime,
     now: datetime | None = None,
 ) -> dict[uuid.UUID, Timeline]:
-    """Several drivers' timelines over [van, tot): three queries."""
+    """Several drivers' timelines over [van, tot): three queries, and one more for the
+    carrier's vehicles out of scope when a card was in any vehicle."""
     now = now or utcnow()
     card = reading.days_of_drivers(
         carrier_id=carrier_id,
@@ -109,8 +134,10 @@ def timelines(
     app = hours.work_days_of_drivers(
         carrier_id=carrier_id, driver_ids=driver_ids, van=van, tot=min(tot, now)
     )
+    used = any(d.voertuigen or d.voertuiggebruik for days in card.values() for d in days)
+    exempt = scope.out_of_scope_plates(carrier_id=carrier_id) if used else {}
     return {
-        driver_id: _timeline(card[driver_id], app[driver_id], min(tot, now))
+        driver_id: _timeline(card[driver_id], app[driver_id], min(tot, now), exempt)
         for driver_id in driver_ids
     }
 
@@ -221,8 +248,9 @@ def findings(
     driver_id: uuid.UUID | None = None,
     now: datetime | None = None,
 ) -> list[DriverFinding]:
-    """The infringements and incomplete checks of [van, tot), of one driver or every driver
-    of the carrier, in time order: four queries."""
+    """The infringements, incomplete checks and exempt findings (time out of EU 561's
+    scope) of [van, tot), of one driver or every driver of the carrier, in time order: four
+    queries (five with vehicles on the cards)."""
     now = now or utcnow()
     if driver_id is not None:
         people = [drivers.get_driver(carrier_id=carrier_id, driver_id=driver_id)]
@@ -240,7 +268,8 @@ def findings(
     for driver_id, line in found.items():
         if not line.segments:
             continue
-        for item in rules.check(line.segments, van=van, tot=tot):
+        found_here = rules.check(line.segments, van=van, tot=tot)
+        for item in rules.mark_exempt(found_here, line.segments, line.vrijgesteld):
             out.append(DriverFinding(by_id[driver_id], item))
     out.sort(key=lambda f: (f.finding.begin, f.driver.naam.lower()))
     return out

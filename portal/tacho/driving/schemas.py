@@ -118,14 +118,15 @@ class Rijtijden(BaseModel):
 
 
 class Overtreding(BaseModel):
-    """A finding of the EU 561/2006 check: an infringement, or a check that unknown time made
-    impossible (soort onvolledig: neither passed nor failed)."""
+    """A finding of the EU 561/2006 check: an infringement, a check that unknown time made
+    impossible (soort onvolledig: neither passed nor failed), or a finding over time out of
+    the regulation's scope (soort vrijgesteld: never an infringement; docs/eu561-scope.md)."""
 
     model_config = ConfigDict(title="Overtreding")
 
     chauffeur: str = Field(description="the driver's user_token")
     chauffeur_naam: str
-    soort: Literal["overtreding", "onvolledig"]
+    soort: Literal["overtreding", "onvolledig", "vrijgesteld"]
     regel: Literal[
         "dagelijkse_rijtijd",
         "verlengde_rijtijd",
@@ -139,7 +140,7 @@ class Overtreding(BaseModel):
     artikel: str = Field(examples=["561/2006 art. 7"])
     ernst: Literal["licht", "ernstig", "zeer_ernstig", "zeer_ernstig_max"] | None = Field(
         description="severity as in Directive 2006/22 Annex III (minor, serious, very "
-        "serious, most serious); null for onvolledig"
+        "serious, most serious); null for onvolledig and vrijgesteld"
     )
     begin: Timestamp
     eind: Timestamp
@@ -147,6 +148,12 @@ class Overtreding(BaseModel):
     gemeten_min: int | None = Field(description="the measured value in minutes")
     grens_min: int | None = Field(description="the limit in minutes")
     bron: Literal["kaart", "app"]
+    vrijstelling: str | None = Field(
+        default=None,
+        examples=["3(b)"],
+        description="soort vrijgesteld: the article of Reg. 561/2006 that puts the time out "
+        "of scope (3(b): a vehicle of at most 40 km/h; 13(1)(..): a national exemption)",
+    )
 
 
 class OvertredingQuery(BaseModel):
@@ -245,4 +252,5 @@ def serialize_finding(item) -> dict:
         "gemeten_min": f.gemeten_min,
         "grens_min": f.grens_min,
         "bron": f.bron,
+        "vrijstelling": f.vrijstelling,
     }

@@ -106,6 +106,30 @@ def _vehicles_by_day(parsed) -> dict[date, list[str]]:
     return found
 
 
+def _vehicle_uses_by_day(parsed) -> dict[date, list[list]]:
+    """The card's time in each vehicle per UTC day, as [kenteken, from minute, to minute]
+    (card downloads only); a use still open runs to the end of its day."""
+    found: dict[date, list[list]] = {}
+    for use in getattr(parsed, "voertuigen", ()) or ():
+        if not use.kenteken or use.eerste_gebruik is None:
+            continue
+        first = use.eerste_gebruik
+        last = use.laatste_gebruik if use.laatste_gebruik and use.laatste_gebruik > first else None
+        day = first.date()
+        for _ in range(62):  # bounded, as _vehicles_by_day
+            start = midnight(day)
+            if last is not None and start >= last:
+                break
+            begin = max(0, int((first - start).total_seconds() // 60))
+            end = 1440 if last is None else min(1440, -(-int((last - start).total_seconds()) // 60))
+            if end > begin:
+                found.setdefault(day, []).append([use.kenteken, begin, end])
+            if last is None:
+                break
+            day += timedelta(days=1)
+    return found
+
+
 def store_days(*, carrier_id: uuid.UUID, file: TachoFile, parsed) -> int:
     """Store the card days of a parsed download that are newer than what is known (per card
     per day); the number of days written. Two queries plus one write per day changed."""
@@ -126,6 +150,7 @@ def store_days(*, carrier_id: uuid.UUID, file: TachoFile, parsed) -> int:
     }
     owners = {number: _driver_of_card(carrier_id, number, file) for number in numbers}
     plates = _vehicles_by_day(parsed)
+    uses = _vehicle_uses_by_day(parsed)
     written = 0
     for number, bron, day in entries:
         row = known.get((number, day.datum))
@@ -149,6 +174,8 @@ def store_days(*, carrier_id: uuid.UUID, file: TachoFile, parsed) -> int:
             "wijzigingen": changes_json(day.wijzigingen),
             "voertuigen": plates.get(day.datum, [])
             or ([file.kenteken] if bron == VOERTUIG and file.kenteken else []),
+            "voertuiggebruik": uses.get(day.datum, [])
+            or ([[file.kenteken, 0, 1440]] if bron == VOERTUIG and file.kenteken else []),
         }
         if row is None:
             row = TachoDay(transporteur_id=carrier_id, kaartnummer=number, datum=day.datum)
@@ -233,6 +260,8 @@ class StoredDay:
     gedownload_op: datetime | None
     tot: datetime | None
     wijzigingen: list
+    voertuigen: list | None = None  # registrations of the day
+    voertuiggebruik: list | None = None  # [[kenteken, from minute, to minute], ...]; None: not kept
 
 
 def days_of_drivers(
@@ -250,6 +279,8 @@ def days_of_drivers(
             TachoDay.gedownload_op,
             TachoDay.tot,
             TachoDay.wijzigingen,
+            TachoDay.voertuigen,
+            TachoDay.voertuiggebruik,
         )
         .where(
             TachoDay.transporteur_id == carrier_id,

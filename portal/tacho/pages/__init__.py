@@ -6,8 +6,8 @@
 `driving_bp` (blueprint `driving`, EU 561/2006): every driver's remaining driving time now
 (remaining), the infringements over a period with their export for the driver's signature
 (infringements), one driver's 28 days, card and app side by side with the differences named,
-and one day in detail (driver_days), and the download deadlines of cards and vehicle units
-(deadlines).
+and one day in detail (driver_days), the download deadlines of cards and vehicle units
+(deadlines), and the carrier's exemptions from EU 561/2006 (exemptions).
 
 Every figure comes from portal.tacho.driving (which reads a fixed number of queries however
 many drivers or days) and is worded by portal.tacho.wording. Pages work without JavaScript:
@@ -20,6 +20,7 @@ from __future__ import annotations
 from portal.tacho.pages import (  # noqa: F401 (registers the routes)
     deadlines,
     driver_days,
+    exemptions,
     file,
     infringements,
     remaining,

@@ -35,10 +35,13 @@ How the rules are read, over all article groups:
   (pessimistic). A finding in both readings (same rule, overlapping period) is an
   infringement with the optimistic figures; a finding in only one is `onvolledig` (the check
   depends on the unknown time); adjoining incomplete findings of one rule are joined.
+- Out of scope (scope: docs/eu561-scope.md): driving in a vehicle the regulation does not
+  cover counts as other work (Art. 6(5), 9(3)); a finding over such time with no driving in
+  scope is `vrijgesteld`, with the article.
 - Not implemented (phase 2 or out of scope): ferry/train interruptions (Art. 9), the two
-  consecutive reduced weekly rests abroad (Art. 8(6) third subparagraph), out-of-scope
-  driving (Art. 9(3)), Art. 12 exceptions (to be annotated by the user), weekly rest in the
-  cab and the return home every four weeks (Art. 8(8), 8(8a)), working time (2002/15).
+  consecutive reduced weekly rests abroad (Art. 8(6) third subparagraph), Art. 12
+  exceptions (to be annotated by the user), weekly rest in the cab and the return home every
+  four weeks (Art. 8(8), 8(8a)), working time (2002/15).
 """
 
 from __future__ import annotations
@@ -62,10 +65,20 @@ from portal.tacho.rules.limits import (
     TWEE_WEKEN_RIJTIJD,
     VERKORTE_RUST,
     VERLENGDE_RIJTIJD,
+    VRIJGESTELD,
     WEKELIJKSE_RIJTIJD,
     WEKELIJKSE_RUST,
 )
 from portal.tacho.rules.remaining import Budget, budget, planning_problem
+from portal.tacho.rules.scope import (
+    ART_3_B,
+    MAX_SPEED_OUT_OF_SCOPE,
+    ExemptPeriod,
+    VehicleUse,
+    as_other_work,
+    exempt_periods,
+    mark_exempt,
+)
 from portal.tacho.rules.severity import (
     ERNSTIG,
     LICHT,
@@ -79,6 +92,7 @@ from portal.tacho.rules.severity import (
 
 __all__ = [
     "APP_ACTIVITEIT",
+    "ART_3_B",
     "ART_6_1",
     "ART_6_2",
     "ART_6_3",
@@ -91,6 +105,7 @@ __all__ = [
     "DAGELIJKSE_RUST",
     "ERNSTIG",
     "LICHT",
+    "MAX_SPEED_OUT_OF_SCOPE",
     "ONDERBREKING",
     "ONVOLLEDIG",
     "OVERTREDING",
@@ -100,17 +115,23 @@ __all__ = [
     "TWEE_WEKEN_RIJTIJD",
     "VERKORTE_RUST",
     "VERLENGDE_RIJTIJD",
+    "VRIJGESTELD",
     "WEKELIJKSE_RIJTIJD",
     "WEKELIJKSE_RUST",
     "ZEER_ERNSTIG",
     "ZEER_ERNSTIG_MAX",
     "AppDay",
     "Budget",
+    "ExemptPeriod",
     "Finding",
+    "VehicleUse",
     "app_segments",
+    "as_other_work",
     "budget",
     "check",
     "combine",
+    "exempt_periods",
+    "mark_exempt",
     "planning_problem",
     "severity",
 ]

@@ -21,7 +21,7 @@ from portal.tacho.segments import APP, KAART, Segment
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    soort: str  # OVERTREDING or ONVOLLEDIG
+    soort: str  # OVERTREDING, ONVOLLEDIG or VRIJGESTELD (rules/scope.py)
     regel: str
     artikel: str
     ernst: str | None  # None for ONVOLLEDIG
@@ -31,6 +31,9 @@ class Finding:
     bron: str  # "kaart" or "app"
     gemeten_min: int | None = None
     grens_min: int | None = None
+    # The article of Reg. 561/2006 that puts the finding's time out of scope (soort
+    # vrijgesteld, rules/scope.py), e.g. "3(b)"; None otherwise.
+    vrijstelling: str | None = None
 
     @property
     def key(self) -> str:

@@ -4,6 +4,8 @@ against them (the `regel` of a finding) and the articles they come from."""
 from __future__ import annotations
 
 OVERTREDING, ONVOLLEDIG = "overtreding", "onvolledig"
+# A finding over time out of the regulation's scope (rules/scope.py): never an infringement.
+VRIJGESTELD = "vrijgesteld"
 
 DAGELIJKSE_RIJTIJD = "dagelijkse_rijtijd"
 VERLENGDE_RIJTIJD = "verlengde_rijtijd"
