@@ -132,3 +132,17 @@ def test_a_read_key_reads_but_does_not_write_and_another_carrier_is_404(
         client.get(f"{base(other_carrier)}/sjablonen/{made['id']}", headers=other).status_code
         == 404
     )
+
+
+def test_a_template_field_a_run_does_not_keep_is_422_at_the_field(client, carrier, api_key):
+    refused = client.post(
+        f"{base(carrier)}/sjablonen",
+        json={"naam": "Mest", "type": "mest_laden",
+              "velden": {"gepland_op": "2026-12-14T07:00:00Z", "hoeveelheid": -3}},
+        headers={**bearer(api_key.key), **writes()},
+    )  # fmt: skip
+    assert refused.status_code == 422
+    assert {(e["field"], e["code"]) for e in refused.get_json()["errors"]} == {
+        ("velden.gepland_op", "sjabloon_veld"),
+        ("velden.hoeveelheid", "sjabloon_veld"),
+    }

@@ -7,7 +7,15 @@ from datetime import date
 
 from dateutil.rrule import HOURLY, rrule
 
-from portal.series.rules import Rule, next_working_day, occurrences, preview, rule_errors, too_many
+from portal.series.rules import (
+    Rule,
+    holiday,
+    next_working_day,
+    occurrences,
+    preview,
+    rule_errors,
+    too_many,
+)
 
 MONDAY = date(2026, 12, 14)
 FOUR_WEEKS = date(2027, 1, 10)
@@ -43,6 +51,9 @@ def test_the_next_working_day_is_the_monday_after():
     assert moved == {date(2026, 12, 25): date(2026, 12, 28), date(2027, 1, 1): date(2027, 1, 4)}
     assert len(found) == 8
     assert next_working_day(date(2026, 12, 24)) == date(2026, 12, 28)
+    second_christmas_day = date(2026, 12, 26)
+    assert holiday(second_christmas_day) == "Tweede kerstdag"
+    assert second_christmas_day.weekday() == 5  # a Saturday: no working day anyway
 
 
 def test_every_other_week_and_the_first_working_day_of_the_month():
