@@ -102,7 +102,7 @@ def _ceil_hour(moment: datetime) -> int:
     return min(24, moment.hour + (1 if moment.minute or moment.second else 0))
 
 
-@dataclass
+@dataclass(slots=True)
 class Placed:
     """One task on the axis: from `left` for `width` (per cent), in sub-row `row` of its
     lane; `start` and `end` in the carrier's zone. `estimated`: its duration is the default
