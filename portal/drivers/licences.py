@@ -1,6 +1,6 @@
 """A driver's driving licence categories: which they hold, each with its expiry date when
 known; what a category also allows by Directive 2006/126/EC; and what the planner asks
-(`licences_of`). The only door to the rijbewijscategorieen table (docs/licences.md).
+(`licences_of`). The only door to the rijbewijscategorieen table (docs/eu561-scope.md, 4).
 
 Unknown and none are one answer: a driver without a category on record has an empty set, and
 so has a driver whose categories have all expired. The planner treats an empty set as "this
