@@ -221,3 +221,14 @@ def test_the_week_without_tasks_says_so(wide, week):
     expect(wide.get_by_text("Er staan geen taken in deze periode.")).to_be_visible()
     wide.get_by_role("link", name=re.compile("Volgende week")).click()
     expect(wide).to_have_url(re.compile(r"van=2030-01-14"))
+
+
+def test_a_fortnight_prints_a_page_per_week(wide, week, shot):
+    sign_in(wide, week)
+    wide.goto(f"{week.url}{WEEK}&dagen=14")
+    expect(wide.locator("#lanes .wk-cell[data-week-date='2027-03-14']").first).to_be_attached()
+    wide.emulate_media(media="print")
+    wide.set_viewport_size({"width": 1123, "height": 794})
+    shot(wide, "week-04-print-fortnight")
+    pdf = wide.pdf(prefer_css_page_size=True, print_background=True)
+    assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) == 2

@@ -356,3 +356,19 @@ def test_a_lane_shows_the_eu_561_figures_left_now(app, signed_in, carrier):
     assert re.search(r"Vandaag</dt><dd>1 u 15</dd>", figures)
     assert "Dagrust uiterlijk" in figures and "Weekrust</dt>" in figures
     assert "wk-low" in figures  # a quarter of an hour to the break
+
+
+def test_a_fortnight_prints_a_page_per_week(app, signed_in, carrier, driver):
+    later = create_task(
+        app, carrier, driver, naam="Week twee", gepland_op=at(MONDAY + timedelta(9), "07:00")
+    )
+
+    html = signed_in.get(f"{WEEK}&dagen=14").get_data(as_text=True)
+
+    pages = html.split('<section class="wk-print-week"')[1:]
+    assert len(pages) == 2
+    assert f'id="afdruk-{later.id}"' in pages[1] and f"afdruk-{later.id}" not in pages[0]
+    assert html.count(f'id="task-{later.id}"') == 1  # the screen's card, once
+    monday_two = 'data-week-date="2027-03-08"'
+    assert monday_two in pages[1] and monday_two not in pages[0]
+    assert 'data-week-date="2027-03-07"' in pages[0]

@@ -28,7 +28,15 @@ from portal.tasks.pages.forms import UNASSIGNED
 from portal.tasks.pages.kit import bp
 from portal.tasks.pages.week_cards import WeekCards, week_texts
 from portal.tasks.pages.week_forms import LANE_KINDS, MAX_DAYS, MIN_DAYS, WEEK_DAYS, WeekFilterForm
-from portal.tasks.pages.week_layout import Lane, Period, fill, monday, placements, position_css
+from portal.tasks.pages.week_layout import (
+    Lane,
+    Period,
+    fill,
+    monday,
+    placements,
+    position_css,
+    weeks_of,
+)
 from portal.tasks.period import period_tasks
 from portal.validators import FIRST_DAY, LAST_DAY
 from portal.web import is_fragment
@@ -132,10 +140,7 @@ def show():
     warnings = service.planning_warnings(carrier_id=carrier_id, tasks=tasks)
     names, inactive = driver_names(drivers, tasks, warnings)
     plates = {v.id: v.kenteken for v in vehicles}
-    if query.lanes == "combinatie":
-        lanes = combination_lanes(carrier_id, query, placed)
-    else:
-        lanes = week_lanes(query, drivers, vehicles, inactive, placed)
+    lanes = lanes_of(carrier_id, query, drivers, vehicles, inactive, placed)
     if query.lanes == "chauffeur" and period.last >= today:
         add_budgets(carrier_id, lanes)
     week_url = url_for("tasks.index", **query.args)
@@ -167,6 +172,7 @@ def show():
         ),
         "links": week_links(query, today),
         "positions_version": POSITIONS_VERSION,
+        "print_weeks": print_weeks(carrier_id, query, drivers, vehicles, inactive, page.tasks),
     }
     context["card"].week = week_texts()
     context["card"].week_html = WeekCards(context["card"], names, plates)
@@ -205,6 +211,27 @@ def week_lanes(query: WeekQuery, drivers, vehicles, inactive: dict, placed) -> l
         key = str(driver_id)
         lanes[key] = Lane(key, name, driver=key, inactive=True)
     return fill(lanes, placed, lambda t: str(t.chauffeur_id) if t.chauffeur_id else "")
+
+
+def lanes_of(carrier_id: uuid.UUID, query: WeekQuery, drivers, vehicles, inactive, placed):
+    """The lanes the query asks for (per driver, vehicle or combination), filled."""
+    if query.lanes == "combinatie":
+        return combination_lanes(carrier_id, query, placed)
+    return week_lanes(query, drivers, vehicles, inactive, placed)
+
+
+def print_weeks(carrier_id: uuid.UUID, query: WeekQuery, drivers, vehicles, inactive, tasks):
+    """A period longer than a week prints a page per week: each week's lanes, its cards
+    drawn as copies (the screen's period is one axis; paper's are seven days at most)."""
+    if query.days <= WEEK_DAYS:
+        return []
+    pages = []
+    for part in weeks_of(Period(query.first, query.days, current_zone())):
+        placed, part = placements(tasks, part)
+        for item in placed:
+            item.copy = True
+        pages.append((part, lanes_of(carrier_id, query, drivers, vehicles, inactive, placed)))
+    return pages
 
 
 def combination_lanes(carrier_id: uuid.UUID, query: WeekQuery, placed) -> list[Lane]:

@@ -40,6 +40,7 @@ class WeekCards:
             placed.before,
             placed.after,
             placed.proposed,
+            placed.copy,
             self.plates.get(task.vehicle_id),
             self._warned(task),
         )
@@ -77,6 +78,7 @@ def week_texts() -> SimpleNamespace:
         no_tasks=_("Geen taken"),
         no_data=_("Nog geen rijtijdgegevens"),
         budget_label=_("Rijtijd over (EU 561/2006)"),
+        budget_now=_("Rijtijd over (nu)"),
         pause=_("Tot pauze"),
         today=_("Vandaag"),
         week=_("Week"),

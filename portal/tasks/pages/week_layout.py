@@ -119,6 +119,7 @@ class Placed:
     before: bool = False  # it began before the period
     after: bool = False  # it ends after the period
     proposed: bool = False  # drawn as a proposal, not as saved
+    copy: bool = False  # a copy for print (a longer period prints a page per week)
     clock: str = ""  # "07:00-07:45" (an en dash) in the carrier's zone ("+1": it ends a later day)
     place: str = ""  # its position's classes: "wk-l123 wk-w45 wk-r0"
     day: int = 0  # the index of the day it starts on (0: the first; -1: before the period)
@@ -233,6 +234,14 @@ def position_css() -> str:
         for n in range(1, MAX_ROWS + 1)
     ]
     return "\n".join(rules) + "\n"
+
+
+def weeks_of(period: Period) -> list[Period]:
+    """A period cut into pages of at most seven days, for print."""
+    return [
+        Period(period.first + timedelta(days=n), min(7, period.days - n), period.zone)
+        for n in range(0, period.days, 7)
+    ]
 
 
 def monday(day: date) -> date:
