@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
+from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
 from portal.tasks.conflicts import expected_duration
+from portal.tasks.period import PERIOD_FIELDS
 
 DAY_MIN = 24 * 60
 # The hours every day shows at least; a task earlier or later widens them for the period.
@@ -234,6 +236,12 @@ def position_css() -> str:
         for n in range(1, MAX_ROWS + 1)
     ]
     return "\n".join(rules) + "\n"
+
+
+def proposal(task, **changes) -> SimpleNamespace:
+    """A task as a proposal would leave it (changes: chauffeur_id, vehicle_id, gepland_op):
+    placed like any task, then drawn `proposed` by the lane's week_card."""
+    return SimpleNamespace(**{**{name: getattr(task, name) for name in PERIOD_FIELDS}, **changes})
 
 
 def weeks_of(period: Period) -> list[Period]:
