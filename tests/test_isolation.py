@@ -246,6 +246,24 @@ def populate(app, client, name: str) -> dict:
                 gestart_op=now,
             )
         )
+        from portal.fleet.coupling_models import Coupling
+        from portal.fleet.models import Vehicle
+
+        trailer = Vehicle(transporteur_id=carrier.id, kenteken="WX-12-BC", soort="aanhangwagen")
+        db.session.add(trailer)
+        db.session.flush()
+        coupling = Coupling(
+            transporteur_id=carrier.id,
+            id=uuid.uuid4(),
+            trekkend_id=vehicle.id,
+            getrokken_id=trailer.id,
+            datum=now.date(),
+            taak_id=None,
+            bron="planner",
+            gekoppeld_door="test",
+        )
+        db.session.add(coupling)
+        customer_ids.update(koppeling_id=coupling.id)
         from portal.hours import service as hours
         from portal.hours import weeks
         from portal.hours.days import activities
@@ -726,6 +744,7 @@ def route_values(refs: dict) -> dict[str, str]:
         "rule_set_id": str(refs["rule_set_id"]),
         "loon_export_id": str(refs["payroll_export_id"]),
         "correctie_id": str(refs["correction_id"]),
+        "koppeling_id": str(refs["koppeling_id"]),
         "sjabloon_id": str(refs["sjabloon_id"]),
         "reeks_id": str(refs["reeks_id"]),
     }

@@ -192,6 +192,13 @@ def uncouple(*, carrier_id: uuid.UUID, coupling_id: uuid.UUID, actor: Actor) -> 
     return coupling
 
 
+def uncouple_task(*, carrier_id: uuid.UUID, task_id: uuid.UUID, actor: Actor) -> int:
+    """End the task's own coupling (it takes its vehicle's day coupling again); how many."""
+    ended = list_couplings(carrier_id=carrier_id, task_id=task_id)
+    _end_current(carrier_id, [Coupling.taak_id == task_id], actor)
+    return len(ended)
+
+
 def _pair(carrier_id: uuid.UUID, motor_id: uuid.UUID, towed_id: uuid.UUID):
     found = vehicles_by_id(carrier_id=carrier_id, vehicle_ids={motor_id, towed_id})
     motor, towed = found.get(motor_id), found.get(towed_id)

@@ -372,6 +372,8 @@ def world(app, client, carrier, driver, api_key) -> dict:
     )
     assert scan.status_code == 201, scan.get_data(as_text=True)
     vehicle_id, vehicle_session_id, vehicle_qr = vehicle_and_session(app, carrier, driver)
+    coupling = coupled_pair(app, carrier)
+    coupling["driver_token"] = driver_token(client, coupling.pop("driver"))
     notification_id = queued_message(app, carrier, driver)
     work_day_id, activity_id = work_day_with_activity(app, carrier, driver)
     tacho = client.post(
@@ -384,6 +386,7 @@ def world(app, client, carrier, driver, api_key) -> dict:
     endpoint_id, delivery_id = webhook_with_a_failed_delivery(app, carrier)
     klant_id, locatie_id = customer_with_a_place(app, carrier)
     sjabloon_id, spare_template_id, reeks_id = template_and_series(app, carrier)
+    voorstel_id = solved_proposal(app, carrier)
     tarief_id = default_tariff(app, carrier)
     factuur_id = issued_invoice(app, carrier, driver)
     return {
@@ -412,7 +415,10 @@ def world(app, client, carrier, driver, api_key) -> dict:
             "correctie_id": str(correction_of(app, carrier, driver, activity_id)),
             "sjabloon_id": str(sjabloon_id),
             "reeks_id": str(reeks_id),
+            "koppeling_id": str(coupling["id"]),
+            "voorstel_id": str(voorstel_id),
         },
+        "coupling": coupling,
         "spare_template_id": str(spare_template_id),
         "vehicle_qr": vehicle_qr,
         "task_id": str(task.id),
@@ -441,6 +447,24 @@ def issued_invoice(app, carrier, driver):
     completed(app, carrier, driver, klant_id, "Mest gefactureerd", 12)
     [invoice] = documents_of(app, carrier, export(app, carrier, klant_id))
     return invoice["id"]
+
+
+def solved_proposal(app, carrier):
+    """A planning proposal of the week of 7 December 2026, solved as the worker does."""
+    from datetime import timedelta
+
+    from portal.audit.service import SYSTEM
+    from portal.planner import service as planner
+
+    def make():
+        van = datetime(2026, 12, 7, tzinfo=UTC)
+        found = planner.start_proposal(
+            carrier_id=carrier.id, van=van, tot=van + timedelta(days=7), actor=SYSTEM, seconden=1
+        )
+        planner.claim_next(carrier_id=carrier.id, now=found.created_at)
+        return planner.solve_proposal(carrier_id=carrier.id, proposal_id=found.id).id
+
+    return in_carrier(app, carrier.id, make)
 
 
 def template_and_series(app, carrier):
@@ -552,6 +576,60 @@ def vehicle_and_session(app, carrier, driver):
         vehicle = service.create_vehicle(carrier_id=carrier.id, kenteken="BX-12-LP")
         session = sessions.start_session(carrier_id=carrier.id, driver_id=driver.id, actor=SYSTEM)
         return vehicle.id, session.id, service.sticker_payload(vehicle)
+
+    return in_carrier(app, carrier.id, make)
+
+
+def coupled_pair(app, carrier) -> dict:
+    """A farm tractor with a tanker coupled for a day, a spare trailer and its sticker, and
+    a second driver driving the tractor (who couples the spare by scanning it)."""
+    from datetime import date
+
+    from factories import create_driver
+
+    from portal.audit.service import SYSTEM
+    from portal.extensions import db
+    from portal.fleet import couplings, service
+    from portal.fleet.models import VehicleSession
+    from portal.types import utcnow
+
+    farmer = create_driver(app, carrier, naam="Piet Trekker", email="piet@example.com")
+
+    def make():
+        tractor = service.create_vehicle(
+            carrier_id=carrier.id, kenteken="VZH-56-E", soort="landbouwtrekker"
+        )
+        tanker = service.create_vehicle(
+            carrier_id=carrier.id, kenteken="WX-12-BC", soort="aanhangwagen"
+        )
+        spare = service.create_vehicle(
+            carrier_id=carrier.id, kenteken="WX-13-BC", soort="aanhangwagen"
+        )
+        made = couplings.couple(
+            carrier_id=carrier.id,
+            motor_id=tractor.id,
+            towed_id=tanker.id,
+            day=date(2026, 11, 30),
+            actor=SYSTEM,
+        )
+        session = VehicleSession(
+            transporteur_id=carrier.id,
+            chauffeur_id=farmer.id,
+            vehicle_id=tractor.id,
+            status="active",
+            verloopt_op=utcnow(),
+            gestart_op=utcnow(),
+        )
+        db.session.add(session)
+        db.session.flush()
+        return {
+            "id": made.id,
+            "tractor": str(tractor.id),
+            "spare": str(spare.id),
+            "spare_qr": service.sticker_payload(spare),
+            "session_id": str(session.id),
+            "driver": farmer,
+        }
 
     return in_carrier(app, carrier.id, make)
 
@@ -672,6 +750,7 @@ DRIVER_ONLY = {
     "POST /users/{user_token}/weken/{week}/correcties/{correctie_id}/reactie",
     "POST /vehicle_sessions",
     "POST /vehicle_sessions/{session_id}/validate",
+    "POST /vehicle_sessions/{session_id}/koppelen",
 }
 
 
@@ -814,8 +893,23 @@ def explicit_cases(operation, world: dict) -> list:
             }
         ],
         "PATCH /transporteurs/{transporteur_id}/reeksen/{reeks_id}": [{"tijd": "08:00"}],
+        "POST /transporteurs/{transporteur_id}/planning/voorstel": [
+            {"van": "2026-12-07", "tot": "2026-12-13", "seconden": 1}
+        ],
+        "POST /transporteurs/{transporteur_id}/planning/voorstel/{voorstel_id}/accepteren": [
+            {},
+            {"taken": []},
+        ],
         "POST /vehicle_sessions": [{}, {"vehicle_id": world["params"]["vehicle_id"]}],
         "POST /vehicle_sessions/{session_id}/validate": [{"qr": world["vehicle_qr"]}],
+        "POST /vehicle_sessions/{session_id}/koppelen": [{"qr": world["coupling"]["spare_qr"]}],
+        "POST /transporteurs/{transporteur_id}/koppelingen": [
+            {
+                "trekkend_id": world["coupling"]["tractor"],
+                "getrokken_id": world["coupling"]["spare"],
+                "datum": "2026-12-01",
+            }
+        ],
         "POST /questionnaire_answers": [
             {"taak_id": world["task_id"], "answers": {"gewicht": 10}},
             {"activity_questionnaire_id": world["revision_id"], "answers": {}, "indienen": False},
@@ -856,6 +950,9 @@ def explicit_cases(operation, world: dict) -> list:
         ]
     if operation.label in DRIVER_ONLY:
         headers = api_headers(world["driver_token"])
+    if operation.label == "POST /vehicle_sessions/{session_id}/koppelen":
+        params = {"session_id": world["coupling"]["session_id"]}
+        headers = api_headers(world["coupling"]["driver_token"])
     if operation.label in bodies:
         return [
             operation.Case(

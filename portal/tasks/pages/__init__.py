@@ -7,12 +7,13 @@ Each request loads, checks and acts through the tasks service, then commits once
 
 The board's routes are on one blueprint, `tasks` (`kit.bp`, with what the board's pages
 share); importing this package registers them: the board (`board`, its cards in `cards`), a
-task's moves (`moves`) and its form (`form`; the WTForms in `forms` and `task_forms`). The
-task page (`detail`, blueprint `task_detail`), completion on a paper note (`paper`,
-`task_paper`) and the import (`importing`, `task_import`) have blueprints of their own.
+task's moves (`moves`), the trailer chosen for it (`trailer`) and its form (`form`; the
+WTForms in `forms` and `task_forms`). The task page (`detail`, blueprint `task_detail`),
+completion on a paper note (`paper`, `task_paper`) and the import (`importing`,
+`task_import`) have blueprints of their own.
 """
 
-from portal.tasks.pages import board, form, moves
+from portal.tasks.pages import board, form, moves, trailer
 from portal.tasks.pages.cards import KEPT_CARDS, card_context, card_demands
 from portal.tasks.pages.kit import bp, task_page_url
 
@@ -25,4 +26,5 @@ __all__ = [
     "form",
     "moves",
     "task_page_url",
+    "trailer",
 ]

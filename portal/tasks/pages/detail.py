@@ -31,6 +31,7 @@ from portal.questionnaires import service as questionnaires
 from portal.tasks import lifecycle, paper, service
 from portal.tasks.conflicts import expected_duration
 from portal.tasks.pages.forms import STATUS_LABELS
+from portal.tasks.pages.trailer import trailer_section
 from portal.types import utcnow
 from portal.web import is_fragment
 from portal.web.kit import current_carrier_id, parse_uuid
@@ -205,6 +206,7 @@ def show(task_id: uuid.UUID):
         "sessions": [presenting.session_view(s, answers, loaded, links) for s, answers in sessions],
         "pinned_title": pinned.get("title"),
         **_proof_and_actions(task, finished, links),
+        **trailer_section(task),
     }
     if is_fragment():
         return render_template("tasks/_detail_body.html", **context)
