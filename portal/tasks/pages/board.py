@@ -21,6 +21,7 @@ from portal.tasks.models import STATUSES, Task
 from portal.tasks.pages.cards import card_context
 from portal.tasks.pages.forms import UNASSIGNED, BoardFilterForm
 from portal.tasks.pages.kit import bp
+from portal.tasks.pages.week import show as show_week
 from portal.validators import FIRST_DAY, LAST_DAY
 from portal.web import is_fragment
 from portal.web.kit import current_carrier_id, current_zone, parse_uuid
@@ -134,7 +135,10 @@ def home():
 @bp.route("/taken")
 @role_required("planner")
 def index():
-    """The board: `weergave=dag` (lanes per driver on one day) or `weergave=status`."""
+    """The board: `weergave=dag` (lanes per driver on one day), `weergave=status`, or
+    `weergave=week` (portal/tasks/pages/week.py)."""
+    if request.args.get("weergave") == "week":
+        return show_week()
     carrier_id = current_carrier_id()
     today = datetime.now(current_zone()).date()
     drivers = drivers_service.list_drivers(carrier_id=carrier_id)
@@ -183,6 +187,7 @@ def index():
             customers=customers.names_by_id(
                 carrier_id=carrier_id, customer_ids={t.klant_id for t in tasks}
             ),
+            combinations=page.plates,
         ),
         "links": _links(query, board_url),
         "prev_day": query.day - timedelta(days=1),
@@ -247,6 +252,7 @@ def _links(query: BoardQuery, board_url: str) -> dict[str, str]:
     args, day, view, chauffeur = query.args, query.day, query.view, query.chauffeur
     kept = {name: args[name] for name in FILTER_NAMES if name in args}
     links = {
+        "week": url_for("tasks.index", weergave="week", datum=args.get("datum"), **kept),
         "dag": url_for("tasks.index", datum=args.get("datum"), **kept),
         "status": url_for("tasks.index", weergave="status", datum=args.get("datum"), **kept),
         "prev": url_for("tasks.index", datum=(day - timedelta(days=1)).isoformat(), **kept),
