@@ -4,13 +4,27 @@ from portal.accounts.models import ApiKey, Carrier, LoginAttempt, User
 from portal.audit.models import AuditEntry
 from portal.billing.models import BillingExport, BillingLine, Invoice, Tariff
 from portal.customers.models import Customer, CustomerPlace
-from portal.drivers.models import ActivationCode, Driver, DriverLocation, RefreshToken
+from portal.drivers.models import (
+    ActivationCode,
+    Driver,
+    DriverLicence,
+    DriverLocation,
+    RefreshToken,
+)
 from portal.files.models import StoredFile
-from portal.fleet.models import Vehicle, VehicleSession
+from portal.fleet.coupling_models import Coupling
+from portal.fleet.models import (
+    ActivityNeeds,
+    CapabilityEntry,
+    Vehicle,
+    VehicleCapability,
+    VehicleSession,
+)
 from portal.hours.models import Activity, WeekApproval, WorkDay
 from portal.hours.pay_models import HoursCorrection, PayrollExport, PayrollExportWeek, RuleSet
 from portal.idempotency.models import IdempotencyRecord
 from portal.messages.models import DeliveryAttempt, Message, PushSubscription
+from portal.planner.models import Proposal, ProposalLine
 from portal.proof.models import ProofLink
 from portal.questionnaires.models import (
     ActivityQuestionnaire,
@@ -18,13 +32,15 @@ from portal.questionnaires.models import (
     AnswerSession,
     QuestionnaireDraft,
 )
-from portal.tacho.models import TachoFile
+from portal.series.models import SeriesOccurrence, TaskSeries, TaskTemplate
+from portal.tacho.models import DrivingRulesExemption, TachoFile
 from portal.tasks.models import Task, TaskEvidence
 from portal.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
 
 __all__ = [
     "ActivationCode",
     "Activity",
+    "ActivityNeeds",
     "ActivityQuestionnaire",
     "Answer",
     "AnswerSession",
@@ -32,11 +48,15 @@ __all__ = [
     "AuditEntry",
     "BillingExport",
     "BillingLine",
+    "CapabilityEntry",
     "Carrier",
+    "Coupling",
     "Customer",
     "CustomerPlace",
     "DeliveryAttempt",
+    "DrivingRulesExemption",
     "Driver",
+    "DriverLicence",
     "DriverLocation",
     "HoursCorrection",
     "IdempotencyRecord",
@@ -45,18 +65,24 @@ __all__ = [
     "Message",
     "PayrollExport",
     "PayrollExportWeek",
+    "Proposal",
+    "ProposalLine",
     "ProofLink",
     "PushSubscription",
     "QuestionnaireDraft",
     "RefreshToken",
     "RuleSet",
+    "SeriesOccurrence",
     "StoredFile",
     "TachoFile",
     "Tariff",
     "Task",
     "TaskEvidence",
+    "TaskSeries",
+    "TaskTemplate",
     "User",
     "Vehicle",
+    "VehicleCapability",
     "VehicleSession",
     "WebhookAttempt",
     "WebhookDelivery",

@@ -49,8 +49,9 @@ def _key_may(*scopes: str) -> None:
 def _vehicle_response(vehicle, status: int = 200):
     who = principal()
     active = sessions.active_by_vehicle(carrier_id=who.carrier_id, vehicle_ids={vehicle.id})
+    caps = service.capabilities_of(carrier_id=who.carrier_id, vehicle_ids={vehicle.id})
     return json_response(
-        serialize_vehicle(vehicle, active.get(vehicle.id)),
+        serialize_vehicle(vehicle, active.get(vehicle.id), caps[vehicle.id]),
         status=status,
         headers={"ETag": service.etag_of(vehicle)},
     )
@@ -66,7 +67,10 @@ def _vehicle_response(vehicle, status: int = 200):
     summary="Vehicles of the caller's carrier, by licence plate, filtered and paged",
     tag="vehicles",
     description="Drivers and API keys (scope vehicles:read or vehicles:write). Each vehicle "
-    "says who drives it right now (`actieve_sessie`) and its `versie` for If-Match.",
+    "says who drives it right now (`actieve_sessie`), its capabilities (`kenmerken`) and its "
+    "`versie` for If-Match. Vehicles without a plate (an agricultural trailer on its "
+    "tractor's repeat plate) sort by their fleet number. The kinds `trekker` and `aanhanger` "
+    "are now `opleggertrekker` and `aanhangwagen`: the old names answer 422.",
     query=VehicleQuery,
     response=VehicleOut,
     many=True,
@@ -87,11 +91,11 @@ def list_vehicles():
             offset=query.offset,
         ),
     )
-    active = sessions.active_by_vehicle(
-        carrier_id=who.carrier_id, vehicle_ids={v.id for v in page.vehicles}
-    )
+    ids = {v.id for v in page.vehicles}
+    active = sessions.active_by_vehicle(carrier_id=who.carrier_id, vehicle_ids=ids)
+    caps = service.capabilities_of(carrier_id=who.carrier_id, vehicle_ids=ids)
     return list_response(
-        [serialize_vehicle(v, active.get(v.id)) for v in page.vehicles], page.total
+        [serialize_vehicle(v, active.get(v.id), caps[v.id]) for v in page.vehicles], page.total
     )
 
 
@@ -136,9 +140,15 @@ def get_vehicle(vehicle_id: uuid.UUID):
     summary="Change a vehicle's fields (integrations, scope vehicles:write); If-Match",
     tag="vehicles",
     description="Only the fields sent change; `kenteken` must be a Dutch licence plate and is "
-    "stored as painted (BX-12-LP), unique within the carrier. `capaciteit` and "
-    "`capaciteit_eenheid` go together. `actief: false` deactivates the vehicle and ends its "
-    "active session; its history stays. A stale If-Match answers 412.",
+    "stored as painted (BX-12-LP), unique within the carrier; only an agricultural trailer "
+    "(`landbouwaanhanger`) may have none (null), and is then known by its `vlootnummer` "
+    "(unique within the carrier). `capaciteit` and `capaciteit_eenheid` go together. "
+    "`kenmerken` replaces the vehicle's capabilities, each with its parameters (422 "
+    "`kenmerken.<code>.<parameter>` for a value out of range, an unknown or switched-off "
+    "capability); `kooiaap` true or false adds or takes off the kooiaap capability alone. "
+    "The kinds `trekker` and `aanhanger` are now `opleggertrekker` and `aanhangwagen`; sent, "
+    "they answer 422 naming the new kind. `actief: false` deactivates the vehicle and ends "
+    "its active session; its history stays. A stale If-Match answers 412.",
     body=VehicleUpdate,
     response=VehicleOut,
     errors=(401, 403, 404, 412, 422),
@@ -155,7 +165,7 @@ def update_vehicle(vehicle_id: uuid.UUID):
     _key_may(WRITE_SCOPE)
     body = parse_body(VehicleUpdate)
     data = body.model_dump(exclude_unset=True)
-    for name in ("kenteken", "soort", "kooiaap", "actief"):
+    for name in ("soort", "kooiaap", "actief", "kenmerken"):
         if name in data and data[name] is None:
             raise ValidationFailed([{"field": name, "message": "may not be null"}])
     vehicle = service.update_vehicle(

@@ -9,12 +9,14 @@ services as real use goes.
 from __future__ import annotations
 
 import uuid
+from datetime import date
 
 import orjson
 from sqlalchemy import select
 
 from portal.accounts import service as accounts
 from portal.accounts.models import Carrier
+from portal.audit.service import SYSTEM
 from portal.config import ROOT
 from portal.demo.customers import seed_customers
 from portal.demo.hours import seed_hours
@@ -25,9 +27,9 @@ from portal.demo.sessions import seed_vehicle_sessions
 from portal.demo.tacho import seed_tacho
 from portal.demo.tariffs import seed_tariffs
 from portal.demo.tasks import seed_tasks
+from portal.demo.vehicles import seed_vehicles
 from portal.drivers import service as drivers
 from portal.extensions import db
-from portal.fleet import service as fleet
 from portal.questionnaires import service as questionnaires
 from portal.tenancy import carrier_scope
 
@@ -40,7 +42,6 @@ CARRIERS = [
         "slug": "vdberg",
         "drivers": ["Jan de Vries", "Piet Bakker", "Henk Jansen"],
         "staff": ["Els Vos", "Kees Smit", "Anna de Boer"],
-        "plates": ["BX-12-AB", "BX-34-CD", "VZH-56-E", "OT-48-KX"],
         # What its e-invoices name as the seller (the billing export's UBL files).
         "factuur": {
             "thuisbasis_straat": "Industrieweg 8",
@@ -59,35 +60,8 @@ CARRIERS = [
         "slug": "kuipers",
         "drivers": ["Sanne Kuipers", "Mo Haddou"],
         "staff": ["Ria Kuipers", "Tom Hendriks", "Joost Kuipers"],
-        "plates": ["12-BLK-3", "45-BLK-6"],
     },
 ]
-# The demo vehicles' details, by plate (the first ones of a carrier drive its tasks).
-VEHICLES = {
-    "BX-12-AB": {"soort": "trekker", "omschrijving": "DAF XF 480 FT"},
-    "BX-34-CD": {
-        "soort": "vrachtwagen",
-        "omschrijving": "Scania R450 voerwagen",
-        "capaciteit": 24.0,
-        "capaciteit_eenheid": "ton",
-        "kooiaap": True,
-        "opmerkingen": "Kooiaap Palfinger Crayler; APK vervalt in maart.",
-    },
-    "VZH-56-E": {"soort": "trekker", "omschrijving": "Volvo FH 500"},
-    "OT-48-KX": {
-        "soort": "oplegger",
-        "omschrijving": "Kaweco mesttank met AGR-GPS",
-        "capaciteit": 30.0,
-        "capaciteit_eenheid": "m3",
-    },
-    "12-BLK-3": {
-        "soort": "vrachtwagen",
-        "omschrijving": "Veewagen, drie dekken",
-        "capaciteit": 180.0,
-        "capaciteit_eenheid": "stuks",
-    },
-    "45-BLK-6": {"soort": "trekker", "omschrijving": "MAN TGX 18.510"},
-}
 
 
 def seed() -> dict:
@@ -135,10 +109,8 @@ def _seed_carrier(spec: dict) -> None:
         for index, name in enumerate(spec["drivers"])
     ]
     seed_positions(carrier_id, driver_rows)
-    vehicles = [
-        fleet.create_vehicle(carrier_id=carrier_id, kenteken=p, **VEHICLES.get(p, {}))
-        for p in spec["plates"]
-    ]
+    _seed_licences(carrier_id, driver_rows)
+    vehicles = seed_vehicles(carrier_id, spec["slug"])
     for path in sorted(EXAMPLES.glob("*.json")):
         questionnaires.publish(
             carrier_id=carrier_id, doc=orjson.loads(path.read_bytes()), activate=True
@@ -152,6 +124,26 @@ def _seed_carrier(spec: dict) -> None:
     seed_hours(carrier_id, driver_rows, staff["planner"])
     seed_tacho(carrier_id, driver_rows, vehicles, staff["planner"])
     seed_invoices(carrier_id, driver_rows, staff["planner"])
+
+
+# Licence categories of the demo drivers in turn, with an expiry here and there; the last
+# driver has none recorded, so the planner's "no licence recorded" shows.
+LICENCES = (
+    {"B": None, "BE": None, "C": date(2031, 4, 1), "CE": date(2031, 4, 1), "T": None},
+    {"B": None, "C": date(2029, 9, 15), "T": None},
+    {"B": None, "T": None},
+    {"B": None, "C": None, "CE": date(2027, 2, 1)},
+)
+
+
+def _seed_licences(carrier_id, driver_rows) -> None:
+    for index, driver in enumerate(driver_rows[:-1]):
+        drivers.set_licences(
+            carrier_id=carrier_id,
+            driver_id=driver.id,
+            categorieen=LICENCES[index % len(LICENCES)],
+            actor=SYSTEM,
+        )
 
 
 def _seed_questionnaire_work(carrier_id, author) -> None:

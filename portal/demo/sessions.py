@@ -6,6 +6,7 @@ from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from portal.fleet import service as fleet
+from portal.fleet.rules import MOTORISED
 
 
 def seed_vehicle_sessions(carrier_id, driver_rows, vehicles, planner) -> None:
@@ -17,7 +18,7 @@ def seed_vehicle_sessions(carrier_id, driver_rows, vehicles, planner) -> None:
     zone = ZoneInfo("Europe/Amsterdam")
     today = datetime.now(zone).date()
     now = datetime.now(UTC)
-    cabs = [v for v in vehicles if v.soort != "oplegger"]
+    cabs = [v for v in vehicles if v.soort in MOTORISED]
     office = Actor("user", planner.id, planner.naam)
 
     def drive(driver, vehicle, start, end, by=None):

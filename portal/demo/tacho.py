@@ -180,7 +180,7 @@ def _card_uploads(carrier_id, driver_rows, vehicles, downloaded: datetime) -> li
         van=downloaded - timedelta(days=60),
         tot=downloaded,
     )
-    trucks = [v.kenteken for v in vehicles if v.soort == "trekker"]
+    trucks = [v.kenteken for v in vehicles if v.soort == "opleggertrekker"]
     uploads = []
     for index, driver in enumerate(driver_rows):
         start = downloaded.date() - timedelta(days=56 if index == 0 else 28)
@@ -230,7 +230,7 @@ def _vehicle_unit_uploads(carrier_id, vehicles, today: date) -> list[tuple]:
     from portal.tacho import samples
 
     uploads = []
-    for n, vehicle in enumerate(v for v in vehicles if v.soort == "trekker"):
+    for n, vehicle in enumerate(v for v in vehicles if v.soort == "opleggertrekker"):
         start = today - timedelta(days=31 + 14 * n)
         data = samples.vu_download(
             vin=f"XLRTEH4300G{carrier_id.int % 10**5:05d}{n}",

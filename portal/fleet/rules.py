@@ -6,13 +6,16 @@ and normalised for fleet.service, every problem an error with its field and stab
 from __future__ import annotations
 
 import math
+import re
 
 from portal.fleet import kenteken as plates
-from portal.fleet.models import EENHEDEN, OLD_SOORTEN, SOORTEN
+from portal.fleet.models import EENHEDEN, MAX_SNELHEID, OLD_SOORTEN, SOORTEN, WITHOUT_PLATE
 
 MAX_OMSCHRIJVING = 200
 MAX_OPMERKINGEN = 2000
 MAX_CAPACITEIT = 1_000_000
+MAX_VLOOTNUMMER = 20
+_FLEET_NUMBER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._/-]*$")
 
 # --- kinds: what drives, what is towed, what couples to what -----------------------------
 
@@ -101,6 +104,7 @@ def clean_fields(data: dict, errors: list[dict]) -> dict:
     message}."""
     clean: dict = {}
     _plate_and_kind(data, clean, errors)
+    _fleet_number(data, clean, errors)
     for name, limit in (("omschrijving", MAX_OMSCHRIJVING), ("opmerkingen", MAX_OPMERKINGEN)):
         if name in data:
             value = (data[name] or "").strip() or None
@@ -110,7 +114,8 @@ def clean_fields(data: dict, errors: list[dict]) -> dict:
                 )
             clean[name] = value
     _capacity(data, clean, errors)
-    for name in ("kooiaap", "actief"):
+    _speed(data, clean, errors)
+    for name in ("actief",):
         if name in data:
             if not isinstance(data[name], bool):
                 errors.append({"field": name, "code": "not_a_boolean", "message": "true or false"})
@@ -120,7 +125,9 @@ def clean_fields(data: dict, errors: list[dict]) -> dict:
 
 
 def _plate_and_kind(data: dict, clean: dict, errors: list[dict]) -> None:
-    if "kenteken" in data:
+    if "kenteken" in data and not (data["kenteken"] or "").strip():
+        clean["kenteken"] = None  # whether it may lack one: check_identity
+    elif "kenteken" in data:
         try:
             clean["kenteken"] = plates.painted(data["kenteken"] or "")
         except plates.InvalidKenteken:
@@ -137,6 +144,68 @@ def _plate_and_kind(data: dict, clean: dict, errors: list[dict]) -> None:
             errors.append(problem)
         else:
             clean["soort"] = data["soort"]
+
+
+def _fleet_number(data: dict, clean: dict, errors: list[dict]) -> None:
+    if "vlootnummer" not in data:
+        return
+    value = data["vlootnummer"]
+    value = value.strip() or None if isinstance(value, str) else value
+    if value is not None and (
+        not isinstance(value, str) or len(value) > MAX_VLOOTNUMMER or not _FLEET_NUMBER.match(value)
+    ):
+        errors.append(
+            {
+                "field": "vlootnummer",
+                "code": "fleet_number_format",
+                "message": f"letters and digits, at most {MAX_VLOOTNUMMER} characters",
+                "params": {"max": MAX_VLOOTNUMMER},
+            }
+        )
+        return
+    clean["vlootnummer"] = value
+
+
+def _speed(data: dict, clean: dict, errors: list[dict]) -> None:
+    if "max_snelheid_kmh" not in data:
+        return
+    value = data["max_snelheid_kmh"]
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SNELHEID
+    ):
+        errors.append(
+            {
+                "field": "max_snelheid_kmh",
+                "code": "out_of_range",
+                "message": f"a whole number from 1 to {MAX_SNELHEID}",
+            }
+        )
+        return
+    clean["max_snelheid_kmh"] = value
+
+
+def check_identity(kenteken, vlootnummer, soort, errors: list[dict]) -> None:
+    """Every vehicle has a plate or a fleet number; only an agricultural trailer may go
+    without a plate (it carries its tractor's repeat plate)."""
+    if kenteken is not None:
+        return
+    if soort != WITHOUT_PLATE:
+        errors.append(
+            {
+                "field": "kenteken",
+                "code": "plate_required",
+                "message": "is required; only an agricultural trailer may go without, "
+                "known by its fleet number",
+            }
+        )
+    elif vlootnummer is None:
+        errors.append(
+            {
+                "field": "vlootnummer",
+                "code": "fleet_number_required",
+                "message": "is required for a vehicle without a licence plate",
+            }
+        )
 
 
 def _capacity(data: dict, clean: dict, errors: list[dict]) -> None:

@@ -26,7 +26,7 @@ def test_a_planner_adds_a_vehicle_the_driver_scans_its_sticker_and_the_planner_s
     page.goto(f"{live_server.url}/voertuigen")
     page.get_by_role("link", name="Voertuig toevoegen").first.click()
     page.get_by_label("Kenteken").fill("vs707k")
-    page.get_by_label("Soort").select_option("trekker")
+    page.get_by_label("Soort").select_option("opleggertrekker")
     page.get_by_label("Omschrijving").fill("DAF XF 480 met mesttank")
     page.get_by_label("Capaciteit").fill("30,5")
     page.get_by_label("Eenheid").select_option("m3")

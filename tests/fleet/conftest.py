@@ -47,17 +47,21 @@ def payload_of(app):
 
 @pytest.fixture
 def vehicle_row(app):
-    """vehicle_row(vehicle) -> a dict of the vehicle's stored fields."""
+    """vehicle_row(vehicle) -> a dict of the vehicle's stored fields, with its capabilities
+    (`kenmerken`) and whether it has the kooiaap one (`kooiaap`)."""
 
     def read(vehicle: Ref) -> dict:
         from portal.fleet import service
 
-        return in_carrier(
-            app,
-            vehicle.carrier_id,
-            lambda: service.get_vehicle(carrier_id=vehicle.carrier_id, vehicle_id=vehicle.id),
-            lambda v: {c.name: getattr(v, c.name) for c in v.__table__.columns},
-        )
+        def load():
+            v = service.get_vehicle(carrier_id=vehicle.carrier_id, vehicle_id=vehicle.id)
+            row = {c.name: getattr(v, c.name) for c in v.__table__.columns}
+            caps = service.capabilities_of(carrier_id=vehicle.carrier_id, vehicle_ids={v.id})
+            row["kenmerken"] = caps[v.id]
+            row["kooiaap"] = "kooiaap" in caps[v.id]
+            return row
+
+        return in_carrier(app, vehicle.carrier_id, load)
 
     return read
 

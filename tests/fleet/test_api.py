@@ -17,7 +17,9 @@ def fleet(app, carrier, other_carrier, make_vehicle):
 
     from portal.fleet import service
 
-    trekker = make_vehicle(carrier, "vzh56e", soort="trekker", omschrijving="DAF XF Mestoplegger")
+    trekker = make_vehicle(
+        carrier, "vzh56e", soort="opleggertrekker", omschrijving="DAF XF Mestoplegger"
+    )
     tank = make_vehicle(
         carrier,
         "bx 12 lp",
@@ -62,7 +64,7 @@ def test_the_list_filters_and_pages(client, api_key, fleet):
 
     assert plates(get(actief="true")) == ["BX-12-LP", "VZH-56-E"]
     assert plates(get(actief="false")) == ["12-BLK-3"]
-    assert plates(get(soort="trekker")) == ["VZH-56-E"]
+    assert plates(get(soort="opleggertrekker")) == ["VZH-56-E"]
     assert plates(get(q="bx12")) == ["BX-12-LP"]  # a plate is found without its dashes
     assert plates(get(q="X-1")) == ["BX-12-LP"]
     assert plates(get(q="mestopl")) == ["VZH-56-E"]  # and by its description
@@ -176,7 +178,7 @@ def test_a_stale_if_match_is_412_and_changes_nothing(client, api_key, fleet, veh
     [
         ({"kenteken": "DE-HH-1234"}, "kenteken"),
         ({"kenteken": "vzh-56-e"}, "kenteken"),  # another vehicle of the carrier has it
-        ({"kenteken": None}, "kenteken"),
+        ({"kenteken": None}, "kenteken"),  # only an agricultural trailer goes without
         ({"soort": None}, "soort"),
         ({"kooiaap": None}, "kooiaap"),
         ({"actief": None}, "actief"),
@@ -227,11 +229,11 @@ def test_deactivating_through_the_api_ends_the_active_session(
     app, client, carrier, driver, api_key, fleet, payload_of, calls, session_row
 ):
     token = driver_token(client, driver)
-    session_id = calls.active(token, payload_of(fleet["tank"]))
-    listed = client.get(f"{API}/voertuigen", query_string={"q": "BX"}, headers=bearer(token))
+    session_id = calls.active(token, payload_of(fleet["trekker"]))
+    listed = client.get(f"{API}/voertuigen", query_string={"q": "VZH"}, headers=bearer(token))
     assert listed.get_json()[0]["actieve_sessie"]["id"] == session_id
     assert listed.get_json()[0]["actieve_sessie"]["chauffeur_id"] == str(driver.id)
-    response = patch(client, api_key.key, fleet["tank"], {"actief": False})
+    response = patch(client, api_key.key, fleet["trekker"], {"actief": False})
     assert response.status_code == 200 and response.get_json()["actief"] is False
     assert response.get_json()["actieve_sessie"] is None
     row = session_row(carrier, session_id)
@@ -294,7 +296,7 @@ def test_a_write_that_loses_a_race_is_412_not_a_500(app, backend, carrier, fleet
         assert held.versie == 1
         with psycopg.connect(admin) as other:
             other.execute(
-                "UPDATE voertuigen SET kooiaap = true, versie = versie + 1 WHERE id = %s",
+                "UPDATE voertuigen SET opmerkingen = 'APK', versie = versie + 1 WHERE id = %s",
                 (tank.id,),
             )
         with pytest.raises(service.PreconditionFailed):
@@ -303,4 +305,4 @@ def test_a_write_that_loses_a_race_is_412_not_a_500(app, backend, carrier, fleet
             )
         db.session.rollback()
     row = vehicle_row(tank)
-    assert row["kooiaap"] is True and row["opmerkingen"] is None and row["versie"] == 2
+    assert row["opmerkingen"] == "APK" and row["versie"] == 2

@@ -21,7 +21,7 @@ API = "/api/v1"
 
 @pytest.fixture
 def truck(carrier, make_vehicle):
-    return make_vehicle(carrier, "BX-12-LP", soort="trekker")
+    return make_vehicle(carrier, "BX-12-LP", soort="opleggertrekker")
 
 
 @pytest.fixture

@@ -47,6 +47,9 @@ def test_an_empty_list_says_what_to_do(browser):
     assert 'aria-current="page">Voertuigen<' in html  # the navigation points at this section
 
 
+TRACTOR = "opleggertrekker"
+
+
 # --- create ---------------------------------------------------------------------------
 
 
@@ -56,11 +59,11 @@ def test_a_planner_adds_a_vehicle_and_its_plate_is_painted(browser, app, carrier
         "/voertuigen/nieuw",
         {
             "kenteken": "vzh 56 e",
-            "soort": "trekker",
+            "soort": "opleggertrekker",
             "omschrijving": "DAF XF 480",
             "capaciteit": "30,5",
             "capaciteit_eenheid": "ton",
-            "kooiaap": "y",
+            "kenmerk_kooiaap": "y",
             "opmerkingen": "APK in maart",
         },
     )
@@ -68,8 +71,8 @@ def test_a_planner_adds_a_vehicle_and_its_plate_is_painted(browser, app, carrier
     page = browser.get(response.headers["Location"])
     html = page.get_data(as_text=True)
     assert "Voertuig VZH-56-E is toegevoegd" in html
-    assert "VZH-56-E" in html and "Trekker (voor oplegger)" in html
-    assert "30,5 ton" in html and "Ja, meeneemheftruck aan boord" in html
+    assert "VZH-56-E" in html and "Opleggertrekker" in html
+    assert "30,5 ton" in html and "Kooiaap (meeneemheftruck)" in html
     assert "APK in maart" in html and "Aangemaakt" in html  # the change history
 
 
@@ -116,7 +119,7 @@ def test_a_plate_the_carrier_has_is_refused_also_written_differently(browser, ap
     from portal.fleet import service
 
     make_vehicle(carrier, "BX-12-LP")
-    response = post_form(browser, "/voertuigen/nieuw", {"kenteken": "bx12lp", "soort": "trekker"})
+    response = post_form(browser, "/voertuigen/nieuw", {"kenteken": "bx12lp", "soort": TRACTOR})
     assert response.status_code == 422
     assert "Er is al een voertuig met kenteken BX-12-LP." in field_error(
         response.get_data(as_text=True), "kenteken"
@@ -129,7 +132,7 @@ def test_a_plate_the_carrier_has_is_refused_also_written_differently(browser, ap
             carrier_id=carrier.id, vehicle_id=parked.id, actief=False, actor=SYSTEM
         ),
     )
-    again = post_form(browser, "/voertuigen/nieuw", {"kenteken": "vzh56e", "soort": "trekker"})
+    again = post_form(browser, "/voertuigen/nieuw", {"kenteken": "vzh56e", "soort": TRACTOR})
     assert "gedeactiveerd voertuig met kenteken VZH-56-E" in field_error(
         again.get_data(as_text=True), "kenteken"
     )
@@ -137,7 +140,7 @@ def test_a_plate_the_carrier_has_is_refused_also_written_differently(browser, ap
 
 def test_another_carrier_may_have_the_same_plate(browser, other_carrier, make_vehicle):
     make_vehicle(other_carrier, "BX-12-LP")
-    response = post_form(browser, "/voertuigen/nieuw", {"kenteken": "BX-12-LP", "soort": "trekker"})
+    response = post_form(browser, "/voertuigen/nieuw", {"kenteken": "BX-12-LP", "soort": TRACTOR})
     assert response.status_code == 303
 
 
@@ -159,8 +162,8 @@ def test_the_list_searches_filters_and_shows_who_drives(browser, app, client, ca
     from portal.audit.service import SYSTEM
     from portal.fleet import service
 
-    tank = make_vehicle(carrier, "BX-12-LP", soort="oplegger", omschrijving="Mesttank")
-    make_vehicle(carrier, "VZH-56-E", soort="trekker", kooiaap=True)
+    make_vehicle(carrier, "BX-12-LP", soort="oplegger", omschrijving="Mesttank")
+    truck = make_vehicle(carrier, "VZH-56-E", soort="opleggertrekker", kooiaap=True)
     old = make_vehicle(carrier, "12-BLK-3")
     in_carrier(
         app,
@@ -168,13 +171,13 @@ def test_the_list_searches_filters_and_shows_who_drives(browser, app, client, ca
         lambda: service.set_active(carrier_id=carrier.id, vehicle_id=old.id, actief=False,
                                    actor=SYSTEM),
     )  # fmt: skip
-    calls.active(driver_token(client, driver), payload_of(tank))
+    calls.active(driver_token(client, driver), payload_of(truck))
 
     html = browser.get("/voertuigen").get_data(as_text=True)
     assert "2 actieve voertuigen" in html
     assert html.index("BX-12-LP") < html.index("VZH-56-E")  # by plate
     assert "12-BLK-3" not in html
-    row = re.search(rf'<tr id="vehicle-{tank.id}">.*?</tr>', html, re.S).group(0)
+    row = re.search(rf'<tr id="vehicle-{truck.id}">.*?</tr>', html, re.S).group(0)
     assert "Jan Chauffeur" in row and "sinds" in row
 
     found = browser.get("/voertuigen?q=bx12").get_data(as_text=True)
@@ -184,7 +187,7 @@ def test_the_list_searches_filters_and_shows_who_drives(browser, app, client, ca
     assert "12-BLK-3" in inactive and "BX-12-LP" not in inactive
     every = browser.get("/voertuigen?status=alle").get_data(as_text=True)
     assert "3 voertuigen gevonden" in every
-    trekkers = browser.get("/voertuigen?soort=trekker").get_data(as_text=True)
+    trekkers = browser.get("/voertuigen?soort=opleggertrekker").get_data(as_text=True)
     assert "VZH-56-E" in trekkers and "Kooiaap" in trekkers and "BX-12-LP" not in trekkers
     nothing = browser.get("/voertuigen?q=zzz").get_data(as_text=True)
     assert "Geen voertuigen gevonden." in nothing
@@ -341,7 +344,7 @@ def test_the_sticker_sheet_has_a_label_per_active_vehicle(browser, app, carrier,
     from portal.fleet import service
 
     tank = make_vehicle(carrier, "BX-12-LP", soort="oplegger")
-    truck = make_vehicle(carrier, "VZH-56-E", soort="trekker")
+    truck = make_vehicle(carrier, "VZH-56-E", soort="opleggertrekker")
     old = make_vehicle(carrier, "12-BLK-3")
     in_carrier(
         app,
@@ -355,7 +358,7 @@ def test_the_sticker_sheet_has_a_label_per_active_vehicle(browser, app, carrier,
     assert html.count("<svg") == 2 and 'class="sticker-plate">BX-12-LP<' in html
     assert "Van der Berg Agrotransport" in html and "2 QR-stickers" in html
     assert "data-print" in html and "js/fleet.js" in html
-    only = browser.get("/voertuigen/qr?soort=trekker").get_data(as_text=True)
+    only = browser.get("/voertuigen/qr?soort=opleggertrekker").get_data(as_text=True)
     assert re.findall(r'data-qr-payload="([^"]+)"', only) == [payload_of(truck)]
     one = browser.get(f"/voertuigen/{tank.id}/qr").get_data(as_text=True)
     assert re.findall(r'data-qr-payload="([^"]+)"', one) == [payload_of(tank)]

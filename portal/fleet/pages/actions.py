@@ -44,10 +44,8 @@ def deactivate(vehicle: Vehicle):
     if request.method == "GET":
         return _confirm(vehicle, "deactivate")
     if not vehicle.actief:
-        return done(
-            vehicle.id, _("Voertuig %(plate)s is al gedeactiveerd.", plate=vehicle.kenteken)
-        )
-    vehicle_id, plate = vehicle.id, vehicle.kenteken
+        return done(vehicle.id, _("Voertuig %(plate)s is al gedeactiveerd.", plate=vehicle.label))
+    vehicle_id, plate = vehicle.id, vehicle.label
     try:
         service.set_active(
             carrier_id=current_carrier_id(),
@@ -70,7 +68,7 @@ def deactivate(vehicle: Vehicle):
 @vehicle_route("/voertuigen/<uuid:vehicle_id>/activeren", methods=("POST",))
 def activate(vehicle: Vehicle):
     """Make a deactivated vehicle active again (its current sticker works again)."""
-    vehicle_id, plate = vehicle.id, vehicle.kenteken
+    vehicle_id, plate = vehicle.id, vehicle.label
     try:
         service.set_active(
             carrier_id=current_carrier_id(),
@@ -88,7 +86,7 @@ def rotate_qr(vehicle: Vehicle):
     """A new QR sticker after a confirmation: the old sticker stops working."""
     if request.method == "GET":
         return _confirm(vehicle, "rotate")
-    vehicle_id, plate = vehicle.id, vehicle.kenteken
+    vehicle_id, plate = vehicle.id, vehicle.label
     try:
         rotated = service.rotate_qr(
             carrier_id=current_carrier_id(), vehicle_id=vehicle_id, actor=current_actor()

@@ -9,26 +9,41 @@ from wtforms import (
     BooleanField,
     FloatField,
     HiddenField,
+    IntegerField,
     SelectChoice,
     SelectField,
     StringField,
     TextAreaField,
 )
-from wtforms.validators import DataRequired, Length, Optional, StopValidation, ValidationError
+from wtforms.validators import (
+    DataRequired,
+    Length,
+    NumberRange,
+    Optional,
+    StopValidation,
+    ValidationError,
+)
 from wtforms.widgets import TextInput
 
 from portal.fleet import kenteken as plates
-from portal.fleet.models import EENHEDEN, SOORTEN
-from portal.fleet.rules import MAX_CAPACITEIT, MAX_OMSCHRIJVING, MAX_OPMERKINGEN
+from portal.fleet.capabilities import MAX_NAAM
+from portal.fleet.models import EENHEDEN, MAX_SNELHEID, SOORTEN
+from portal.fleet.rules import (
+    MAX_CAPACITEIT,
+    MAX_OMSCHRIJVING,
+    MAX_OPMERKINGEN,
+    MAX_VLOOTNUMMER,
+)
 from portal.validators import PortalForm
 
 SOORT_LABELS = {
     "vrachtwagen": _l("Vrachtwagen (bakwagen)"),
-    "trekker": _l("Trekker (voor oplegger)"),
-    "oplegger": _l("Oplegger"),
-    "aanhanger": _l("Aanhangwagen"),
-    "landbouwtrekker": _l("Landbouwtrekker"),
+    "opleggertrekker": _l("Opleggertrekker"),
+    "landbouwtrekker": _l("Landbouwtrekker (T)"),
     "bestelbus": _l("Bestelbus"),
+    "aanhangwagen": _l("Aanhangwagen"),
+    "oplegger": _l("Oplegger"),
+    "landbouwaanhanger": _l("Landbouwaanhanger"),
     "overig": _l("Overig"),
 }
 EENHEID_LABELS = {
@@ -108,11 +123,22 @@ def _capacity(form, field) -> None:
 
 
 class VehicleForm(PortalForm):
+    """A vehicle's fields; its capabilities' fields are added per carrier (vehicle_form)."""
+
     kenteken = StringField(
         _l("Kenteken"),
-        validators=[DataRequired(_l("Vul het kenteken in.")), _dutch_plate],
-        description=_l("Zoals op de kentekenplaat, met of zonder streepjes: BX-12-LP."),
+        validators=[Optional(), _dutch_plate],
+        description=_l(
+            "Zoals op de kentekenplaat, met of zonder streepjes: BX-12-LP. Alleen een "
+            "landbouwaanhanger op het herhalingskenteken van de trekker blijft leeg."
+        ),
         render_kw={"autocomplete": "off", "autocapitalize": "characters", "spellcheck": "false"},
+    )
+    vlootnummer = StringField(
+        _l("Vlootnummer"),
+        validators=[Optional(), Length(max=MAX_VLOOTNUMMER)],
+        description=_l("Jullie eigen nummer; nodig voor een voertuig zonder kenteken."),
+        render_kw={"autocomplete": "off", "spellcheck": "false"},
     )
     soort = SelectField(
         _l("Soort"),
@@ -133,7 +159,15 @@ class VehicleForm(PortalForm):
         + [SelectChoice(key, label) for key, label in EENHEID_LABELS.items()],
         default="",
     )
-    kooiaap = BooleanField(_l("Kooiaap (meeneemheftruck) aan boord"))
+    max_snelheid_kmh = IntegerField(
+        _l("Maximumsnelheid (km/u)"),
+        validators=[Optional(), NumberRange(1, MAX_SNELHEID, _l("Vul 1 tot 200 km/u in."))],
+        description=_l(
+            "Volgens het kentekenbewijs. Tot en met 40 km/u gelden de rij- en rusttijden "
+            "(EU 561/2006) niet."
+        ),
+        render_kw={"inputmode": "numeric"},
+    )
     opmerkingen = TextAreaField(
         _l("Opmerkingen"),
         validators=[Optional(), Length(max=MAX_OPMERKINGEN)],
@@ -161,16 +195,85 @@ class VehicleForm(PortalForm):
         return valid
 
     def vehicle_data(self) -> dict:
-        """The form's fields as the service takes them."""
+        """The form's fields as the service takes them, with the capabilities ticked."""
         return {
-            "kenteken": self.kenteken.data,
+            "kenteken": self.kenteken.data or None,
+            "vlootnummer": self.vlootnummer.data or None,
             "soort": self.soort.data,
             "omschrijving": self.omschrijving.data,
             "capaciteit": self.capaciteit.data,
             "capaciteit_eenheid": self.capaciteit_eenheid.data or None,
-            "kooiaap": bool(self.kooiaap.data),
+            "max_snelheid_kmh": self.max_snelheid_kmh.data,
             "opmerkingen": self.opmerkingen.data,
+            "kenmerken": capability_data(self),
         }
+
+
+# --- capabilities: a checkbox per capability of the catalogue, with its parameters ---------
+
+
+def cap_field(code: str, parameter: str | None = None) -> str:
+    """The form field of a capability (or of one of its parameters)."""
+    return f"kenmerk_{code}" + (f"__{parameter}" if parameter else "")
+
+
+def vehicle_form(items, formdata=None) -> VehicleForm:
+    """The vehicle form with the carrier's capabilities (catalogue items): a checkbox each,
+    and each one's parameter fields."""
+
+    class Form(VehicleForm):
+        pass
+
+    for item in items:
+        setattr(Form, cap_field(item.code), BooleanField(item.naam))
+        for parameter in item.parameters:
+            label = f"{parameter.label} ({parameter.unit})" if parameter.unit else parameter.label
+            kind = DecimalCommaField if parameter.kind == "number" else StringField
+            validators = [Optional()] + (
+                [Length(max=parameter.max_length)] if parameter.kind == "text" else []
+            )
+            setattr(
+                Form,
+                cap_field(item.code, parameter.name),
+                kind(label, validators=validators, render_kw={"autocomplete": "off"}),
+            )
+    form = Form(formdata)
+    form.capability_items = list(items)
+    return form
+
+
+def capability_data(form) -> dict:
+    """The capabilities ticked, each with the parameters filled in."""
+    chosen = {}
+    for item in getattr(form, "capability_items", ()):
+        if not form[cap_field(item.code)].data:
+            continue
+        chosen[item.code] = {
+            p.name: form[cap_field(item.code, p.name)].data
+            for p in item.parameters
+            if form[cap_field(item.code, p.name)].data not in (None, "")
+        }
+    return chosen
+
+
+def fill_capabilities(form, capabilities: dict[str, dict]) -> None:
+    """Tick the vehicle's capabilities and fill in their parameters (for editing)."""
+    for item in getattr(form, "capability_items", ()):
+        form[cap_field(item.code)].data = item.code in capabilities
+        for p in item.parameters:
+            form[cap_field(item.code, p.name)].data = capabilities.get(item.code, {}).get(p.name)
+
+
+def capability_error_fields(errors: list[dict]) -> list[dict]:
+    """The service's capability errors named as the form's fields."""
+    renamed = []
+    for error in errors:
+        field = error.get("field") or ""
+        if field.startswith("kenmerken."):
+            code, _dot, parameter = field.removeprefix("kenmerken.").partition(".")
+            error = {**error, "field": cap_field(code, parameter or None)}
+        renamed.append(error)
+    return renamed
 
 
 class VehicleFilterForm(PortalForm):
@@ -229,13 +332,23 @@ class SessionFilterForm(PortalForm):
             for d in drivers
         ]
         self.voertuig.choices = [SelectChoice("", _l("Alle voertuigen"))] + [
-            SelectChoice(str(v.id), v.kenteken) for v in vehicles
+            SelectChoice(str(v.id), v.label) for v in vehicles
         ]
 
     def clean(self, name: str) -> str:
         field = self[name]
         valid = {value for value, *_rest in field.iter_choices()}
         return field.data if field.data in valid else ""
+
+
+class CapabilityForm(PortalForm):
+    """A capability's name: a new one, or a new name for one."""
+
+    naam = StringField(
+        _l("Naam"),
+        validators=[DataRequired(_l("Vul een naam in.")), Length(max=MAX_NAAM)],
+        render_kw={"autocomplete": "off"},
+    )
 
 
 class ConfirmForm(PortalForm):

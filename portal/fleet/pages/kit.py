@@ -8,12 +8,14 @@ from datetime import datetime, timedelta
 from functools import partial
 
 from flask import Blueprint, flash, redirect, url_for
-from flask_babel import format_datetime
+from flask_babel import format_datetime, format_decimal
 from flask_babel import gettext as _
+from markupsafe import Markup, escape
 
 from portal.accounts.permissions import object_route
 from portal.accounts.service import carrier_zone
 from portal.fleet import service, sessions
+from portal.fleet.capabilities import parameters_of
 from portal.fleet.models import Vehicle, VehicleSession
 from portal.fleet.pages.forms import (
     EENHEID_LABELS,
@@ -89,6 +91,29 @@ def _capacity(vehicle: Vehicle) -> str:
     return f"{number} {EENHEID_SHORT.get(vehicle.capaciteit_eenheid, vehicle.capaciteit_eenheid)}"
 
 
+def vehicle_name(vehicle: Vehicle) -> Markup:
+    """The vehicle as a plate, or, without one, its fleet number (marked as such)."""
+    if vehicle.kenteken:
+        return Markup('<span class="plate">%s</span>') % vehicle.kenteken
+    title = escape(_("Vlootnummer (geen eigen kenteken)"))
+    return Markup('<span class="fleet-number" title="%s">%s</span>') % (title, vehicle.label)
+
+
+def capability_text(code: str, parameters: dict, names: dict[str, str]) -> str:
+    """A capability with its parameters as people read them: 'Mesttank 18 m³'."""
+    name = _(names.get(code, code))  # a default's Dutch name in the user's language
+    values = []
+    for parameter in parameters_of(code):
+        value = parameters.get(parameter.name)
+        if value is None:
+            continue
+        shown = format_decimal(value) if parameter.kind == "number" else str(value)
+        values.append(f"{shown} {parameter.unit}" if parameter.unit else shown)
+    if {"temp_min", "temp_max"} <= set(parameters) and len(values) == 2:
+        values = [f"{values[0].removesuffix(' °C')} … {values[1]}"]
+    return f"{name} {' '.join(values)}".strip()
+
+
 def _session_status(session: VehicleSession) -> str:
     return "expired" if sessions.is_expired(session) else session.status
 
@@ -103,6 +128,8 @@ def template_helpers() -> dict:
         "when": partial(format_when, empty="—"),
         "duration": _duration,
         "capacity": _capacity,
+        "vehicle_name": vehicle_name,
+        "capability_text": capability_text,
         "session_status": _session_status,
         "driver_page_url": driver_page_url,
         "since": since,

@@ -64,7 +64,7 @@ def sessions_page():
     )
     pager = pager.counted(history.total)
     names = {d.id: d.naam for d in all_drivers}
-    plates = {v.id: v.kenteken for v in vehicles}
+    plates = {v.id: v.label for v in vehicles}
     args = {
         k: v for k, v in (("chauffeur", chauffeur), ("voertuig", voertuig), ("status", status)) if v
     }

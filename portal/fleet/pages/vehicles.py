@@ -12,9 +12,15 @@ from flask_babel import lazy_gettext as _l
 from portal.accounts.permissions import role_required
 from portal.drivers import service as drivers
 from portal.errors import ValidationFailed
-from portal.fleet import service, sessions
+from portal.fleet import catalogue, service, sessions
 from portal.fleet.models import Vehicle
-from portal.fleet.pages.forms import VehicleFilterForm, VehicleForm
+from portal.fleet.pages.forms import (
+    VehicleFilterForm,
+    VehicleForm,
+    capability_error_fields,
+    fill_capabilities,
+    vehicle_form,
+)
 from portal.fleet.pages.kit import bp, done, template_helpers, vehicle_route
 from portal.unit_of_work import portal_write
 from portal.web import is_fragment
@@ -75,6 +81,7 @@ def index():
         "page_args": args,
         "active": active,
         "names": names,
+        **_capabilities_shown(result.vehicles),
         "links": links,
         "filtered": bool(args),
         "list_url": pager.url("fleet.index", **args),
@@ -87,9 +94,34 @@ def index():
     return render_template("fleet/index.html", **context)
 
 
+def _capabilities_shown(vehicles) -> dict:
+    carrier_id = current_carrier_id()
+    return {
+        "kenmerken": service.capabilities_of(
+            carrier_id=carrier_id, vehicle_ids={v.id for v in vehicles}
+        ),
+        "kenmerk_names": service.capability_names(carrier_id=carrier_id),
+    }
+
+
 # --- create and edit ------------------------------------------------------------------
 
 DUPLICATE_ACTIVE = _l("Er is al een voertuig met kenteken %(plate)s.")
+# The service's codes a person reads at the field, in their language.
+WORDING = {
+    "plate_required": _l(
+        "Vul het kenteken in. Alleen een landbouwaanhanger mag zonder (met een vlootnummer)."
+    ),
+    "fleet_number_required": _l("Een voertuig zonder kenteken heeft een vlootnummer nodig."),
+    "fleet_number_taken": _l("Er is al een voertuig met dit vlootnummer."),
+    "fleet_number_format": _l("Alleen letters, cijfers en streepjes, hoogstens 20 tekens."),
+    "parameter_range": _l("Vul een getal van %(min)s tot %(max)s in."),
+    "required": _l("Vul dit in."),
+    "range_order": _l("De hoogste temperatuur ligt onder de laagste."),
+    "unknown_capability": _l("Dit kenmerk staat niet (meer) in jullie lijst."),
+    "capability_off": _l("Dit kenmerk is uitgezet; kies een ander."),
+    "kind_renamed": _l("Kies een soort."),
+}
 DUPLICATE_INACTIVE = _l(
     "Er is al een gedeactiveerd voertuig met kenteken %(plate)s: maak dat weer actief in "
     "plaats van een nieuw aan te maken."
@@ -99,8 +131,12 @@ DUPLICATE_INACTIVE = _l(
 def _apply_errors(form: VehicleForm, error: ValidationFailed) -> list[str]:
     """Put the service's errors at the form's fields; the rest in a list."""
     check = _("Controleer dit veld.")
-    wording = dict.fromkeys(FIELD_CODES, check) | {"plate_taken": partial(_plate_taken, form)}
-    return errors_at_fields(form, error.errors, wording)
+    wording = (
+        dict.fromkeys(FIELD_CODES, check)
+        | {code: str(text) for code, text in WORDING.items()}
+        | {"plate_taken": partial(_plate_taken, form)}
+    )
+    return errors_at_fields(form, capability_error_fields(error.errors), wording)
 
 
 # The service's codes of a field the form checks itself already: a plain "check this field".
@@ -108,6 +144,7 @@ FIELD_CODES = (
     "plate_format",
     "choice",
     "too_long",
+    "not_an_object",
     "out_of_range",
     "not_a_boolean",
     "required_with_capacity",
@@ -129,6 +166,18 @@ def _plate_taken(form: VehicleForm, _error: dict) -> str:
     return str(text) % {"plate": painted}
 
 
+def _form(vehicle: Vehicle | None, has: dict | None = None) -> VehicleForm:
+    """The vehicle form with the capabilities offered: those switched on, and those the
+    vehicle has."""
+    has = has or {}
+    items = [
+        item
+        for item in catalogue.catalogue(carrier_id=current_carrier_id())
+        if item.actief or item.code in has
+    ]
+    return vehicle_form(items, request.form if request.method == "POST" else None)
+
+
 def _render_form(form: VehicleForm, vehicle: Vehicle | None, status: int = 200, **notice):
     action = url_for("fleet.edit", vehicle_id=vehicle.id) if vehicle else url_for("fleet.new")
     back = url_for("fleet.show", vehicle_id=vehicle.id) if vehicle else url_for("fleet.index")
@@ -143,7 +192,7 @@ def _render_form(form: VehicleForm, vehicle: Vehicle | None, status: int = 200, 
 @portal_write
 def new():
     """A new vehicle."""
-    form = VehicleForm(request.form if request.method == "POST" else None)
+    form = _form(None)
     if request.method == "GET":
         return _render_form(form, None)
     if not form.validate():
@@ -155,7 +204,7 @@ def new():
     except ValidationFailed as error:
         general = _apply_errors(form, error)
         return _render_form(form, None, 422, errors=general)
-    vehicle_id, plate = vehicle.id, vehicle.kenteken
+    vehicle_id, plate = vehicle.id, vehicle.label
     return done(
         vehicle_id,
         _(
@@ -168,11 +217,13 @@ def new():
 @vehicle_route("/voertuigen/<uuid:vehicle_id>/bewerken", methods=("GET", "POST"))
 def edit(vehicle: Vehicle):
     """Edit a vehicle; the version it started from guards against overwriting a change."""
-    form = VehicleForm(request.form if request.method == "POST" else None)
+    has = service.capabilities_of(carrier_id=current_carrier_id(), vehicle_ids={vehicle.id})
+    form = _form(vehicle, has[vehicle.id])
     if request.method == "GET":
-        for name in ("kenteken", "soort", "omschrijving", "capaciteit", "kooiaap", "opmerkingen"):
+        for name in EDITED:
             form[name].data = getattr(vehicle, name)
         form.capaciteit_eenheid.data = vehicle.capaciteit_eenheid or ""
+        fill_capabilities(form, has[vehicle.id])
         form.versie.data = str(vehicle.versie)
         return _render_form(form, vehicle)
     if not form.validate():
@@ -198,5 +249,16 @@ def edit(vehicle: Vehicle):
         general = _apply_errors(form, error)
         current = service.get_vehicle(carrier_id=current_carrier_id(), vehicle_id=vehicle.id)
         return _render_form(form, current, 422, errors=general)
-    vehicle_id, plate = saved.id, saved.kenteken
+    vehicle_id, plate = saved.id, saved.label
     return done(vehicle_id, _("Voertuig %(plate)s is opgeslagen.", plate=plate))
+
+
+EDITED = (
+    "kenteken",
+    "vlootnummer",
+    "soort",
+    "omschrijving",
+    "capaciteit",
+    "max_snelheid_kmh",
+    "opmerkingen",
+)
