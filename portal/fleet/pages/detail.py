@@ -11,13 +11,22 @@ from flask_babel import lazy_gettext as _l
 from portal.drivers import service as drivers
 from portal.fleet import service, sessions
 from portal.fleet.models import Vehicle
+from portal.fleet.pages.couplings import coupling_section
 from portal.fleet.pages.forms import EENHEID_LABELS, SOORT_LABELS
-from portal.fleet.pages.kit import SESSION_PAGE_SIZE, template_helpers, vehicle_route
+from portal.fleet.pages.kit import (
+    SESSION_PAGE_SIZE,
+    capability_text,
+    template_helpers,
+    vehicle_route,
+)
 from portal.web.kit import Pager, current_carrier_id
 
 FIELD_LABELS = {
     "kenteken": _l("Kenteken"),
+    "vlootnummer": _l("Vlootnummer"),
     "soort": _l("Soort"),
+    "max_snelheid_kmh": _l("Maximumsnelheid (km/u)"),
+    "kenmerken": _l("Kenmerken"),
     "omschrijving": _l("Omschrijving"),
     "capaciteit": _l("Capaciteit"),
     "capaciteit_eenheid": _l("Eenheid"),
@@ -67,6 +76,10 @@ def _value(name: str, value) -> str:
         return str(SOORT_LABELS.get(value, value))
     if name == "capaciteit_eenheid":
         return str(EENHEID_LABELS.get(value, value))
+    if name == "kenmerken" and isinstance(value, dict):
+        names = service.capability_names(carrier_id=current_carrier_id())
+        texts = [capability_text(code, params or {}, names) for code, params in value.items()]
+        return ", ".join(texts) or "—"
     if name == "qr_versie":
         return _("versie %(n)s", n=value)
     if isinstance(value, float):
@@ -104,9 +117,14 @@ def show(vehicle: Vehicle):
         history=history.sessions,
         total=history.total,
         names=names,
-        plates={vehicle.id: vehicle.kenteken},
+        plates={vehicle.id: vehicle.label},
+        kenmerken=service.capabilities_of(carrier_id=carrier_id, vehicle_ids={vehicle.id})[
+            vehicle.id
+        ],
+        kenmerk_names=service.capability_names(carrier_id=carrier_id),
         pager=pager,
         changes=_audit_rows(vehicle),
         back=here,
+        **coupling_section(vehicle),
         **template_helpers(),
     )
