@@ -76,8 +76,8 @@ class ProposalIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid", title="PlanningProposalCreate")
 
-    van: date
-    tot: date
+    van: date = Field(ge=date(2000, 1, 1), le=date(2099, 12, 31))
+    tot: date = Field(ge=date(2000, 1, 1), le=date(2099, 12, 31))
     seconden: int = Field(default=planner.DEFAULT_SECONDS, ge=1, le=60)
 
 
