@@ -6,6 +6,7 @@ Run by hand, it prints figures; it is not a test (tests/test_benches.py runs --s
     .venv/bin/python bench/board_week.py                 # SQLite, 40 drivers x 7 days x 10
     .venv/bin/python bench/board_week.py --rounds 30 \\
         --database postgresql://postgres@127.0.0.1/rijplan_bench   # an existing, empty DB
+    .venv/bin/python bench/board_week.py --gc-freeze      # with the app's objects frozen
     .venv/bin/python bench/board_week.py --smoke          # a tiny run that checks it works
 
 It creates one carrier with --drivers drivers, each with --per-day tasks on each of the 7
@@ -22,6 +23,7 @@ week of 2,800 cards under 300 ms.
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import sys
 import tempfile
@@ -118,6 +120,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--database", default=None)
     parser.add_argument("--smoke", action="store_true", help="a tiny run: does it still work?")
+    parser.add_argument(
+        "--gc-freeze",
+        action="store_true",
+        help="gc.freeze() after the first requests, as a server could once its app is loaded "
+        "(the collector then skips the ~400k long-lived objects of the app and its libraries)",
+    )
     args = parser.parse_args(argv)
     if args.smoke:
         args.drivers, args.per_day, args.rounds = 3, 2, 2
@@ -171,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
         shown[name] = found
         print(f"{name:>5}: {found} cards, {size / 1024:.0f} KiB HTML, {count} queries per request")
     assert shown["week"] == cards, (shown["week"], cards)
+    if args.gc_freeze:
+        gc.collect()
+        gc.freeze()
+        print(f"gc.freeze(): {gc.get_freeze_count()} objects left out of collections")
 
     timings: dict[str, list[float]] = {"week": [], "day": []}
     cpu: dict[str, list[float]] = {"week": [], "day": []}
