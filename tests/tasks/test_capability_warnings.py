@@ -99,3 +99,26 @@ def test_the_warning_is_in_english_for_an_english_planner(client, planner, plann
     assert "Vehicle VZH-56-E (without a trailer) lacks what this activity needs: Manure tank" in (
         page
     )
+
+
+def test_the_task_form_warns_of_the_missing_tank_and_saves_anyway(
+    app, client, carrier, planner, planned
+):
+    tractor, _ = planned
+    login(client, planner)
+    page = client.get("/taken/nieuw").get_data(as_text=True)
+    data = {
+        "csrf_token": csrf_from(page),
+        "type": "mest_lossen",
+        "naam": "Mest lossen Lochem",
+        "land": "NL",
+        "gepland_datum": "2026-12-07",
+        "gepland_tijd": "14:00",
+        "vehicle_id": str(tractor.id),
+    }
+    checked = client.post("/taken/nieuw/controle", data=data, headers={"HX-Request": "true"})
+    assert checked.status_code == 200
+    assert "Voertuig VZH-56-E (zonder aanhanger) " + MISSING in checked.get_data(as_text=True)
+
+    saved = client.post("/taken/nieuw", data=data)
+    assert saved.status_code == 303  # a warning, never a refusal
