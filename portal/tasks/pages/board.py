@@ -151,7 +151,7 @@ def index():
     tasks = page.tasks
     warnings = service.planning_warnings(carrier_id=carrier_id, tasks=tasks)
     names, inactive = _driver_names(drivers, tasks, warnings)
-    plates = {v.id: v.kenteken for v in vehicles}
+    plates = {v.id: v.label for v in vehicles}
     lanes: list[Lane] = []
     columns: list[tuple[str, list[Task]]] = []
     if query.view == "dag":

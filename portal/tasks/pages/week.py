@@ -139,7 +139,7 @@ def show():
     tasks = [p.task for p in placed]
     warnings = service.planning_warnings(carrier_id=carrier_id, tasks=tasks)
     names, inactive = driver_names(drivers, tasks, warnings)
-    plates = {v.id: v.kenteken for v in vehicles}
+    plates = {v.id: v.label for v in vehicles}
     lanes = lanes_of(carrier_id, query, drivers, vehicles, inactive, placed)
     if query.lanes == "chauffeur" and period.last >= today:
         add_budgets(carrier_id, lanes)
@@ -200,7 +200,7 @@ def week_lanes(query: WeekQuery, drivers, vehicles, inactive: dict, placed) -> l
             lanes[""] = Lane("", _("Zonder voertuig"))
         for vehicle in vehicles:
             if query.vehicle in (None, str(vehicle.id)):
-                lanes[str(vehicle.id)] = Lane(str(vehicle.id), vehicle.kenteken)
+                lanes[str(vehicle.id)] = Lane(str(vehicle.id), vehicle.label)
         return fill(lanes, placed, lambda t: str(t.vehicle_id) if t.vehicle_id else "")
     if query.chauffeur in (None, UNASSIGNED):
         lanes[""] = Lane("", _("Niet toegewezen"), driver="")
