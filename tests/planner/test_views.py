@@ -77,3 +77,19 @@ def test_the_task_forms_panel_lists_every_driver_with_reasons(app, client, carri
     assert html.index("Anna de Vries") < html.index("Bert Smit")  # the free driver first
     assert "overlapt met een andere taak" in html  # Bert is listed with why
     assert "geen kaart- of urengegevens" in html  # no card data: a warning, not met
+
+
+def test_another_carriers_proposal_and_task_are_404(app, client, carrier, other_carrier, planner):
+    from portal.audit.service import SYSTEM
+    from portal.planner import service
+
+    theirs = create_task(app, other_carrier, None, type="voer_leveren", gepland_op=at(0, 8))
+    proposal_id = in_carrier(
+        app, other_carrier.id,
+        lambda: service.start_proposal(carrier_id=other_carrier.id, van=at(0, 0),
+                                       tot=at(1, 0), actor=SYSTEM).id,
+    )  # fmt: skip
+    login(client, planner)
+    assert client.get(f"/planning/voorstellen/{proposal_id}").status_code == 404
+    assert client.post(f"/planning/voorstellen/{proposal_id}/accepteren").status_code == 404
+    assert client.get(f"/taken/{theirs.id}/suggesties").status_code == 404
