@@ -75,9 +75,11 @@ def active_by_vehicle(
 
 
 def current_sessions(*, carrier_id: uuid.UUID) -> list[tuple[VehicleSession, str]]:
-    """Who drives what right now: every active session with its plate, by plate."""
+    """Who drives what right now: every active session with its vehicle's label (plate, else
+    #fleet number), by that label."""
+    label = func.coalesce(Vehicle.kenteken, "#" + func.coalesce(Vehicle.vlootnummer, ""))
     stmt = (
-        select(VehicleSession, Vehicle.kenteken)
+        select(VehicleSession, label)
         .join(
             Vehicle,
             and_(
@@ -86,7 +88,7 @@ def current_sessions(*, carrier_id: uuid.UUID) -> list[tuple[VehicleSession, str
             ),
         )
         .where(VehicleSession.transporteur_id == carrier_id, VehicleSession.status == "active")
-        .order_by(Vehicle.kenteken)
+        .order_by(label)
     )
     return [(row[0], row[1]) for row in db.session.execute(stmt)]
 

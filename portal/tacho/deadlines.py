@@ -21,7 +21,7 @@ CARD_EVERY_DAYS = 28  # a driver card at least every 28 days (Reg. 581/2010)
 VU_EVERY_DAYS = 90  # a vehicle unit at least every 90 days
 SOON_DAYS = 7
 # Vehicles that carry a tachograph: not trailers.
-VU_KINDS = ("vrachtwagen", "trekker", "landbouwtrekker", "bestelbus", "overig")
+VU_KINDS = ("vrachtwagen", "opleggertrekker", "landbouwtrekker", "bestelbus", "overig")
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,8 @@ def directory(*, carrier_id: uuid.UUID, parsed: ParsedFile | None = None) -> Dir
             found.drivers_by_email.setdefault(driver.email.casefold(), []).append(driver)
         found.drivers_by_name.setdefault(name_key(driver.naam), []).append(driver)
     for vehicle in fleet.list_vehicles(carrier_id=carrier_id):
-        found.vehicles_by_plate[fleet.normalise_kenteken(vehicle.kenteken)] = vehicle
+        if vehicle.kenteken:  # a trailer on its tractor's repeat plate is named by no cell
+            found.vehicles_by_plate[fleet.normalise_kenteken(vehicle.kenteken)] = vehicle
     if parsed is not None and "klant" not in parsed.columns:
         return found
     for customer in customers.all_customers(carrier_id=carrier_id):

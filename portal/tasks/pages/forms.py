@@ -153,7 +153,7 @@ class BoardFilterForm(PortalForm):
             SelectChoice(UNASSIGNED, _l("Niet toegewezen")),
         ] + [SelectChoice(str(d.id), d.naam) for d in drivers]
         self.voertuig.choices = [SelectChoice("", _l("Alle voertuigen"))] + [
-            SelectChoice(str(v.id), v.kenteken) for v in vehicles
+            SelectChoice(str(v.id), v.label) for v in vehicles
         ]
         types = activity_choices({self.type.data} if self.type.data else set())
         self.type.choices = [SelectChoice("", _l("Alle soorten")), *types]

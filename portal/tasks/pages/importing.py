@@ -65,7 +65,7 @@ def _warnings(results: list[csv_import.RowResult], found: csv_import.Directory) 
         rows=[(r.number, r.chauffeur_id, r.data) for r in good],
     )
     names = {d.id: d.naam for same in found.drivers_by_name.values() for d in same}
-    plates = {v.id: v.kenteken for v in found.vehicles_by_plate.values()}
+    plates = {v.id: v.label for v in found.vehicles_by_plate.values()}
     by_row = {r.number: w for r, w in zip(good, found_warnings, strict=True) if w}
     return {"warnings": by_row, "warning_names": names, "warning_plates": plates}
 

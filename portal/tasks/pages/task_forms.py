@@ -179,7 +179,7 @@ class TaskForm(PortalForm):
             SelectChoice(str(d.id), d.naam) for d in drivers
         ]
         self.vehicle_id.choices = [SelectChoice("", _l("Geen voertuig"))] + [
-            SelectChoice(str(v.id), v.kenteken) for v in vehicles
+            SelectChoice(str(v.id), v.label) for v in vehicles
         ]
 
     def set_route_choices(self, customers: dict, places: list) -> None:
