@@ -431,6 +431,7 @@ def populate(app, client, name: str) -> dict:
     )
     delivery_id = in_carrier(app, carrier.id, lambda: first_delivery(carrier.id))
     customer_ids.update(series_rows(app, carrier, customer_ids["klant_id"]))
+    customer_ids.update(voorstel_id=planning_proposal(app, carrier))
     return {
         "carrier": carrier,
         "driver": driver,
@@ -704,6 +705,19 @@ def series_rows(app, carrier, customer_id) -> dict:
     return in_carrier(app, carrier.id, make)
 
 
+def planning_proposal(app, carrier):
+    """A queued planning proposal of the carrier (portal.planner)."""
+    from portal.audit.service import SYSTEM
+    from portal.planner import service as planner
+
+    van = datetime(2026, 12, 7, tzinfo=UTC)
+    return in_carrier(
+        app, carrier.id,
+        lambda: planner.start_proposal(carrier_id=carrier.id, van=van,
+                                       tot=van + timedelta(days=7), actor=SYSTEM).id,
+    )  # fmt: skip
+
+
 def route_values(refs: dict) -> dict[str, str]:
     """A value for every argument of every route, from one carrier's populate(): its ids,
     and any valid value for the arguments that are no ids."""
@@ -747,6 +761,7 @@ def route_values(refs: dict) -> dict[str, str]:
         "koppeling_id": str(refs["koppeling_id"]),
         "sjabloon_id": str(refs["sjabloon_id"]),
         "reeks_id": str(refs["reeks_id"]),
+        "voorstel_id": str(refs["voorstel_id"]),
     }
 
 
