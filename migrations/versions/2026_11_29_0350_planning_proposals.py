@@ -5,7 +5,8 @@ Revises: c0d1c0de0345
 Create Date: 2026-11-29 01:00:00
 
 A proposal (planvoorstellen) for a period's unassigned tasks waits for the worker (status
-queued, volgende_poging_op), is solved outside the request and keeps its lines
+queued, volgende_poging_op; a running one whose worker died is due again when its lease
+ends), is solved outside the request and keeps its lines
 (planvoorstel_regels): each task's version when solved, its driver and vehicle then, and the
 proposal (a driver and combination, or the rule that stopped it). Both tables have
 row-level security; the worker finds the carriers with proposals due through the owner's
@@ -138,7 +139,8 @@ def upgrade():
             f"CREATE FUNCTION {DUE}(p_now timestamptz, p_limit integer) "
             "RETURNS TABLE(transporteur_id uuid) "
             "LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp "
-            "AS $$ SELECT transporteur_id FROM planvoorstellen WHERE status = 'queued' "
+            "AS $$ SELECT transporteur_id FROM planvoorstellen "
+            "WHERE status IN ('queued', 'running') "
             "AND volgende_poging_op <= p_now GROUP BY transporteur_id "
             "ORDER BY min(volgende_poging_op) LIMIT p_limit $$"
         )

@@ -27,6 +27,7 @@ logger = logging.getLogger(__name__)
 MAX_DAYS = 14
 DEFAULT_SECONDS = 8
 LEASE = timedelta(minutes=5)  # a running proposal whose worker died is taken up again after
+DUE = ("queued", "running")  # with volgende_poging_op passed
 
 
 def _invalid(field: str, code: str, message: str, **params) -> ValidationFailed:
@@ -119,12 +120,13 @@ def recent_proposals(*, carrier_id: uuid.UUID, limit: int = 10) -> list[Proposal
 
 
 def due_carriers(*, now: datetime, limit: int = 100) -> list[uuid.UUID]:
-    """Carriers with a queued proposal due, most overdue first (before any carrier's scope)."""
+    """Carriers with a proposal due (queued, or running past its lease), before any
+    carrier's scope."""
     found = lookup(
         db.session,
         "rijplan_planvoorstellen_te_maken",
         select(Proposal.transporteur_id)
-        .where(Proposal.status == "queued", Proposal.volgende_poging_op <= now)
+        .where(Proposal.status.in_(DUE), Proposal.volgende_poging_op <= now)
         .group_by(Proposal.transporteur_id)
         .limit(limit),
         now=now,
@@ -134,12 +136,13 @@ def due_carriers(*, now: datetime, limit: int = 100) -> list[uuid.UUID]:
 
 
 def claim_next(*, carrier_id: uuid.UUID, now: datetime) -> Proposal | None:
-    """The carrier's oldest due proposal, marked running for this worker (commit at once)."""
+    """The carrier's oldest due proposal (queued, or running past its lease: its worker
+    died), marked running for this worker (commit at once)."""
     stmt = (
         select(Proposal)
         .where(
             Proposal.transporteur_id == carrier_id,
-            Proposal.status == "queued",
+            Proposal.status.in_(DUE),
             Proposal.volgende_poging_op <= now,
         )
         .order_by(Proposal.volgende_poging_op, Proposal.id)

@@ -48,3 +48,23 @@ def test_flask_planner_solve_makes_and_solves_a_proposal(app, carrier):
     answer = json.loads(result.output.strip().splitlines()[-1])
     assert answer["status"] == "done"
     assert answer["geplaatst"] == 1
+
+
+def test_a_proposal_whose_worker_died_is_taken_up_after_its_lease(app, carrier):
+    from portal.planner import service, worker
+
+    create_driver(app, carrier, naam="Anna de Vries")
+    vehicle(app, carrier, "BX-12-LP")
+    create_task(app, carrier, None, type="voer_leveren", gepland_op=at(0, 8), duur_min=90)
+
+    def claimed_and_abandoned():
+        found = service.start_proposal(carrier_id=carrier.id, van=MONDAY,
+                                       tot=MONDAY + timedelta(days=7), actor=SYSTEM,
+                                       seconden=2, now=NOW)  # fmt: skip
+        return service.claim_next(carrier_id=carrier.id, now=NOW).id == found.id
+
+    assert in_carrier(app, carrier.id, claimed_and_abandoned)
+    with app.app_context():
+        assert worker.run_pass(10, clock=lambda: NOW + timedelta(minutes=1)) == {}
+        later = NOW + service.LEASE + timedelta(minutes=1)
+        assert worker.run_pass(10, clock=lambda: later) == {"done": 1}
