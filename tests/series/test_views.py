@@ -3,6 +3,8 @@ with a preview that marks the holidays, its change counted, its end after a conf
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from factories import create_task, csrf_from, login
 
@@ -40,14 +42,23 @@ def test_a_task_is_saved_as_a_template_from_its_page(app, browser, carrier):
     assert "Opslaan als sjabloon" in page
     form = browser.get(f"/taken/{task.id}/sjabloon").get_data(as_text=True)
     assert 'value="Mest Jansen"' in form
+    # manure work needs a manure tank (the fleet's default needs): ticked beforehand
+    assert re.search(r'<input checked[^>]*value="mesttank"|value="mesttank"[^>]*checked', form)
     response = post_form(
         browser,
         f"/taken/{task.id}/sjabloon",
-        {"naam": "Mest Jansen", "type": "mest_laden", "duur_min": "90", "klant_id": ""},
+        {
+            "naam": "Mest Jansen",
+            "type": "mest_laden",
+            "duur_min": "90",
+            "klant_id": "",
+            "capaciteiten": ["mesttank"],
+        },
     )
     assert response.status_code == 303
     listing = browser.get("/sjablonen").get_data(as_text=True)
     assert "Mest Jansen" in listing and "Sjabloon Mest Jansen is opgeslagen." in listing
+    assert "Mesttank" in listing
     again = post_form(
         browser, f"/taken/{task.id}/sjabloon", {"naam": "Mest Jansen", "type": "mest_laden"}
     )

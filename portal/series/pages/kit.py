@@ -48,9 +48,8 @@ def done(endpoint: str, text: str, **values):
 def capability_names(carrier_id: uuid.UUID, codes=()) -> dict[str, str]:
     """The fleet's capabilities by code with their names, and any stored code the catalogue
     no longer knows by its code."""
-    # The fleet's catalogue gives the names once it is there; codes stand in for them.
-    known = getattr(fleet, "capability_names", None)
-    names = dict(known(carrier_id=carrier_id)) if known else {}
+    # The catalogue's default names are Dutch, translated where they show (as fleet's pages).
+    names = {code: _(naam) for code, naam in fleet.capability_names(carrier_id=carrier_id).items()}
     for code in codes:
         names.setdefault(code, code)
     return names
@@ -58,10 +57,7 @@ def capability_names(carrier_id: uuid.UUID, codes=()) -> dict[str, str]:
 
 def needed_for(carrier_id: uuid.UUID, activity_type: str) -> list[str]:
     """What the fleet says an activity type needs of its vehicle (the template's default)."""
-    needed = getattr(fleet, "needed_capabilities", None)
-    if needed is None:
-        return []
-    found = needed(carrier_id=carrier_id, activity_types={activity_type})
+    found = fleet.needed_capabilities(carrier_id=carrier_id, activity_types={activity_type})
     return sorted(found.get(activity_type, ()))
 
 
