@@ -226,7 +226,7 @@ def create_series(transporteur_id: uuid.UUID):
     "/transporteurs/<uuid:transporteur_id>/reeksen/<uuid:reeks_id>",
     "GET",
     scope=READ_SCOPE,
-    summary="One series with its occurrences",
+    summary="One series with its occurrences, and what ending it would remove",
     tag="series",
     response=SeriesOut,
     errors=(401, 403, 404),
@@ -236,7 +236,8 @@ def get_series(transporteur_id: uuid.UUID, reeks_id: uuid.UUID):
     who = _caller(transporteur_id, READ_SCOPE)
     series = series_service.get_series(carrier_id=who.carrier_id, series_id=reeks_id)
     occurrences = planning.occurrences_of(carrier_id=who.carrier_id, series_id=reeks_id)
-    return json_response(serialize_series(series, occurrences))
+    going = planning.to_end(carrier_id=who.carrier_id, series_id=reeks_id, today=_today(who))
+    return json_response(serialize_series(series, occurrences, te_verwijderen=going))
 
 
 @operation(

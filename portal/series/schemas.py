@@ -150,6 +150,11 @@ class SeriesOut(BaseModel):
     verwijderd: int | None = Field(
         default=None, description="future unstarted occurrences removed (on end)"
     )
+    te_verwijderen: int | None = Field(
+        default=None,
+        description="what ending it would remove now: its future, unstarted occurrences that "
+        "still follow it (one series only)",
+    )
 
 
 def serialize_template(template) -> dict:

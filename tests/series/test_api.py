@@ -52,6 +52,7 @@ def test_a_task_becomes_a_template_and_a_series_plans_christmas_on_monday(
         o["datum"]: o["gepland_datum"] for o in shown.get_json()["voorkomens"] if o["feestdag"]
     }
     assert moved == {"2026-12-25": "2026-12-28", "2027-01-01": "2027-01-04"}
+    assert shown.get_json()["te_verwijderen"] == 8
     changed = client.patch(
         f"{base(carrier)}/reeksen/{series.get_json()['id']}",
         json={"tijd": "08:00"},
