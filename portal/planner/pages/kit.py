@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 
 from flask import Blueprint
+from flask_babel import format_date
 from flask_babel import lazy_gettext as _l
 
 from portal.drivers import service as drivers
 from portal.fleet import service as fleet
 from portal.planner import service
 from portal.tasks.listing import TaskFilters, list_tasks
-from portal.web.kit import current_carrier_id
+from portal.web.kit import current_carrier_id, current_zone
 
 bp = Blueprint("planner", __name__)
+EN_DASH = "\u2013"
 
 RULE_WORDS = {
     "overlap": _l("overlapt met een andere taak van de chauffeur"),
@@ -45,6 +48,16 @@ STATUS_WORDS = {
     "timed_out": _l("Klaar (tijdslimiet bereikt: het beste gevonden voorstel)"),
     "failed": _l("Mislukt"),
 }
+
+
+def period_text(proposal) -> str:
+    """The proposal's days as people read them: "ma 7 dec", an en dash, "zo 13 dec 2026"."""
+    zone = current_zone()
+    first = proposal.van.astimezone(zone).date()
+    last = (proposal.tot - timedelta(seconds=1)).astimezone(zone).date()
+    if first == last:
+        return format_date(first, "EEE d MMM y")
+    return f"{format_date(first, 'EEE d MMM')} {EN_DASH} {format_date(last, 'EEE d MMM y')}"
 
 
 @dataclass(frozen=True)
@@ -88,7 +101,7 @@ def diff_lines(proposal_id: uuid.UUID) -> list[DiffLine]:
             return plates.get(motor)
         return f"{plates.get(motor, '?')} + {plates.get(towed, '?')}"
 
-    return [
+    found_lines = [
         DiffLine(
             ln,
             rows.get(ln.taak_id),
@@ -100,3 +113,6 @@ def diff_lines(proposal_id: uuid.UUID) -> list[DiffLine]:
         )
         for ln in lines
     ]
+    return sorted(
+        found_lines, key=lambda d: (d.task.gepland_op if d.task else proposal.tot, d.task is None)
+    )

@@ -17,7 +17,7 @@ from portal.accounts.permissions import object_route, role_required
 from portal.errors import Conflict, NotFound, ValidationFailed
 from portal.planner import accepting, service
 from portal.planner.models import FINISHED
-from portal.planner.pages.kit import RULE_WORDS, STATUS_WORDS, bp, diff_lines
+from portal.planner.pages.kit import RULE_WORDS, STATUS_WORDS, bp, diff_lines, period_text
 from portal.unit_of_work import portal_write, refused
 from portal.validators import DayField, PortalForm
 from portal.web import is_fragment
@@ -57,6 +57,7 @@ def _index(form: PlanForm, status: int = 200):
         proposals=service.recent_proposals(carrier_id=carrier_id),
         status_words=STATUS_WORDS,
         when=format_when,
+        period=period_text,
     )
     return make_response(html, status)
 
@@ -99,6 +100,7 @@ def _context(proposal) -> dict:
         "status_words": STATUS_WORDS,
         "poll": POLL,
         "when": format_when,
+        "period": period_text(proposal),
     }
 
 
