@@ -48,7 +48,7 @@ DEFAULTS: tuple[Default, ...] = (
     Default(
         "mesttank",
         N_("Mesttank"),
-        (Parameter("volume_m3", _l("Inhoud"), unit="m³", minimum=0.1, maximum=100),),
+        (Parameter("volume_m3", _l("Tankinhoud"), unit="m³", minimum=0.1, maximum=100),),
     ),
     Default(
         "vee",

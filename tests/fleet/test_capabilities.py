@@ -284,7 +284,7 @@ def test_the_vehicle_form_ticks_capabilities_with_errors_at_the_field(browser, a
     )
     assert bad.status_code == 422
     html = bad.get_data(as_text=True)
-    assert field_error(html, "kenmerk_mesttank__volume_m3") == "Vul een getal van 0.1 tot 100 in."
+    assert field_error(html, "kenmerk_mesttank__volume_m3") == "Vul een getal van 0,1 tot 100 in."
     assert field_error(html, "kenmerk_vee__nvwa_nummer") == "Vul dit in."
     good = post_form(
         browser,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from wtforms import (
     BooleanField,
@@ -225,7 +226,7 @@ def vehicle_form(items, formdata=None) -> VehicleForm:
         pass
 
     for item in items:
-        setattr(Form, cap_field(item.code), BooleanField(item.naam))
+        setattr(Form, cap_field(item.code), BooleanField(gettext(item.naam)))
         for parameter in item.parameters:
             label = f"{parameter.label} ({parameter.unit})" if parameter.unit else parameter.label
             kind = DecimalCommaField if parameter.kind == "number" else StringField

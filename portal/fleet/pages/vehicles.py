@@ -22,6 +22,7 @@ from portal.fleet.pages.forms import (
     vehicle_form,
 )
 from portal.fleet.pages.kit import bp, done, template_helpers, vehicle_route
+from portal.labels import number
 from portal.unit_of_work import portal_write
 from portal.web import is_fragment
 from portal.web.kit import Pager, current_actor, current_carrier_id, errors_at_fields
@@ -115,7 +116,11 @@ WORDING = {
     "fleet_number_required": _l("Een voertuig zonder kenteken heeft een vlootnummer nodig."),
     "fleet_number_taken": _l("Er is al een voertuig met dit vlootnummer."),
     "fleet_number_format": _l("Alleen letters, cijfers en streepjes, hoogstens 20 tekens."),
-    "parameter_range": _l("Vul een getal van %(min)s tot %(max)s in."),
+    "parameter_range": lambda e: _(
+        "Vul een getal van %(min)s tot %(max)s in.",
+        min=number(float(e["params"]["min"])),
+        max=number(float(e["params"]["max"])),
+    ),
     "required": _l("Vul dit in."),
     "range_order": _l("De hoogste temperatuur ligt onder de laagste."),
     "unknown_capability": _l("Dit kenmerk staat niet (meer) in jullie lijst."),
@@ -133,7 +138,7 @@ def _apply_errors(form: VehicleForm, error: ValidationFailed) -> list[str]:
     check = _("Controleer dit veld.")
     wording = (
         dict.fromkeys(FIELD_CODES, check)
-        | {code: str(text) for code, text in WORDING.items()}
+        | {code: text if callable(text) else str(text) for code, text in WORDING.items()}
         | {"plate_taken": partial(_plate_taken, form)}
     )
     return errors_at_fields(form, capability_error_fields(error.errors), wording)
