@@ -19,6 +19,23 @@ def at(clock: str, day: date = DAY) -> datetime:
     return datetime.combine(day, time.fromisoformat(clock), tzinfo=AMS).astimezone(UTC)
 
 
+@pytest.fixture(autouse=True)
+def manure_needs_nothing(app, carrier):
+    """The conflicts alone: this carrier's manure runs need no tank (what a combination
+    lacks: tests/tasks/test_capability_warnings.py)."""
+    from portal.audit.service import SYSTEM
+    from portal.fleet import catalogue
+
+    for kind in ("mest_laden", "mest_lossen"):
+        in_carrier(
+            app,
+            carrier.id,
+            lambda kind=kind: catalogue.set_needs(
+                carrier_id=carrier.id, activity_type=kind, kenmerken=(), actor=SYSTEM
+            ),
+        )
+
+
 def board_warnings(app, carrier) -> dict:
     """Every task's warnings as {task name: [(code, other task's name or row)]}."""
     from portal.tasks import service

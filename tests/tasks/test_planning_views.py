@@ -57,6 +57,23 @@ def signed_in(client, planner):
     return client
 
 
+@pytest.fixture(autouse=True)
+def manure_needs_nothing(app, carrier):
+    """The double bookings and VDM numbers alone: this carrier's manure runs need no tank
+    (tests/tasks/test_capability_warnings.py has what a combination lacks)."""
+    from portal.audit.service import SYSTEM
+    from portal.fleet import catalogue
+
+    for kind in ("mest_laden", "mest_lossen"):
+        in_carrier(
+            app,
+            carrier.id,
+            lambda kind=kind: catalogue.set_needs(
+                carrier_id=carrier.id, activity_type=kind, kenmerken=(), actor=SYSTEM
+            ),
+        )
+
+
 @pytest.fixture
 def english(signed_in):
     with signed_in.session_transaction() as session:
