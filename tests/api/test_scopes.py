@@ -123,6 +123,9 @@ def world(request, tmp_path_factory):
                 "locatie_id": params["spare_locatie_id"]
             },
             "DELETE /tarieven/{tarief_id}": {"tarief_id": params["spare_tarief_id"]},
+            "DELETE /transporteurs/{transporteur_id}/sjablonen/{sjabloon_id}": {
+                "sjabloon_id": params["spare_sjabloon_id"]
+            },
         },
     }
     with app.app_context():
@@ -168,6 +171,18 @@ def make_rows(carrier: Ref, driver: Ref, started: Ref, revision: Ref) -> dict:
     ).session
     vehicle = fleet.create_vehicle(carrier_id=carrier.id, kenteken="BX-12-LP")
     session = sessions.start_session(carrier_id=carrier.id, driver_id=driver.id, actor=SYSTEM)
+    from datetime import date
+
+    from portal.fleet import couplings
+
+    trailer = fleet.create_vehicle(carrier_id=carrier.id, kenteken="WX-12-BC", soort="aanhangwagen")
+    coupling = couplings.couple(
+        carrier_id=carrier.id,
+        motor_id=vehicle.id,
+        towed_id=trailer.id,
+        day=date(2026, 11, 30),
+        actor=SYSTEM,
+    )
     (message,) = messages.send_message(
         carrier_id=carrier.id,
         driver_ids=[driver.id],
@@ -236,7 +251,26 @@ def make_rows(carrier: Ref, driver: Ref, started: Ref, revision: Ref) -> dict:
         )
         for day in (date(2026, 1, 1), date(2025, 1, 1))
     )
+    from datetime import time
+
+    from portal.series import service as series
+
+    template, spare_template = (
+        series.create_template(
+            carrier_id=carrier.id, data={"naam": naam, "type": "mest_laden"}, actor=SYSTEM
+        )
+        for naam in ("Mest Ter Horst", "Oud sjabloon")
+    )
+    run = series.create_series(
+        carrier_id=carrier.id,
+        data={"sjabloon_id": template.id, "naam": "Mest ma", "weekdagen": (0,),
+              "startdatum": date(2026, 12, 14), "tijd": time(7, 30)},
+        actor=SYSTEM,
+    )  # fmt: skip
     return {
+        "sjabloon_id": template.id,
+        "spare_sjabloon_id": spare_template.id,
+        "reeks_id": run.id,
         "tarief_id": tariff.id,
         "spare_tarief_id": spare_tariff.id,
         "klant_id": customer.id,
@@ -249,6 +283,7 @@ def make_rows(carrier: Ref, driver: Ref, started: Ref, revision: Ref) -> dict:
         "answer_session_id": answer_session.id,
         "vehicle_id": vehicle.id,
         "session_id": session.id,
+        "koppeling_id": coupling.id,
         "notification_id": message.id,
         "werkdag_id": day.id,
         "activiteit_id": activity.id,
