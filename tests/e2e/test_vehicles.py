@@ -38,7 +38,7 @@ def test_a_planner_adds_a_vehicle_the_driver_scans_its_sticker_and_the_planner_s
 
     # The list finds it by its plate without dashes, refreshed by htmx as the planner types.
     page.goto(f"{live_server.url}/voertuigen")
-    page.get_by_placeholder("Zoek op kenteken of omschrijving").fill("vs707")
+    page.get_by_placeholder("Zoek op kenteken, vlootnummer of omschrijving").fill("vs707")
     expect(page.locator("#vehicle-results")).to_contain_text("1 voertuig gevonden")
     expect(page).to_have_url(re.compile(r"/voertuigen\?q=vs707"))
     page.locator("#vehicle-results").get_by_text("VS-707-K").click()
