@@ -23,6 +23,7 @@ from portal.fleet import service as fleet
 from portal.planner.opening import parse
 from portal.planner.problem import Budget, Combination, Driver, Place, Planned, Problem, Task
 from portal.tacho import driving
+from portal.tacho import scope as tacho_scope
 from portal.tasks.combinations import towed_of_tasks
 from portal.tasks.conflicts import expected_duration
 from portal.tasks.listing import TaskFilters, list_tasks
@@ -63,13 +64,10 @@ def _openings(carrier_id: uuid.UUID, rows: list) -> dict:
 
 
 def _needs(carrier_id: uuid.UUID, rows: list) -> dict:
-    needed = getattr(fleet, "needed_capabilities", None)
-    if needed is None:
-        return {}
-    return needed(carrier_id=carrier_id, activity_types={t.type for t in rows})
+    return fleet.needed_capabilities(carrier_id=carrier_id, activity_types={t.type for t in rows})
 
 
-def _task(row, minutes: int, needs: frozenset, openings: dict, exempt: set) -> Task:
+def _task(row, minutes: int, needs: frozenset, openings: dict, scope) -> Task:
     begin = _place(row.laad_lat, row.laad_lng) or _place(row.locatie_lat, row.locatie_lng)
     end = _place(row.los_lat, row.los_lng) or _place(row.locatie_lat, row.locatie_lng)
     return Task(
@@ -81,7 +79,8 @@ def _task(row, minutes: int, needs: frozenset, openings: dict, exempt: set) -> T
         needs=needs,
         opening_start=openings.get(row.laadlocatie_id) if row.laadlocatie_id else None,
         opening_end=openings.get(row.loslocatie_id) if row.loslocatie_id else None,
-        driving=row.type not in exempt,
+        # the vehicle is not chosen yet: only the activity can put it out of EU 561's scope
+        driving=scope.of(activity_type=row.type).geldt,
         version=row.versie,
         label=row.naam,
     )
@@ -103,14 +102,11 @@ def _budget(found) -> Budget | None:
 
 def _licences(carrier_id: uuid.UUID, driver_ids: set, day: date) -> dict:
     """Each driver's licences; None where none are on record (not known)."""
-    read = getattr(drivers, "licences_of", None)
-    if read is None:
-        return {}
-    found = read(carrier_id=carrier_id, driver_ids=driver_ids, on=day)
+    found = drivers.licences_of(carrier_id=carrier_id, driver_ids=driver_ids, on=day)
     return {driver_id: (held or None) for driver_id, held in found.items()}
 
 
-def _drivers(carrier_id, planned_rows, now: datetime, home, day: date) -> tuple[Driver, ...]:
+def _drivers(carrier_id, planned_rows, now: datetime, home, day: date, scope):
     people = drivers.list_drivers(carrier_id=carrier_id, active_only=True)
     ids = {d.id for d in people}
     budgets = driving.budgets(carrier_id=carrier_id, driver_ids=ids, now=now) if ids else {}
@@ -126,6 +122,7 @@ def _drivers(carrier_id, planned_rows, now: datetime, home, day: date) -> tuple[
                     end=_place(row.los_lat, row.los_lng)
                     or _place(row.locatie_lat, row.locatie_lng),
                     begin=_place(row.laad_lat, row.laad_lng),
+                    driving=scope.of(activity_type=row.type, vehicle_ids=[row.vehicle_id]).geldt,
                 )
             )
     return tuple(
@@ -144,8 +141,7 @@ def _drivers(carrier_id, planned_rows, now: datetime, home, day: date) -> tuple[
 def _combinations(carrier_id: uuid.UUID, days: list[date]):
     """The combinations of each day: (combinations, vehicles by combination, labels)."""
     vehicles = {v.id: v for v in fleet.list_vehicles(carrier_id=carrier_id, active_only=True)}
-    read = getattr(fleet, "capabilities_of", None)
-    caps = read(carrier_id=carrier_id, vehicle_ids=set(vehicles)) if read else {}
+    caps = fleet.capabilities_of(carrier_id=carrier_id, vehicle_ids=set(vehicles))
     on_days: dict[tuple, set] = defaultdict(set)
     for day in days:
         for motor_id, towed in couplings.combinations(carrier_id=carrier_id, day=day).items():
@@ -212,13 +208,14 @@ def gather(
     others = [r for r in around if r.chauffeur_id is not None]
     placing = {r.id for r in rows}
     openings, needs = _openings(carrier_id, rows), _needs(carrier_id, rows)
+    scope = tacho_scope.rules_of(carrier_id=carrier_id)
     tasks = tuple(
         _task(
             r,
             expected_duration(r.type, r.duur_min),
             needs.get(r.type, frozenset()),
             openings,
-            set(),
+            scope,
         )
         for r in rows
     )
@@ -227,7 +224,7 @@ def gather(
     combos, parts, labels = _combinations(carrier_id, days)
     problem = Problem(
         tasks=tasks,
-        drivers=_drivers(carrier_id, others, now, home, first),
+        drivers=_drivers(carrier_id, others, now, home, first, scope),
         combinations=tuple(combos),
         now=now,
         zone=zone,

@@ -155,3 +155,13 @@ def test_the_checker_finds_what_a_hand_made_plan_breaks():
     p = problem(tasks)
     plan = [Assignment("t1", "d1", "c1"), Assignment("t2", "d1", "c1")]
     assert {v.rule for v in checks.check(p, plan)} == {"rijtijd_dag"}
+
+
+def test_work_out_of_eu561_scope_uses_no_driving_time_but_still_takes_the_day():
+    tasks = [task(n, 0, 6 + 4 * n, 240, driving=False) for n in range(3)]  # 06:00-18:00
+    late = task(9, 0, 18, 120, driving=False)  # would make the day 14 hours
+    p = problem([*tasks, late])
+    found = engine.solve(p, seconds=5)
+    assert found.placed == 3  # 12 hours of exempt work: no driving limit, but the day's span
+    assert list(rules_of(found).values()) == ["dagrust"]
+    assert checks.new_violations(p, found.assignments) == []
