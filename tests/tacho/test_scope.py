@@ -93,6 +93,19 @@ def test_a_finding_over_exempt_time_without_driving_in_scope_is_exempt():
     assert all(f.ernst is None for f in found)
 
 
+def test_a_finding_that_only_touches_exempt_time_stays_what_it_is():
+    from dataclasses import replace
+
+    found = rules.check(card_segments(long_day()))
+    daily = next(f for f in found if f.regel == rules.DAGELIJKSE_RIJTIJD)
+    before = [rules.ExemptPeriod(daily.begin - timedelta(hours=2), daily.begin, "3(b)")]
+    assert rules.mark_exempt([daily], [], before) == [daily]
+    inside = [rules.ExemptPeriod(daily.begin, daily.begin + timedelta(minutes=1), "3(b)")]
+    assert rules.mark_exempt([daily], [], inside)[0].soort == rules.VRIJGESTELD
+    point = replace(daily, eind=daily.begin)
+    assert rules.mark_exempt([point], [], inside)[0].soort == rules.VRIJGESTELD
+
+
 # --- stored cards and the carrier's vehicles ---------------------------------------------
 
 

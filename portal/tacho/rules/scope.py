@@ -140,7 +140,16 @@ def mark_exempt(
 
 def _exempt_ground(finding, segments, periods) -> str | None:
     lo, hi = finding.begin, max(finding.eind, finding.begin)
-    ground = next((p.grond for p in periods if p.begin <= hi and p.eind >= lo), None)
+    # Overlap, not mere touch: a rest found short right after a tractor run is not exempt
+    # for that alone. A finding at one moment counts when that moment lies inside.
+    ground = next(
+        (
+            p.grond
+            for p in periods
+            if (p.begin <= lo < p.eind if lo == hi else p.begin < hi and p.eind > lo)
+        ),
+        None,
+    )
     if ground is None:
         return None
     driving_in_scope = any(
