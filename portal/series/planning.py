@@ -5,6 +5,7 @@ when the series ends. The only door to reeks_voorkomens."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +17,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from portal.accounts.service import carrier_zone
 from portal.audit.service import SYSTEM, Actor
+from portal.errors import DomainError
 from portal.extensions import db
 from portal.series import rules
 from portal.series import service as series_service
@@ -23,6 +25,7 @@ from portal.series.models import SeriesOccurrence, TaskSeries
 from portal.tasks import service as tasks
 from portal.types import utcnow
 
+logger = logging.getLogger(__name__)
 WEEKS_AHEAD = 4  # how far ahead `flask series plan` makes occurrences, unless told
 UNSTARTED = ("gepland", "ontvangen")
 
@@ -107,11 +110,19 @@ def plan_series(
 def plan(
     *, carrier_id: uuid.UUID, today: date, weeks: int = WEEKS_AHEAD, actor: Actor = SYSTEM
 ) -> int:
-    """Make every running series' occurrences up to `weeks` ahead; how many tasks were made."""
-    return sum(
-        plan_series(carrier_id=carrier_id, series=series, today=today, weeks=weeks, actor=actor)
-        for series in series_service.list_series(carrier_id=carrier_id)
-    )
+    """Make every running series' occurrences up to `weeks` ahead; how many tasks were made.
+    A series whose tasks cannot be made (its customer deactivated, its driver gone) is
+    logged and left for the next run; the others are planned."""
+    made = 0
+    for series in series_service.list_series(carrier_id=carrier_id):
+        try:
+            with db.session.begin_nested():
+                made += plan_series(
+                    carrier_id=carrier_id, series=series, today=today, weeks=weeks, actor=actor
+                )
+        except DomainError as error:
+            logger.warning("series %s of carrier %s not planned: %s", series.id, carrier_id, error)
+    return made
 
 
 def occurrences_of(*, carrier_id: uuid.UUID, series_id: uuid.UUID) -> list[SeriesOccurrence]:

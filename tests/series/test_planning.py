@@ -206,3 +206,34 @@ def test_a_template_in_use_is_not_deleted(app, carrier):
                 carrier_id=carrier.id, template_id=template.id, actor=SYSTEM
             ),
         )
+
+
+def test_a_series_whose_customer_left_waits_and_the_others_are_planned(app, carrier):
+    from portal.customers import service as customers
+
+    stuck = make_series(app, carrier, make_template(app, carrier))
+    other = make_series(
+        app, carrier, make_template(app, carrier, naam="Voer", klant_id=None), naam="Voer di"
+    )
+    run(
+        app,
+        carrier,
+        lambda: customers.set_active(
+            carrier_id=carrier.id, customer_id=_customer_of(app, carrier, stuck), actief=False,
+            actor=SYSTEM,
+        ),
+    )  # fmt: skip
+    assert plan(app, carrier) == 6
+    assert series_tasks(app, carrier, stuck) == []
+    assert len(series_tasks(app, carrier, other)) == 6
+
+
+def _customer_of(app, carrier, series):
+    from portal.series import service
+
+    template = run(
+        app,
+        carrier,
+        lambda: service.get_template(carrier_id=carrier.id, template_id=series.sjabloon_id),
+    )
+    return template.klant_id
