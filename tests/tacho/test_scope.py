@@ -201,6 +201,16 @@ def test_the_tractor_uses_no_driving_budget(app, carrier, store_tacho):
     assert [p.grond for p in line.vrijgesteld] == ["3(b)"]
 
 
+def test_the_day_page_says_the_tractor_is_out_of_scope(app, signed_in, carrier, store_tacho):
+    _vehicle(app, carrier, TRACTOR, 40)
+    driver, _downloaded = _card_with_a_long_tractor_day(app, carrier, store_tacho)
+    response = signed_in.get(f"/rijtijden/chauffeurs/{driver.id}/dagen/{START.date()}")
+    assert response.status_code == 200
+    assert "buiten EU 561/2006 (art. 3(b)): rijden telt als andere arbeid" in response.get_data(
+        as_text=True
+    )
+
+
 # --- the planner's question --------------------------------------------------------------
 
 

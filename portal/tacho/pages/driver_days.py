@@ -19,7 +19,8 @@ from wtforms import StringField
 from portal.accounts.permissions import object_route
 from portal.drivers import service as drivers
 from portal.errors import ValidationFailed
-from portal.tacho import driving, service
+from portal.fleet.kenteken import compact
+from portal.tacho import driving, scope, service
 from portal.tacho.pages.kit import (
     EN_DASH,
     WINDOW_DAYS,
@@ -297,5 +298,9 @@ def day(driver: drivers.Driver, datum: date):
             ),
         ),
         "day_label": format_date(datum, "EEEE d MMMM yyyy"),
+        "buiten_561": scope.out_of_scope_plates(carrier_id=current_carrier_id())
+        if view.voertuigen
+        else {},
+        "compact_plate": compact,
     }
     return render_template("tacho/driving/day.html", **context)
