@@ -71,8 +71,8 @@ def _objectives(m: Model):
         planned = sum(p.minutes for p in driver.planned if p.finish > m.problem.now)
         load = sum(task.minutes * var for task, var in m.of_driver[driver.id])
         m.cp.Add(busiest >= load + planned)
-    # fewest empty km, then the least busy busiest driver: one solve, the km weighing more
-    # than any difference in minutes can
+    # fewest empty km, then the least busy busiest driver: one solve, a tenth of a km
+    # weighing more than any difference in minutes can
     return [(placed, True), (km * (BUSIEST_MAX + 1) + busiest, False)]
 
 
@@ -104,7 +104,8 @@ def solve(problem: Problem, *, seconds: float = 8.0) -> Solution:
         if left < 0.2:
             timed_out = True
             break
-        found = _phase(m, goal, maximise, min(left, seconds * share * 2))
+        last = goal is goals[-1][0]
+        found = _phase(m, goal, maximise, left if last else min(left, seconds * share))
         if found is None:
             timed_out = True
             break
