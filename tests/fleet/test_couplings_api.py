@@ -138,6 +138,38 @@ def test_the_drivers_tasks_list_both_plates_the_same_on_both_paths(
     assert polled.get_data() == _orm_answer(app, carrier, driver)
 
 
+def test_a_tasks_own_trailer_wins_over_the_days_on_both_paths(
+    app, client, carrier, driver, pair, key
+):
+    from datetime import timedelta
+
+    tractor, tanker = pair
+    cart = vehicle(app, carrier, "WX-13-BC", "landbouwaanhanger")
+    early = create_task(app, carrier, driver, naam="Mest", vehicle_id=tractor.id, gepland_op=NOW)
+    late = create_task(
+        app,
+        carrier,
+        driver,
+        naam="Stro",
+        vehicle_id=tractor.id,
+        gepland_op=NOW + timedelta(hours=3),
+    )
+    url = f"{API}/transporteurs/{carrier.id}/koppelingen"
+    for body in (
+        {"trekkend_id": str(tractor.id), "getrokken_id": str(tanker.id), "datum": "2026-12-07"},
+        {"trekkend_id": str(tractor.id), "getrokken_id": str(cart.id), "taak_id": str(late.id)},
+    ):
+        made = client.post(url, json=body, headers=bearer(key.key))
+        assert made.status_code == 201, made.get_json()
+
+    token = driver_token(client, driver)
+    polled = client.get(f"{API}/users/{driver.user_token}/taken", headers=bearer(token))
+
+    towed = {t["id"]: t["getrokken_id"] for t in polled.get_json()}
+    assert towed == {str(early.id): str(tanker.id), str(late.id): str(cart.id)}
+    assert polled.get_data() == _orm_answer(app, carrier, driver)
+
+
 def _active_session(client, token, payload) -> str:
     started = client.post(f"{API}/vehicle_sessions", json={}, headers=bearer(token))
     session_id = started.get_json()["id"]
