@@ -417,6 +417,8 @@ def world(app, client, carrier, driver, api_key) -> dict:
             "reeks_id": str(reeks_id),
             "koppeling_id": str(coupling["id"]),
             "voorstel_id": str(voorstel_id),
+            "code": "kraan",  # a default capability: every carrier has it
+            "activity_type": "mest_laden",
         },
         "coupling": coupling,
         "spare_template_id": str(spare_template_id),
@@ -816,7 +818,13 @@ def explicit_cases(operation, world: dict) -> list:
         ],
         "POST /users/{user_token}/notificaties": [{"titel": "Omleiding", "tekst": "Via de N279."}],
         "POST /users/{user_token}/push_abonnementen": [push_subscription()],
-        "PATCH /voertuigen/{vehicle_id}": [{"omschrijving": "DAF XF", "kooiaap": True}],
+        "PATCH /voertuigen/{vehicle_id}": [
+            {"omschrijving": "DAF XF", "kooiaap": True},
+            {"kenmerken": {"mesttank": {"volume_m3": 18}}, "max_snelheid_kmh": 40},
+        ],
+        "POST /voertuigkenmerken": [{"naam": "Balenklem"}],
+        "PATCH /voertuigkenmerken/{code}": [{"naam": "Kraan met grijper"}, {"actief": True}],
+        "PUT /activiteit_kenmerken/{activity_type}": [{"kenmerken": ["mesttank", "kipper"]}],
         "POST /users/{user_token}/werkdagen": [
             {
                 "gestart_op": "2026-11-10T05:00:00.000Z",

@@ -101,6 +101,8 @@ def world(request, tmp_path_factory):
         "file_id": upload_file(client, full),
         "tacho_file_id": tacho.get_json()["id"],
         "factuur_id": str(issued_invoice(app, carrier, driver)),
+        "code": "kraan",  # a default capability: every carrier has it
+        "activity_type": "mest_laden",
         **{name: str(value) for name, value in made.items()},
     }
     yield {
