@@ -164,3 +164,31 @@ def test_another_carriers_coupling_is_404(app, client, carrier, other_carrier, p
     page = f"/voertuigen/{fleet['tractor'].id}/koppelingen/{coupling_id}/ontkoppelen"
     assert client.get(page).status_code == 404
     assert client.post(page).status_code == 404
+
+
+def test_the_task_form_chooses_the_trailer_and_words_a_refusal_at_the_field(
+    app, client, carrier, planner, fleet
+):
+    semi = vehicle(app, carrier, "OA-12-BC", "oplegger")
+    login(client, planner)
+    page = client.get("/taken/nieuw").get_data(as_text=True)
+    assert 'name="getrokken_id"' in page and "Koppeling van de dag" in page
+    data = {
+        "csrf_token": csrf_from(page),
+        "type": "voer_leveren",
+        "naam": "Voer Epe",
+        "land": "NL",
+        "gepland_datum": "2026-12-07",
+        "gepland_tijd": "09:00",
+        "vehicle_id": str(fleet["tractor"].id),
+    }
+    refused = client.post("/taken/nieuw", data={**data, "getrokken_id": str(semi.id)})
+    assert refused.status_code == 422
+    assert "Een oplegger koppel je alleen aan een opleggertrekker." in refused.get_data(
+        as_text=True
+    )
+
+    saved = client.post("/taken/nieuw", data={**data, "getrokken_id": str(fleet["cart"].id)})
+    assert saved.status_code == 303
+    board = client.get("/taken?datum=2026-12-07").get_data(as_text=True)
+    assert '<span class="plate plate-towed" title="Aanhanger of oplegger">WX-13-BC</span>' in board

@@ -39,6 +39,7 @@ from portal.tasks.pages.kit import (
     task_route,
 )
 from portal.tasks.pages.task_forms import TaskForm
+from portal.tasks.pages.trailer import TRAILER_WORDS, apply_form_choice, own_trailer
 from portal.unit_of_work import portal_write
 from portal.web import is_fragment
 from portal.web.kit import (
@@ -289,6 +290,10 @@ def new():
     except ValidationFailed as error:
         general = _apply_service_errors(form, error)
         return _render_form(form, None, 422, notice={"errors": general})
+    refused = apply_form_choice(task, form.getrokken_id.data)
+    if refused:  # 422: nothing is saved
+        general = errors_at_fields(form, refused, TRAILER_WORDS)
+        return _render_form(form, None, 422, notice={"errors": general})
     return _saved(task, _("Taak “%(naam)s” is aangemaakt.", naam=task.naam))
 
 
@@ -306,6 +311,7 @@ def edit(task: Task):
             form[name].data = str(value) if value else ""
         form.chauffeur_id.data = str(task.chauffeur_id) if task.chauffeur_id else ""
         form.vehicle_id.data = str(task.vehicle_id) if task.vehicle_id else ""
+        form.getrokken_id.data = own_trailer(task)
         form.gepland_datum.data = local.date() if local else None
         form.gepland_tijd.data = local.time() if local else None
         form.versie.data = task.versie
@@ -337,5 +343,9 @@ def edit(task: Task):
         return _render_form(form, _load(task.id), 409, notice={"closed": True})
     except ValidationFailed as error:
         general = _apply_service_errors(form, error)
+        return _render_form(form, _load(task.id), 422, notice={"errors": general})
+    refused = apply_form_choice(saved, form.getrokken_id.data)
+    if refused:  # 422: nothing is saved
+        general = errors_at_fields(form, refused, TRAILER_WORDS)
         return _render_form(form, _load(task.id), 422, notice={"errors": general})
     return _saved(saved, _("Taak “%(naam)s” is opgeslagen.", naam=saved.naam))

@@ -27,6 +27,7 @@ from wtforms.validators import (
 )
 
 from portal import countries
+from portal.fleet.rules import TOWED
 from portal.tasks.models import MAX_DURATION_MIN
 from portal.tasks.pages.forms import DecimalCommaField, WholeNumberField, activity_choices, finite
 from portal.validators import PortalForm, in_calendar
@@ -116,6 +117,12 @@ class TaskForm(PortalForm):
     )
     chauffeur_id = SelectField(_l("Chauffeur"), validators=[Optional()])
     vehicle_id = SelectField(_l("Voertuig"), validators=[Optional()])
+    # Not a task field: the trailer coupled for this task (tasks/pages/trailer.py).
+    getrokken_id = SelectField(
+        _l("Aanhanger"),
+        validators=[Optional()],
+        description=_l("Leeg: de koppeling van de dag van het voertuig."),
+    )
     # Eisen
     require_photos = BooleanField(_l("Foto's verplicht"))
     min_fotos = WholeNumberField(
@@ -150,7 +157,7 @@ class TaskForm(PortalForm):
                                 "laad_stad", "laad_land", "loslocatie_id", "los_adres",
                                 "los_postcode", "los_stad", "los_land")),
         (_l("Wanneer en wie"), ("gepland_datum", "gepland_tijd", "duur_min", "chauffeur_id",
-                                "vehicle_id")),
+                                "vehicle_id", "getrokken_id")),
         (_l("Eisen"), ("require_photos", "min_fotos", "max_fotos", "photo_label",
                        "require_signature", "require_document_scan", "require_location",
                        "agr_verplicht", "required_desinfectie", "kooiaap",
@@ -180,6 +187,9 @@ class TaskForm(PortalForm):
         ]
         self.vehicle_id.choices = [SelectChoice("", _l("Geen voertuig"))] + [
             SelectChoice(str(v.id), v.label) for v in vehicles
+        ]
+        self.getrokken_id.choices = [SelectChoice("", _l("Koppeling van de dag"))] + [
+            SelectChoice(str(v.id), v.label) for v in vehicles if v.soort in TOWED and v.actief
         ]
 
     def set_route_choices(self, customers: dict, places: list) -> None:

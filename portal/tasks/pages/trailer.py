@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from flask import flash, redirect, request
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 
 from portal.errors import ValidationFailed
 from portal.fleet import couplings, rules
@@ -18,6 +19,8 @@ from portal.unit_of_work import refused
 from portal.web.kit import current_actor, current_carrier_id, parse_uuid
 
 DAY_DEFAULT = ""  # the form's choice "the day's coupling"
+# A refused trailer worded at the task form's field.
+TRAILER_WORDS = {**COUPLING_WORDS, "no_vehicle": _l("Kies eerst een voertuig voor de taak.")}
 
 
 def trailer_section(task: Task) -> dict:
@@ -71,6 +74,35 @@ def choose_trailer(task: Task):
         return refused(back)
     flash(_("De aanhanger is voor deze taak gekozen."))
     return back
+
+
+def own_trailer(task: Task) -> str:
+    """The trailer the task has of its own, as the form's value ("": the day's)."""
+    own = couplings.list_couplings(carrier_id=current_carrier_id(), task_id=task.id)
+    return str(own[0].getrokken_id) if own and own[0].trekkend_id == task.vehicle_id else ""
+
+
+def apply_form_choice(task: Task, value: str | None) -> list[dict]:
+    """The task form's trailer saved for the task: "" the day's coupling (the task's own
+    ended), else the chosen trailer for this task; the refusal's errors at the field."""
+    carrier_id, actor = current_carrier_id(), current_actor()
+    towed_id = parse_uuid(value)
+    if towed_id is None:
+        couplings.uncouple_task(carrier_id=carrier_id, task_id=task.id, actor=actor)
+        return []
+    if task.vehicle_id is None:
+        return [{"field": "getrokken_id", "code": "no_vehicle", "message": "no vehicle"}]
+    try:
+        couplings.couple(
+            carrier_id=carrier_id,
+            motor_id=task.vehicle_id,
+            towed_id=towed_id,
+            task_id=task.id,
+            actor=actor,
+        )
+    except (couplings.CouplingRefused, ValidationFailed) as error:
+        return [{**item, "field": "getrokken_id"} for item in error.errors]
+    return []
 
 
 def _worded(error: dict) -> str:
