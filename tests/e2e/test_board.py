@@ -22,6 +22,7 @@ from factories import (
     create_task,
     create_user,
     create_vehicle,
+    in_carrier,
 )
 from playwright.sync_api import Page, expect
 
@@ -383,10 +384,29 @@ def test_searching_narrows_the_board_and_the_refresh_keeps_the_filter(page, boar
 # --- planning warnings and moving with a vehicle (issue 10, point 3) ------------------------
 
 
+def livestock_approved(board, vehicle: Ref) -> None:
+    """The vehicle has the capability livestock transport needs (an NVWA approval)."""
+    from portal.extensions import db
+    from portal.fleet.models import VehicleCapability
+
+    def add():
+        db.session.add(
+            VehicleCapability(
+                transporteur_id=board.carrier.id,
+                vehicle_id=vehicle.id,
+                code="vee",
+                parameters={"nvwa_nummer": "NL-12345"},
+            )
+        )
+
+    in_carrier(board.app, board.carrier.id, add)
+
+
 def test_a_double_booked_vehicle_warns_on_both_cards(page, board, shot, console_errors):
     hanna = create_driver(board.app, board.carrier, "Hanna Kok")
     ivo = create_driver(board.app, board.carrier, "Ivo Bakker")
     truck = create_vehicle(board.app, board.carrier, "VZH-56-E")
+    livestock_approved(board, truck)  # the double booking alone: no capability is missing
     create_task(board.app, board.carrier, hanna, naam="Vee Hengelo", type="vee_transport",
                 stad="Hengelo", gepland_op=at("10:00"), vehicle_id=truck.id)  # fmt: skip
     create_task(board.app, board.carrier, ivo, naam="Vee Haaksbergen", type="vee_transport",
