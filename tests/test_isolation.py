@@ -38,6 +38,9 @@ EXPECTED_TENANT_TABLES = {
     "rijtijden_vrijstellingen",
     "voertuigen",
     "voertuig_sessies",
+    "kenmerken",
+    "voertuig_kenmerken",
+    "activiteit_kenmerken",
     "koppelingen",
     "planvoorstellen",
     "planvoorstel_regels",
@@ -432,6 +435,7 @@ def populate(app, client, name: str) -> dict:
     delivery_id = in_carrier(app, carrier.id, lambda: first_delivery(carrier.id))
     customer_ids.update(series_rows(app, carrier, customer_ids["klant_id"]))
     customer_ids.update(voorstel_id=planning_proposal(app, carrier))
+    customer_ids.update(kenmerk_code=capability_rows(app, carrier, vehicle, name))
     return {
         "carrier": carrier,
         "driver": driver,
@@ -718,6 +722,28 @@ def planning_proposal(app, carrier):
     )  # fmt: skip
 
 
+def capability_rows(app, carrier, vehicle, name: str) -> str:
+    """A capability of the carrier's own (its code, named after the carrier), on its vehicle,
+    and what an activity type needs: a row in each capability table."""
+    from portal.audit.service import SYSTEM
+    from portal.fleet import catalogue, service
+
+    def make():
+        item = catalogue.add_capability(carrier_id=carrier.id, naam=f"Klem {name}", actor=SYSTEM)
+        service.update_vehicle(
+            carrier_id=carrier.id,
+            vehicle_id=vehicle.id,
+            data={"kenmerken": {item.code: {}, "kipper": {}}},
+            actor=SYSTEM,
+        )
+        catalogue.set_needs(
+            carrier_id=carrier.id, activity_type="mest_laden", kenmerken=[item.code], actor=SYSTEM
+        )
+        return item.code
+
+    return in_carrier(app, carrier.id, make)
+
+
 def route_values(refs: dict) -> dict[str, str]:
     """A value for every argument of every route, from one carrier's populate(): its ids,
     and any valid value for the arguments that are no ids."""
@@ -759,6 +785,7 @@ def route_values(refs: dict) -> dict[str, str]:
         "loon_export_id": str(refs["payroll_export_id"]),
         "correctie_id": str(refs["correction_id"]),
         "koppeling_id": str(refs["koppeling_id"]),
+        "code": refs["kenmerk_code"],  # a capability of this carrier's own
         "sjabloon_id": str(refs["sjabloon_id"]),
         "reeks_id": str(refs["reeks_id"]),
         "voorstel_id": str(refs["voorstel_id"]),
@@ -776,6 +803,8 @@ SWEEP_EXEMPT = {
     "proof.shared_pdf": "token first",
     "proof.shared_part": "token first",
     "proof.shared_manifest": "token first",
+    # An activity type is no id: PUT sets what that type needs at the caller's own carrier.
+    "api.set_needs": "names no object",
 }
 
 

@@ -7,7 +7,7 @@ from flask import flash, make_response, redirect, render_template, request, url_
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from portal.accounts.permissions import role_required
+from portal.accounts.permissions import object_route, role_required
 from portal.errors import NotFound, ValidationFailed
 from portal.fleet import catalogue
 from portal.fleet.capabilities import DEFAULT_NEEDS
@@ -31,6 +31,12 @@ def _item(code: str):
         if item.code == code:
             return item
     raise NotFound("capability not found")
+
+
+def capability_route(rule: str, methods: tuple[str, ...] = ("GET",)):
+    """A route of one capability of the catalogue: unknown (another carrier's own) is 404
+    whatever the method, before a POST's CSRF token is checked."""
+    return object_route(bp, rule, _item, methods=methods)
 
 
 def _page(add_form=None, rename: dict | None = None, status: int = 200):
@@ -70,11 +76,9 @@ def capabilities():
     return redirect(url_for(HERE), code=303)
 
 
-@bp.route("/voertuigen/kenmerken/<code>/naam", methods=["POST"])
-@role_required("planner")
-@portal_write
-def rename_capability(code: str):
-    item = _item(code)
+@capability_route("/voertuigen/kenmerken/<code>/naam", methods=("POST",))
+def rename_capability(item):
+    code = item.code
     form = CapabilityForm(request.form, prefix=code)
     if not form.validate():
         return _page(rename={code: form}, status=422)
@@ -89,12 +93,10 @@ def rename_capability(code: str):
     return redirect(url_for(HERE), code=303)
 
 
-@bp.route("/voertuigen/kenmerken/<code>/uitzetten", methods=["GET", "POST"])
-@role_required("planner")
-@portal_write
-def switch_off_capability(code: str):
+@capability_route("/voertuigen/kenmerken/<code>/uitzetten", methods=("GET", "POST"))
+def switch_off_capability(item):
     """Switch a capability off, after a confirmation that counts the vehicles having it."""
-    item = _item(code)
+    code = item.code
     if request.method == "GET":
         count = catalogue.vehicles_with(carrier_id=current_carrier_id()).get(code, 0)
         html = render_template(
@@ -105,8 +107,6 @@ def switch_off_capability(code: str):
             back=url_for(HERE),
         )
         return make_response(html)
-    if not ConfirmForm(request.form).validate():
-        return refused(redirect(url_for(HERE), code=303))
     catalogue.change_capability(
         carrier_id=current_carrier_id(), code=code, actief=False, actor=current_actor()
     )
@@ -114,13 +114,9 @@ def switch_off_capability(code: str):
     return redirect(url_for(HERE), code=303)
 
 
-@bp.route("/voertuigen/kenmerken/<code>/aanzetten", methods=["POST"])
-@role_required("planner")
-@portal_write
-def switch_on_capability(code: str):
-    item = _item(code)
-    if not ConfirmForm(request.form).validate():
-        return refused(redirect(url_for(HERE), code=303))
+@capability_route("/voertuigen/kenmerken/<code>/aanzetten", methods=("POST",))
+def switch_on_capability(item):
+    code = item.code
     catalogue.change_capability(
         carrier_id=current_carrier_id(), code=code, actief=True, actor=current_actor()
     )
