@@ -138,10 +138,10 @@ def couple(vehicle: Vehicle):
     )
 
 
-def _load_coupling(vehicle_id: uuid.UUID, coupling_id: uuid.UUID):
+def _load_coupling(vehicle_id: uuid.UUID, koppeling_id: uuid.UUID):
     carrier_id = current_carrier_id()
     vehicle = service.get_vehicle(carrier_id=carrier_id, vehicle_id=vehicle_id)
-    coupling = couplings.get_coupling(carrier_id=carrier_id, coupling_id=coupling_id)
+    coupling = couplings.get_coupling(carrier_id=carrier_id, coupling_id=koppeling_id)
     if vehicle.id not in (coupling.trekkend_id, coupling.getrokken_id):
         raise NotFound("No such coupling of this vehicle.")
     return vehicle, coupling
@@ -149,7 +149,7 @@ def _load_coupling(vehicle_id: uuid.UUID, coupling_id: uuid.UUID):
 
 @object_route(
     bp,
-    "/voertuigen/<uuid:vehicle_id>/koppelingen/<uuid:coupling_id>/ontkoppelen",
+    "/voertuigen/<uuid:vehicle_id>/koppelingen/<uuid:koppeling_id>/ontkoppelen",
     _load_coupling,
     methods=("GET", "POST"),
 )
