@@ -100,7 +100,9 @@ class Problem(BaseModel):
         "delivery needs a completed task), already_queued (a webhook delivery waits already), "
         "too_many_endpoints (a carrier has at most 20 webhook endpoints), export_changed (the "
         "billing export's selection changed since its dry run), not_issued (a concept "
-        "invoice has no document yet), not_an_invoice (only an invoice is credited); 429 "
+        "invoice has no document yet), not_an_invoice (only an invoice is credited), "
+        "sjabloon_in_gebruik (a template series are made from), voorstel_niet_klaar, "
+        "taken_gewijzigd and regels_geschonden (accepting a planning proposal); 429 "
         "too_many_sends (a carrier's test events and resends of webhook deliveries are limited)."
     )
     codes: list[str] | None = _extension(
@@ -168,6 +170,17 @@ class Problem(BaseModel):
     )
     window_seconds: int | None = _extension(
         "429 `too_many_sends`: the window, in seconds, that `limit` counts in."
+    )
+    reeksen: int | None = _extension(
+        "409 `sjabloon_in_gebruik`: how many task series are made from the template."
+    )
+    taken: list[str] | None = _extension(
+        "409 of a planning proposal's acceptance: the ids of the tasks that changed since it "
+        "was made (`taken_gewijzigd`) or that would now break a planning rule "
+        "(`regels_geschonden`); nothing was accepted."
+    )
+    status_now: str | None = _extension(
+        "409 `voorstel_niet_klaar`: the planning proposal's status instead (queued, running)."
     )
     retry_after_minutes: int | None = _extension(
         "429: minutes to wait before the next sign-in attempt (also in Retry-After, seconds)."

@@ -135,6 +135,13 @@ def populate(app, client, name: str) -> dict:
         )
 
         create_activation_code(carrier_id=carrier.id, user_token=driver.user_token)
+        from portal.drivers.licences import set_licences
+        from portal.tacho.scope import set_exemption
+
+        licences = {"B": None, "C": None, "CE": None}
+        set_licences(carrier_id=carrier.id, driver_id=driver.id, categorieen=licences, actor=SYSTEM)
+        set_exemption(carrier_id=carrier.id, activiteit="mest_laden", artikel="13(1)(b)",
+                      actor=SYSTEM)  # fmt: skip
         from tacho.samples import card_file
 
         from portal.tacho import service as tacho
@@ -669,11 +676,12 @@ def test_an_app_query_that_forgets_its_filter_still_sees_one_carrier(app, client
 
     a = populate(app, client, "A")
     populate(app, client, "B")
+    carrier_a = a["carrier"].id  # its tasks only, none of B's
     with app.app_context(), carrier_scope(db.session, a["carrier"].id):
-        assert [t.id for t in db.session.scalars(select(Task))] == [a["task"].id]
+        assert {t.transporteur_id for t in db.session.scalars(select(Task))} == {carrier_a}
         db.session.commit()
         # A new transaction after the commit gets the scope again from the after_begin hook.
-        assert [t.id for t in db.session.scalars(select(Task))] == [a["task"].id]
+        assert {t.transporteur_id for t in db.session.scalars(select(Task))} == {carrier_a}
         assert db.session.scalar(text("SELECT current_setting('app.transporteur_id')")) == str(
             a["carrier"].id
         )
@@ -710,16 +718,22 @@ def series_rows(app, carrier, customer_id) -> dict:
 
 
 def planning_proposal(app, carrier):
-    """A queued planning proposal of the carrier (portal.planner)."""
+    """A solved planning proposal of the carrier (portal.planner), with a line for an
+    unassigned task in its week."""
     from portal.audit.service import SYSTEM
     from portal.planner import service as planner
 
     van = datetime(2026, 12, 7, tzinfo=UTC)
-    return in_carrier(
-        app, carrier.id,
-        lambda: planner.start_proposal(carrier_id=carrier.id, van=van,
-                                       tot=van + timedelta(days=7), actor=SYSTEM).id,
-    )  # fmt: skip
+    create_task(app, carrier, None, naam="Nog in te plannen", gepland_op=van + timedelta(hours=8))
+
+    def make():
+        proposal = planner.start_proposal(
+            carrier_id=carrier.id, van=van, tot=van + timedelta(days=7), actor=SYSTEM
+        )
+        planner.solve_proposal(carrier_id=carrier.id, proposal_id=proposal.id, now=van)
+        return proposal.id
+
+    return in_carrier(app, carrier.id, make)
 
 
 def capability_rows(app, carrier, vehicle, name: str) -> str:

@@ -269,7 +269,14 @@ def make_rows(carrier: Ref, driver: Ref, started: Ref, revision: Ref) -> dict:
               "startdatum": date(2026, 12, 14), "tijd": time(7, 30)},
         actor=SYSTEM,
     )  # fmt: skip
+    from portal.planner import service as planner
+
+    week = datetime(2026, 12, 7, tzinfo=UTC)
+    proposal = planner.start_proposal(
+        carrier_id=carrier.id, van=week, tot=week + timedelta(days=7), actor=SYSTEM
+    )
     return {
+        "voorstel_id": proposal.id,
         "sjabloon_id": template.id,
         "spare_sjabloon_id": spare_template.id,
         "reeks_id": run.id,
