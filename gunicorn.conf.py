@@ -61,3 +61,14 @@ def child_exit(server, worker):
 def on_exit(server):
     if _made_metrics_folder:
         shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)
+
+
+def post_worker_init(worker):
+    """Once the worker has loaded the app: leave its long-lived objects (the app, its
+    templates, SQLAlchemy's mappers, the libraries; some 400,000) out of the collector's
+    rounds, so a page that makes many objects (the week view's 2,800 cards) does not pay for
+    walking them again and again (bench/board_week.py --gc-freeze measures it)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()

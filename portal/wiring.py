@@ -94,14 +94,16 @@ def _hours() -> None:
 def _tasks() -> None:
     """What a task's moments make the domains above tasks do (portal/tasks/hooks.py): a
     completion makes its billing line; a task with a billing line is archived, not deleted;
-    the planning warns when the driver's driving and rest times (tacho) do not allow it."""
+    the planning warns when the driver's driving and rest times (tacho) do not allow it,
+    for work EU 561/2006 applies to (tacho's scope)."""
     from portal.billing import service as billing
-    from portal.tacho import driving
+    from portal.tacho import driving, scope
     from portal.tasks import hooks as tasks
 
     tasks.completed.connect(billing.line_for_completion)
     tasks.holds_work.connect(billing.has_line)
     tasks.driving_problems.connect(driving.planning_problems)
+    tasks.out_of_scope.connect(scope.out_of_scope_work)
 
 
 def _couplings() -> None:

@@ -86,6 +86,18 @@ def in_scope(
     return rules_of(carrier_id=carrier_id).of(activity_type=activity_type, vehicle_ids=vehicle_ids)
 
 
+def out_of_scope_work(
+    *, carrier_id: uuid.UUID, work: Iterable[tuple[str | None, uuid.UUID | None]]
+) -> frozenset[tuple[str | None, uuid.UUID | None]]:
+    """Of planned work [(activity type, vehicle id)], the pairs out of scope: two queries."""
+    rules = rules_of(carrier_id=carrier_id)
+    return frozenset(
+        (activity, vehicle)
+        for activity, vehicle in work
+        if not rules.of(activity_type=activity, vehicle_ids=[vehicle]).geldt
+    )
+
+
 def out_of_scope_plates(*, carrier_id: uuid.UUID) -> dict[str, str]:
     """The registrations (compact: BX12LP) of the carrier's vehicles out of scope, with the
     article: how a card's vehicle records are matched. One query."""

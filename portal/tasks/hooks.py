@@ -31,6 +31,15 @@ driving_problems = Provider(
     default={},
 )
 
+out_of_scope = Provider(
+    "tasks.out_of_scope",
+    """Which planned work EU 561/2006 does not apply to: out_of_scope(carrier_id=, work=)
+    with work [(activity_type, vehicle_id)] -> the set of those pairs out of scope (a
+    vehicle of at most 40 km/h, an activity under a national exemption). Such work gets no
+    driving-time warning. Answered by tacho; while nothing answers, all work is in scope.""",
+    default=frozenset(),
+)
+
 changed = Hook(
     "tasks.changed",
     """A planner or integration changed a task's fields: changed(carrier_id=, task=,

@@ -34,7 +34,8 @@ def planning_warnings(
 def _driving_warnings(carrier_id: uuid.UUID, planned: list[Planned]) -> list[list[PlanningWarning]]:
     """Per planned task: a warning when its driver cannot legally finish it by EU 561/2006
     (the planned start plus the expected duration beyond the driving time left, or inside a
-    rest that is due by then). Only open tasks that still lie ahead count."""
+    rest that is due by then). Only open tasks that still lie ahead count, and only work
+    EU 561/2006 applies to (hooks.out_of_scope)."""
     now = utcnow()
     keys = [
         (p.chauffeur_id, p.gepland_op, conflicts.expected_duration(p.type, p.duur_min))
@@ -44,6 +45,13 @@ def _driving_warnings(carrier_id: uuid.UUID, planned: list[Planned]) -> list[lis
     ]
     wanted = [k for k in keys if k is not None and k[1] + timedelta(minutes=k[2]) > now]
     problems = hooks.driving_problems(carrier_id=carrier_id, plans=wanted, now=now)
+    if problems:  # asked only when a plan has a problem: work out of scope has none
+        work = {(p.type, p.vehicle_id) for p, k in zip(planned, keys, strict=True) if k in problems}
+        exempt = hooks.out_of_scope(carrier_id=carrier_id, work=work)
+        keys = [
+            None if k is not None and (p.type, p.vehicle_id) in exempt else k
+            for p, k in zip(planned, keys, strict=True)
+        ]
     return [
         [PlanningWarning(conflicts.DRIVING_TIME, {"reden": problems[k], "chauffeur_id": k[0]})]
         if k in problems

@@ -113,3 +113,33 @@ def test_the_warning_is_in_english_for_an_english_planner(app, client, carrier, 
     html = client.get(board_of(now + timedelta(minutes=10)), headers={"Accept-Language": "en"})
     html = html.get_data(as_text=True)
     assert "does not have enough driving time left" in card(html, task.id)
+
+
+def test_work_out_of_eu561_scope_gets_no_driving_time_warning(app, client, carrier, planner):
+    """A tired driver's task in a tractor of at most 40 km/h (Art. 3(b)), or of an activity
+    under a national exemption (Art. 13(1)), is not warned of; the same task in a truck is."""
+    from factories import create_vehicle
+
+    from portal.audit.service import SYSTEM
+    from portal.fleet import service as fleet
+    from portal.tacho.scope import set_exemption
+
+    driver, now = tired_driver(app, carrier)
+    slow = create_vehicle(app, carrier, "WF-12-AB")
+    in_carrier(app, carrier.id, lambda: fleet.update_vehicle(
+        carrier_id=carrier.id, vehicle_id=slow.id, data={"max_snelheid_kmh": 40}, actor=SYSTEM,
+    ))  # fmt: skip
+    soon = now + timedelta(minutes=10)
+    truck_task = create_task(app, carrier, driver, naam="Mest Enter", gepland_op=soon, duur_min=180)
+    tractor_task = create_task(app, carrier, driver, naam="Mest Goor", gepland_op=soon,
+                               duur_min=180, vehicle_id=slow.id)  # fmt: skip
+    feed_task = create_task(app, carrier, driver, type="voer_leveren", naam="Voer Epe",
+                            gepland_op=soon, duur_min=180)  # fmt: skip
+    in_carrier(app, carrier.id, lambda: set_exemption(
+        carrier_id=carrier.id, activiteit="voer_leveren", artikel="13(1)(b)", actor=SYSTEM,
+    ))  # fmt: skip
+    login(client, planner)
+    html = client.get(board_of(soon)).get_data(as_text=True)
+    assert WARNING in card(html, truck_task.id)
+    assert WARNING not in card(html, tractor_task.id)
+    assert WARNING not in card(html, feed_task.id)

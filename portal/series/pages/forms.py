@@ -144,7 +144,7 @@ class SeriesForm(PortalForm):
             SelectChoice(str(d.id), d.naam) for d in drivers
         ]
         self.vehicle_id.choices = [SelectChoice("", _l("Nog niet gekozen"))] + [
-            SelectChoice(str(v.id), v.kenteken) for v in vehicles
+            SelectChoice(str(v.id), v.label) for v in vehicles
         ]
 
     def series_data(self) -> dict:
