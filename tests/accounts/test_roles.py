@@ -10,6 +10,8 @@ from factories import create_user, csrf_from, login
 
 ALL_SECTIONS = [
     "/taken",
+    "/reeksen",
+    "/planning/voorstellen",
     "/klanten",
     "/facturatie",
     "/vragenlijsten",

@@ -17,7 +17,7 @@ from portal.tasks.pages.forms import UNASSIGNED
 
 TODAY = date(2031, 3, 12)
 DRIVER = SimpleNamespace(id=uuid.uuid4(), naam="Jan de Vries")
-VEHICLE = SimpleNamespace(id=uuid.uuid4(), kenteken="BX-12-AB")
+VEHICLE = SimpleNamespace(id=uuid.uuid4(), kenteken="BX-12-AB", label="BX-12-AB")
 
 
 @pytest.fixture(scope="module")
